@@ -1,0 +1,5 @@
+import sys
+
+from ef.cli import main
+
+sys.exit(main())

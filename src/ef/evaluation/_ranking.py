@@ -1,0 +1,202 @@
+"""Per-query ranking metrics: pure functions of a ranked list and its judgements.
+
+Semantics are trec_eval's (and so pytrec_eval's and BEIR's): a document is *relevant* when its
+grade is ``> 0``; a negative grade counts as unjudged; DCG uses the grade as a linear gain and a
+``log2(rank + 1)`` discount; the ideal ranking places every judged relevant document, retrieved
+or not. Each function validates its input and raises ``ValueError`` naming the argument.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+__all__ = [
+    "RETRIEVAL_METRICS",
+    "Qrels",
+    "average_precision",
+    "dcg_at_k",
+    "ndcg_at_k",
+    "precision_at_k",
+    "recall_at_k",
+    "reciprocal_rank",
+]
+
+Qrels = Mapping[str, Mapping[str, float]]
+"""Graded relevance judgements — ``{query_id: {doc_id: relevance}}``.
+
+A ``relevance`` of ``0`` means *judged non-relevant*; ``> 0`` means relevant (graded judgements
+feed :func:`ndcg_at_k`, binary relevance the rest). This is the in-memory form of a BEIR
+``qrels.tsv``.
+"""
+
+
+def _check_k(k: int, *, name: str = "k") -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"'{name}' must be a positive integer (got {k!r})")
+    return k
+
+
+def _check_optional_k(k: int | None) -> int | None:
+    return None if k is None else _check_k(k)
+
+
+def _check_ranked(ranked: Sequence[str]) -> Sequence[str]:
+    if isinstance(ranked, str):
+        raise TypeError("'ranked' must be a sequence of doc ids, not a single str")
+    if len(set(ranked)) != len(ranked):
+        seen: set[str] = set()
+        for doc_id in ranked:
+            if doc_id in seen:
+                raise ValueError(f"'ranked' lists doc id {doc_id!r} more than once")
+            seen.add(doc_id)
+    return ranked
+
+
+def _n_relevant(relevant: Mapping[str, float]) -> int:
+    return sum(1 for grade in relevant.values() if grade > 0)
+
+
+def _hits(ranked: Sequence[str], relevant: Mapping[str, float]) -> list[int]:
+    """0-based ranks of the relevant documents in ``ranked``."""
+    return [i for i, doc_id in enumerate(ranked) if relevant.get(doc_id, 0) > 0]
+
+
+def dcg_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
+    """Discounted cumulative gain of `ranked` at cutoff `k`.
+
+    ``sum(grade_i / log2(i + 2))`` over the top `k` results (`i` 0-indexed), with ``grade_i``
+    the relevance of the `i`-th doc (``0`` if unjudged) — the linear-gain DCG that BEIR /
+    ``pytrec_eval`` use. Negative grades count as unjudged (trec_eval).
+
+    >>> round(dcg_at_k(['d1', 'x', 'd2'], {'d1': 1.0, 'd2': 1.0}, 3), 4)
+    1.5
+    """
+    _check_k(k)
+    _check_ranked(ranked)
+    total = 0.0
+    for i, doc_id in enumerate(ranked[:k]):
+        grade = relevant.get(doc_id, 0)
+        if grade > 0:
+            total += grade / math.log2(i + 2)
+    return total
+
+
+def _ideal_dcg(relevant: Mapping[str, float], k: int) -> float:
+    grades = sorted((g for g in relevant.values() if g > 0), reverse=True)[:k]
+    return sum(g / math.log2(i + 2) for i, g in enumerate(grades))
+
+
+def ndcg_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
+    """Normalized DCG at cutoff `k` — ``ef``'s **primary** retrieval metric.
+
+    :func:`dcg_at_k` divided by the ideal DCG (the DCG of the best possible ranking of the
+    judged docs). ``1.0`` is a perfect ranking; ``0.0`` when no relevant doc was judged.
+
+    >>> ndcg_at_k(['d1', 'd2'], {'d1': 1.0, 'd2': 1.0}, 2)  # perfect order
+    1.0
+    >>> round(ndcg_at_k(['x', 'd1'], {'d1': 1.0}, 2), 4)  # relevant doc at rank 2
+    0.6309
+    >>> ndcg_at_k(['x'], {'d1': 0.0}, 5)  # nothing relevant was judged
+    0.0
+    """
+    dcg = dcg_at_k(ranked, relevant, k)
+    ideal = _ideal_dcg(relevant, k)
+    return dcg / ideal if ideal > 0 else 0.0
+
+
+def recall_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
+    """Fraction of the relevant docs that appear in the top `k` results.
+
+    ``0.0`` when no relevant doc was judged.
+
+    >>> recall_at_k(['d1', 'x', 'd2'], {'d1': 1.0, 'd2': 1.0}, 2)
+    0.5
+    >>> recall_at_k(['d1', 'x', 'd2'], {'d1': 1.0, 'd2': 1.0}, 3)
+    1.0
+    """
+    _check_k(k)
+    _check_ranked(ranked)
+    n_rel = _n_relevant(relevant)
+    if n_rel == 0:
+        return 0.0
+    return len(_hits(ranked[:k], relevant)) / n_rel
+
+
+def precision_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
+    """Fraction of the top `k` results that are relevant.
+
+    Divides by `k` even when fewer than `k` results were retrieved (trec_eval's ``P.k``).
+
+    >>> precision_at_k(['d1', 'x', 'd2'], {'d1': 1.0, 'd2': 1.0}, 2)
+    0.5
+    >>> precision_at_k(['d1'], {'d1': 1.0}, 4)  # a short ranking still divides by k
+    0.25
+    """
+    _check_k(k)
+    _check_ranked(ranked)
+    return len(_hits(ranked[:k], relevant)) / k
+
+
+def reciprocal_rank(ranked: Sequence[str], relevant: Mapping[str, float], k: int | None = None) -> float:
+    """Reciprocal of the rank of the first relevant result (``0`` if none).
+
+    Averaged over queries this is MRR. `k` optionally caps how far down the ranking to look.
+
+    >>> reciprocal_rank(['x', 'd1', 'd2'], {'d1': 1.0})
+    0.5
+    >>> reciprocal_rank(['x', 'd1'], {'d1': 1.0}, k=1)  # relevant doc past the cutoff
+    0.0
+    """
+    k = _check_optional_k(k)
+    _check_ranked(ranked)
+    window = ranked if k is None else ranked[:k]
+    for i, doc_id in enumerate(window):
+        if relevant.get(doc_id, 0) > 0:
+            return 1.0 / (i + 1)
+    return 0.0
+
+
+def average_precision(ranked: Sequence[str], relevant: Mapping[str, float], k: int | None = None) -> float:
+    """Average precision of `ranked` — the per-query term of MAP.
+
+    The mean of the precision measured at each relevant result's rank. `k` optionally caps the
+    ranking. The mean is over *all* judged relevant docs, retrieved or not (trec_eval's ``map``
+    and ``map_cut.k``); ``0.0`` when none was judged.
+
+    >>> average_precision(['d1', 'x', 'd2'], {'d1': 1.0, 'd2': 1.0})
+    0.8333333333333333
+    """
+    k = _check_optional_k(k)
+    _check_ranked(ranked)
+    n_rel = _n_relevant(relevant)
+    if n_rel == 0:
+        return 0.0
+    window = ranked if k is None else ranked[:k]
+    total = 0.0
+    for n_found, i in enumerate(_hits(window, relevant), start=1):
+        total += n_found / (i + 1)
+    return total / n_rel
+
+
+def _mrr(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
+    return reciprocal_rank(ranked, relevant, k)
+
+
+def _map(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
+    return average_precision(ranked, relevant, k)
+
+
+RETRIEVAL_METRICS: dict[str, Callable[[Sequence[str], Mapping[str, float], int], float]] = {
+    "map": _map,
+    "mrr": _mrr,
+    "ndcg": ndcg_at_k,
+    "precision": precision_at_k,
+    "recall": recall_at_k,
+}
+"""The retrieval metrics :func:`evaluate_retrieval` can compute, each keyed by the short name used
+in the ``metrics=`` argument and in report keys (``"ndcg@10"``, ``"mrr@10"`` …).
+
+Public so downstream packages can consume this single source of truth — the name→function
+registry *and* the set of valid metric names — instead of hand-mirroring it.
+"""

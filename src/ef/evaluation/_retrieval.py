@@ -1,0 +1,287 @@
+"""Scoring a live retriever against a BEIR-shaped evaluation set."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ef._progress import progress
+from ef._table import format_table
+from ef.evaluation._ranking import RETRIEVAL_METRICS, _check_k
+from ef.segments import Segment
+from ef.source_manager._hit import SearchHit
+
+__all__ = ["RetrievalEvalReport", "evaluate_retrieval"]
+
+_PRIMARY = "ndcg"
+
+
+@dataclass(frozen=True)
+class RetrievalEvalReport:
+    """The outcome of :func:`evaluate_retrieval` — metrics over a query set.
+
+    ``metrics`` maps a ``"<metric>@<k>"`` key (e.g. ``"ndcg@10"``) to the mean of that metric over
+    every scored query; ``per_query`` keeps the same keys per query for drill-down. ``n_queries``
+    is how many queries were actually scored (a query with no positive judgement is skipped).
+
+    >>> report = RetrievalEvalReport(
+    ...     metrics={'ndcg@10': 0.83}, per_query={}, n_queries=12, k_values=(10,))
+    >>> report.primary
+    0.83
+    """
+
+    metrics: Mapping[str, float]
+    per_query: Mapping[str, Mapping[str, float]]
+    n_queries: int
+    k_values: tuple[int, ...] = field(default=(1, 5, 10, 100))
+
+    @property
+    def primary(self) -> float | None:
+        """The headline number — mean NDCG@10, or ``None`` if it was not computed."""
+        return self.primary_at(10)
+
+    def primary_at(self, k: int) -> float | None:
+        """Mean NDCG at cutoff `k` — ``None`` if NDCG@``k`` was not computed."""
+        return self.metrics.get(f"{_PRIMARY}@{k}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: ``metrics``, ``per_query``, ``n_queries``, ``k_values``."""
+        return {
+            "metrics": dict(self.metrics),
+            "per_query": {q: dict(v) for q, v in self.per_query.items()},
+            "n_queries": self.n_queries,
+            "k_values": list(self.k_values),
+        }
+
+    def __str__(self) -> str:
+        """The means as a table: one row per metric, one column per cutoff.
+
+        >>> print(RetrievalEvalReport({'ndcg@1': 0.5, 'recall@1': 0.25}, {}, 2, (1,)))
+        Retrieval evaluation over 2 queries
+        metric      @1
+        ---------  ------
+        ndcg       0.5000
+        recall     0.2500
+        """
+        names: list[str] = []
+        for key in self.metrics:
+            name = key.rsplit("@", 1)[0]
+            if name not in names:
+                names.append(name)
+        rows = [[name, *(self.metrics.get(f"{name}@{k}") for k in self.k_values)] for name in names]
+        return format_table(
+            ["metric".ljust(9), *(f"@{k}" for k in self.k_values)],
+            rows,
+            title=f"Retrieval evaluation over {self.n_queries} queries",
+        )
+
+
+def _result_doc_id(result: object) -> str:
+    """The source document id of one retrieval result (a SearchHit, a Segment or a doc id)."""
+    if isinstance(result, str):
+        return result
+    if isinstance(result, SearchHit):
+        return result.segment.source_id
+    if isinstance(result, Segment):
+        return result.source_id
+    raise TypeError(
+        f"retriever returned a {type(result).__name__}; expected SearchHit, Segment or str doc ids"
+    )
+
+
+def _result_score(result: object) -> float | None:
+    return result.score if isinstance(result, SearchHit) else None
+
+
+def _dedupe(results: Iterable[object]) -> tuple[list[str], list[float | None]]:
+    """Map results to source ids, keeping each source at its best (first) rank."""
+    doc_ids: list[str] = []
+    scores: list[float | None] = []
+    seen: set[str] = set()
+    for result in results:
+        doc_id = _result_doc_id(result)
+        if doc_id not in seen:
+            seen.add(doc_id)
+            doc_ids.append(doc_id)
+            scores.append(_result_score(result))
+    return doc_ids, scores
+
+
+def _search_function(retriever: Any) -> Callable[[str, int], Sequence[object]]:
+    if hasattr(retriever, "search"):
+        return lambda q, n: retriever.search(q, limit=n)  # type: ignore[no-any-return]
+    if hasattr(retriever, "retrieve"):
+        return lambda q, n: retriever.retrieve(q, limit=n)  # type: ignore[no-any-return]
+    if callable(retriever):
+        return lambda q, n: retriever(q, limit=n)  # type: ignore[no-any-return]
+    raise TypeError(
+        f"'retriever' must be a SearchableCorpus, a SourceManager or a callable "
+        f"query -> results (got {type(retriever).__name__})"
+    )
+
+
+def _retrieve_all(
+    retriever: Any, jobs: Sequence[tuple[str, str]], limit: int, show_progress: bool
+) -> list[Sequence[object]]:
+    """Run every ``(query_id, text)`` job, batched through ``search_many`` when available."""
+    search_many = getattr(retriever, "search_many", None)
+    if callable(search_many):
+        try:
+            results = search_many([text for _, text in jobs], limit=limit)
+        except Exception as error:
+            error.add_note(f"while retrieving for {len(jobs)} queries through search_many")
+            raise
+        if len(results) != len(jobs):
+            raise ValueError(
+                f"retriever.search_many returned {len(results)} result lists for {len(jobs)} queries"
+            )
+        return list(results)
+    search = _search_function(retriever)
+    out: list[Sequence[object]] = []
+    for query_id, text in progress(jobs, desc="retrieving", enabled=show_progress):
+        try:
+            out.append(search(text, limit))
+        except Exception as error:
+            error.add_note(f"while retrieving for query {query_id!r}")
+            raise
+    return out
+
+
+def evaluate_retrieval(
+    retriever: Any,
+    qrels: Mapping[str, Mapping[str, float]],
+    queries: Mapping[str, str],
+    *,
+    k_values: Sequence[int] = (1, 5, 10, 100),
+    metrics: Sequence[str] = ("ndcg", "recall", "precision", "mrr", "map"),
+    limit: int | None = None,
+    ignore_identical_ids: bool = False,
+    run_path: str | os.PathLike[str] | None = None,
+    show_progress: bool = False,
+) -> RetrievalEvalReport:
+    """Score a retriever against a BEIR-shaped evaluation set.
+
+    For every query judged in `qrels`, the `retriever` is run, its results are mapped back to
+    *source document ids* (``_result_doc_id()``, de-duplicated to the best rank per source), and
+    each requested metric is computed at each cutoff in `k_values`. The report holds the mean of
+    each ``"<metric>@<k>"`` over all scored queries — primary metric **NDCG@10**.
+
+    Parameters
+    ----------
+    retriever
+        What answers a query — a ``SearchableCorpus`` (its batched ``search_many`` is used when
+        present), a ``SourceManager``, or any callable ``query -> ranked results``. Results may
+        be ``SearchHit``\\ s, ``Segment``\\ s or bare doc-id strings; anything else is a
+        ``TypeError``. An exception raised by the retriever propagates with the query id added
+        as a note.
+    qrels
+        The relevance judgements — ``{query_id: {doc_id: relevance}}``. Queries with no positive
+        judgement are skipped.
+    queries
+        The query texts — ``{query_id: query_text}``. A judged query absent here is skipped.
+    k_values
+        The rank cutoffs to evaluate at.
+    metrics
+        Which metrics to compute — any of the keys of ``RETRIEVAL_METRICS``.
+    limit
+        How many results to retrieve per query. ``None`` uses ``max(k_values)``; raise it when
+        sources segment into many pieces (de-duplication to source level can otherwise shorten
+        the ranking).
+    ignore_identical_ids
+        Drop results whose doc id equals the query id (BEIR's option, for ArguAna and Quora).
+    run_path
+        If given, the rankings are also written there as a TREC run file (run id ``ef``).
+    show_progress
+        Draw a progress bar while retrieving query by query.
+
+    Raises
+    ------
+    ValueError
+        For an unknown metric name, a bad cutoff, or if no query can be scored.
+
+    Examples
+    --------
+    >>> qrels = {'q1': {'d1': 1.0}, 'q2': {'d2': 1.0}}
+    >>> queries = {'q1': 'alpha', 'q2': 'beta'}
+    >>> def retriever(query, *, limit=10):
+    ...     return {'alpha': ['d1', 'd2'], 'beta': ['d1', 'd2']}[query][:limit]
+    >>> report = evaluate_retrieval(retriever, qrels, queries, k_values=(1, 2))
+    >>> report.metrics['recall@2'], report.n_queries
+    (1.0, 2)
+
+    The spec's two-query example, scored at NDCG@1:
+
+    >>> qrels = {'q1': {'d1': 1.0, 'd2': 1.0}, 'q2': {'d3': 1.0}}
+    >>> queries = {'q1': 'first query', 'q2': 'second query'}
+    >>> rankings = {'first query': ['d1', 'd9', 'd2'], 'second query': ['d9', 'd3']}
+    >>> def retriever(query, *, limit=10):
+    ...     return rankings[query][:limit]
+    >>> report = evaluate_retrieval(retriever, qrels, queries, k_values=(1, 3))
+    >>> report.metrics['recall@3']
+    1.0
+    >>> round(report.primary_at(1), 3)  # NDCG@1, averaged over the two queries
+    0.5
+    """
+    unknown = [m for m in metrics if m not in RETRIEVAL_METRICS]
+    if unknown or not metrics:
+        raise ValueError(
+            f"'metrics' has unknown metric name(s) {unknown!r}; valid names are {sorted(RETRIEVAL_METRICS)}"
+            if unknown
+            else "'metrics' must name at least one metric"
+        )
+    if isinstance(k_values, int) or not k_values:
+        raise ValueError(f"'k_values' must be a non-empty sequence of positive integers (got {k_values!r})")
+    ks = tuple(_check_k(k, name="k_values") for k in k_values)
+    depth = max(ks) if limit is None else _check_k(limit, name="limit")
+
+    jobs = [
+        (query_id, queries[query_id])
+        for query_id, judged in qrels.items()
+        if query_id in queries and any(grade > 0 for grade in judged.values())
+    ]
+    if not jobs:
+        raise ValueError(
+            "no query can be scored: no query in 'qrels' has a positive judgement and a text in 'queries'"
+        )
+
+    per_query: dict[str, dict[str, float]] = {}
+    rankings: dict[str, tuple[list[str], list[float | None]]] = {}
+    for (query_id, _), results in zip(jobs, _retrieve_all(retriever, jobs, depth, show_progress), strict=True):
+        doc_ids, scores = _dedupe(results)
+        if ignore_identical_ids and query_id in doc_ids:
+            at = doc_ids.index(query_id)
+            del doc_ids[at], scores[at]
+        rankings[query_id] = (doc_ids, scores)
+        judged = qrels[query_id]
+        per_query[query_id] = {
+            f"{name}@{k}": RETRIEVAL_METRICS[name](doc_ids, judged, k) for name in metrics for k in ks
+        }
+
+    keys = [f"{name}@{k}" for name in metrics for k in ks]
+    means = {key: sum(scores[key] for scores in per_query.values()) / len(per_query) for key in keys}
+    if run_path is not None:
+        _write_rankings(run_path, rankings)
+    return RetrievalEvalReport(metrics=means, per_query=per_query, n_queries=len(per_query), k_values=ks)
+
+
+def _write_rankings(
+    path: str | os.PathLike[str], rankings: Mapping[str, tuple[list[str], list[float | None]]]
+) -> None:
+    """Write rankings as a TREC run file.
+
+    Hit scores are kept when they are strictly decreasing; otherwise (bare ids, ties) the scores
+    become ``n - rank``, because TREC readers re-sort by score and would reorder ties by doc id.
+    """
+    from ef.trec import write_run
+
+    run: dict[str, dict[str, float]] = {}
+    for query_id, (doc_ids, scores) in rankings.items():
+        real = [s for s in scores if s is not None]
+        keep = len(real) == len(scores) and all(a > b for a, b in zip(real, real[1:]))
+        n = len(doc_ids)
+        run[query_id] = {
+            doc_id: real[i] if keep else float(n - i) for i, doc_id in enumerate(doc_ids)
+        }
+    write_run(path, run, run_id="ef")

@@ -1,0 +1,1 @@
+"""TREC run and qrels files. SKELETON: being written (issue 3)."""
