@@ -61,7 +61,9 @@ class Progress:
 
     def close(self) -> None:
         if self.enabled:
-            self.stream.write("\r" + f"{self.desc}: {self.count}" + (f"/{self.total} [100%]" if self.total and self.count >= self.total else "") + "\n")
+            done = f"{self.count}" if self.total is None else f"{self.count}/{self.total}"
+            finished = " [100%]" if self.total and self.count >= self.total else ""
+            self.stream.write(f"\r{self.desc}: {done}{finished}\n")
             self.stream.flush()
 
     def __enter__(self) -> Progress:

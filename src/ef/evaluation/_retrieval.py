@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,11 +112,11 @@ def _dedupe(results: Iterable[object]) -> tuple[list[str], list[float | None]]:
 
 def _search_function(retriever: Any) -> Callable[[str, int], Sequence[object]]:
     if hasattr(retriever, "search"):
-        return lambda q, n: retriever.search(q, limit=n)  # type: ignore[no-any-return]
+        return lambda q, n: retriever.search(q, limit=n)
     if hasattr(retriever, "retrieve"):
-        return lambda q, n: retriever.retrieve(q, limit=n)  # type: ignore[no-any-return]
+        return lambda q, n: retriever.retrieve(q, limit=n)
     if callable(retriever):
-        return lambda q, n: retriever(q, limit=n)  # type: ignore[no-any-return]
+        return lambda q, n: retriever(q, limit=n)
     raise TypeError(
         f"'retriever' must be a SearchableCorpus, a SourceManager or a callable "
         f"query -> results (got {type(retriever).__name__})"
@@ -279,7 +280,7 @@ def _write_rankings(
     run: dict[str, dict[str, float]] = {}
     for query_id, (doc_ids, scores) in rankings.items():
         real = [s for s in scores if s is not None]
-        keep = len(real) == len(scores) and all(a > b for a, b in zip(real, real[1:]))
+        keep = len(real) == len(scores) and all(a > b for a, b in itertools.pairwise(real))
         n = len(doc_ids)
         run[query_id] = {
             doc_id: real[i] if keep else float(n - i) for i, doc_id in enumerate(doc_ids)

@@ -1,0 +1,167 @@
+"""evaluate_retrieval over live retrievers: mapping results to sources, skipping, errors, reports."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Sequence
+
+import pytest
+
+from ef.evaluation import RetrievalEvalReport, evaluate_retrieval
+from ef.segments import Segment
+from ef.source_manager import SearchHit
+
+QRELS = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0, "d4": 0.0}, "q3": {"d5": 0.0}}
+QUERIES = {"q1": "one", "q2": "two", "q3": "three"}
+
+
+def _seg(source: str, index: int = 0) -> Segment:
+    text = f"{source}#{index}"
+    return Segment(source_id=source, index=index, text=text, start=0, end=len(text))
+
+
+class Corpus:
+    """A SearchableCorpus stand-in returning segment-level hits, several per source."""
+
+    def __init__(self, hits: dict[str, list[tuple[str, int]]]) -> None:
+        self.hits = hits
+        self.batches: list[list[str]] = []
+
+    def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:
+        pairs = self.hits[query][:limit]
+        return [SearchHit(_seg(s, i), score=10.0 - r, rank=r + 1) for r, (s, i) in enumerate(pairs)]
+
+    def search_many(self, queries: Sequence[str], *, limit: int = 10) -> list[list[SearchHit]]:
+        self.batches.append(list(queries))
+        return [self.search(q, limit=limit) for q in queries]
+
+
+def test_hand_computed_means_and_skipped_queries() -> None:
+    def retriever(query: str, *, limit: int = 10) -> list[str]:
+        return {"one": ["d2", "x", "d1"], "two": ["d3"], "three": ["d5"]}[query][:limit]
+
+    report = evaluate_retrieval(retriever, QRELS, QUERIES, k_values=(1, 3))
+    # q3 has no positive judgement: skipped
+    assert report.n_queries == 2
+    assert set(report.per_query) == {"q1", "q2"}
+    q1 = report.per_query["q1"]
+    ideal = 2 + 1 / math.log2(3)
+    assert q1["ndcg@1"] == pytest.approx(1 / 2)
+    assert q1["ndcg@3"] == pytest.approx((1 + 2 / 2) / ideal)
+    assert q1["recall@1"] == 0.5
+    assert q1["precision@3"] == pytest.approx(2 / 3)
+    assert q1["mrr@3"] == 1.0
+    assert q1["map@3"] == pytest.approx((1 + 2 / 3) / 2)
+    assert report.metrics["recall@3"] == 1.0
+    assert report.metrics["ndcg@1"] == pytest.approx((0.5 + 1.0) / 2)
+    assert report.primary is None  # NDCG@10 was not asked for
+    assert report.primary_at(3) == pytest.approx(((1 + 2 / 2) / ideal + 1.0) / 2)
+    assert list(report.metrics)[:2] == ["ndcg@1", "ndcg@3"]
+
+
+def test_segments_are_deduplicated_to_best_rank_per_source() -> None:
+    corpus = Corpus({"one": [("d2", 0), ("d2", 1), ("d1", 3), ("d1", 0)], "two": [("x", 0), ("d3", 2)]})
+    report = evaluate_retrieval(corpus, QRELS, QUERIES, k_values=(2,), metrics=("recall", "mrr"), limit=4)
+    # d2 twice collapses: the ranking is [d2, d1], both relevant within 2
+    assert report.per_query["q1"] == {"recall@2": 1.0, "mrr@2": 1.0}
+    assert report.per_query["q2"] == {"recall@2": 1.0, "mrr@2": 0.5}
+    # one batched call through search_many, in qrels order
+    assert corpus.batches == [["one", "two"]]
+    # the documented caveat: with limit = max(k) = 2, the two hits are both d2's segments
+    short = evaluate_retrieval(corpus, QRELS, QUERIES, k_values=(2,), metrics=("recall",))
+    assert short.per_query["q1"] == {"recall@2": 0.5}
+
+
+def test_segment_results_and_source_manager_style_retrieve() -> None:
+    class Manager:
+        def retrieve(self, query: str, *, limit: int = 10) -> list[Segment]:
+            return [_seg("d3"), _seg("d1")][:limit]
+
+    report = evaluate_retrieval(Manager(), QRELS, QUERIES, k_values=(1,), metrics=("precision",))
+    assert report.per_query == {"q1": {"precision@1": 0.0}, "q2": {"precision@1": 1.0}}
+
+
+def test_limit_defaults_to_max_k_and_can_be_raised() -> None:
+    seen: list[int] = []
+
+    def retriever(query: str, *, limit: int = 10) -> list[str]:
+        seen.append(limit)
+        return ["d1"]
+
+    evaluate_retrieval(retriever, QRELS, QUERIES, k_values=(1, 7))
+    evaluate_retrieval(retriever, QRELS, QUERIES, k_values=(1, 7), limit=50)
+    assert seen == [7, 7, 50, 50]
+
+
+def test_ignore_identical_ids_drops_the_query_itself() -> None:
+    qrels = {"q1": {"d1": 1.0}}
+
+    def retriever(query: str, *, limit: int = 10) -> list[str]:
+        return ["q1", "d1"]
+
+    kept = evaluate_retrieval(retriever, qrels, {"q1": "t"}, k_values=(1,), metrics=("mrr",))
+    dropped = evaluate_retrieval(
+        retriever, qrels, {"q1": "t"}, k_values=(1,), metrics=("mrr",), ignore_identical_ids=True
+    )
+    assert kept.metrics["mrr@1"] == 0.0
+    assert dropped.metrics["mrr@1"] == 1.0
+
+
+def test_unsupported_result_type_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="retriever returned a int; expected SearchHit, Segment or str doc ids"):
+        evaluate_retrieval(lambda q, *, limit: [1], QRELS, QUERIES)
+
+
+def test_retriever_error_propagates_with_the_query_id() -> None:
+    def retriever(query: str, *, limit: int = 10) -> list[str]:
+        if query == "two":
+            raise RuntimeError("index offline")
+        return []
+
+    with pytest.raises(RuntimeError, match="index offline") as info:
+        evaluate_retrieval(retriever, QRELS, QUERIES)
+    assert info.value.__notes__ == ["while retrieving for query 'q2'"]
+
+
+def test_unknown_metric_lists_the_valid_names() -> None:
+    with pytest.raises(ValueError, match=r"unknown metric name\(s\) \['dcg'\]; valid names are \['map', 'mrr'"):
+        evaluate_retrieval(lambda q, *, limit: [], QRELS, QUERIES, metrics=("ndcg", "dcg"))
+
+
+@pytest.mark.parametrize(("k_values", "message"), [((), "non-empty"), ((5, 0), r"'k_values' must be a positive")])
+def test_bad_cutoffs_are_rejected(k_values, message) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=message):
+        evaluate_retrieval(lambda q, *, limit: [], QRELS, QUERIES, k_values=k_values)
+
+
+def test_no_scorable_query_is_an_error() -> None:
+    with pytest.raises(ValueError, match="no query can be scored"):
+        evaluate_retrieval(lambda q, *, limit: [], {"q3": {"d5": 0.0}}, QUERIES)
+    with pytest.raises(ValueError, match="no query can be scored"):
+        evaluate_retrieval(lambda q, *, limit: [], QRELS, {"other": "text"})
+
+
+def test_report_is_frozen_and_serialises() -> None:
+    report = evaluate_retrieval(lambda q, *, limit: ["d1", "d3"], QRELS, QUERIES, k_values=(1,), metrics=("ndcg",))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        report.n_queries = 3  # type: ignore[misc]
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data == {
+        "metrics": {"ndcg@1": 0.5},
+        "per_query": {"q1": {"ndcg@1": 1.0}, "q2": {"ndcg@1": 0.0}},
+        "n_queries": 2,
+        "k_values": [1],
+    }
+
+
+def test_report_table() -> None:
+    report = RetrievalEvalReport({"ndcg@1": 0.5, "ndcg@10": 0.75, "mrr@1": 1.0}, {}, 7, (1, 10))
+    assert str(report).splitlines() == [
+        "Retrieval evaluation over 7 queries",
+        "metric         @1     @10",
+        "---------  ------  ------",
+        "ndcg       0.5000  0.7500",
+        "mrr        1.0000       -",
+    ]
