@@ -27,3 +27,10 @@ lint: $(VENV)/.dev
 
 test: lint
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
+
+# Side-by-side benchmarks against the peers (pytrec_eval, ranx, ir-measures, bm25s, sentence-transformers).
+bench: $(VENV)/.dev
+	$(BIN)/python -m pip install -q -e '.[bench]'
+	$(BIN)/python benchmarks/bench_run_eval.py
+	$(BIN)/python benchmarks/bench_beir_eval.py
+	$(BIN)/python benchmarks/bench_harness.py

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ef._progress import progress
@@ -36,7 +36,7 @@ class RetrievalEvalReport:
     metrics: Mapping[str, float]
     per_query: Mapping[str, Mapping[str, float]]
     n_queries: int
-    k_values: tuple[int, ...] = field(default=(1, 5, 10, 100))
+    k_values: tuple[int, ...]
 
     @property
     def primary(self) -> float | None:
