@@ -1,13 +1,70 @@
-"""`ef rag`. SKELETON: being written."""
+"""``ef rag SAMPLES.jsonl``: score RAG samples with ef's lexical metrics and print the report.
+
+One :class:`~ef.evaluation.RagSample` per line (a JSON object with Ragas' ``SingleTurnSample``
+field names; ``.gz`` is read transparently). The report is :func:`~ef.evaluation.evaluate_rag`'s:
+a table by default, ``to_dict()`` as JSON with ``--json``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from typing import Any
+
+from ef.evaluation._beir import _iter_jsonl
+from ef.evaluation._rag import _RAG_METRICS, _check_sample, evaluate_rag
+
+__all__ = ["add_parser", "read_samples", "run"]
+
+_DEFAULT_METRICS: tuple[str, ...] = tuple(_RAG_METRICS)
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    subparsers.add_parser("rag", help="(not yet)")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``ef rag`` and its flags."""
+    metric_help = "; ".join(f"{name}: {metric.description}" for name, metric in _RAG_METRICS.items())
+    parser = subparsers.add_parser(
+        "rag",
+        help="score RAG samples (JSON Lines) with lexical metrics, no LLM",
+        description=(
+            "Score RAG samples with deterministic, reference-based lexical metrics (no LLM). "
+            "SAMPLES is a JSON Lines file, one object per line with Ragas' SingleTurnSample "
+            "field names: user_input, response, retrieved_contexts, reference, reference_contexts."
+        ),
+    )
+    parser.add_argument("samples", metavar="SAMPLES.jsonl", help="the samples, one JSON object per line")
+    # One comma-separated value (repeatable) rather than nargs="+", which would swallow SAMPLES.
+    parser.add_argument(
+        "--metrics",
+        action="extend",
+        type=_metric_names,
+        metavar="NAME[,NAME...]",
+        help=f"metrics to compute (default: all). {metric_help}",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _metric_names(value: str) -> list[str]:
+    return [name.strip() for name in value.split(",") if name.strip()]
+
+
+def read_samples(path: str) -> list[dict[str, Any]]:
+    """Read and check the samples of a JSON Lines file; errors name ``file:line``."""
+    samples: list[dict[str, Any]] = []
+    for number, record in _iter_jsonl(path):
+        try:
+            _check_sample(record, f"{path}:{number}: sample")
+        except TypeError as error:  # the CLI reports bad input as ValueError: one line, exit 2
+            raise ValueError(str(error)) from None
+        samples.append(record)
+    if not samples:
+        raise ValueError(f"{path}: no samples (the file has no JSON lines)")
+    return samples
 
 
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """Run ``ef rag``: print the report, return the exit status."""
+    metrics = _DEFAULT_METRICS if args.metrics is None else args.metrics
+    samples = read_samples(args.samples)
+    report = evaluate_rag(samples, metrics=metrics)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else str(report))
+    return 0

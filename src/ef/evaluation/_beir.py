@@ -1,24 +1,409 @@
-"""BEIR files (corpus.jsonl, queries.jsonl, qrels TSV). SKELETON: being written (issue 2)."""
+"""BEIR files: ``corpus.jsonl``, ``queries.jsonl`` and a qrels TSV, to and from the evaluation triple.
+
+Readers are strict: a malformed line is a ``ValueError`` naming ``file:line`` and what is wrong,
+never a silently skipped record. Files are read as bytes and decoded line by line, so line
+numbers are exact and only ``\\n`` ends a line (a JSON string may hold U+2028 and friends).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import errno
+import gzip
+import json
+import math
+import numbers
+import os
+import re
+import secrets
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
 
 __all__ = ["read_beir", "write_beir"]
 
 _DEFAULT_QRELS_PATHS: tuple[str, ...] = ("qrels/test.tsv", "qrels.tsv")
+"""Where :func:`read_beir` looks for the qrels file, in order, when none is named."""
+
+_QRELS_HEADER = ("query-id", "corpus-id", "score")
+# A plain decimal number; float() alone would also take 'nan', 'inf' and '1_000'.
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# A header's score column: a name such as 'score' or 'rel', never a mistyped number like '1x'.
+_HEADER_NAME = re.compile(r"[A-Za-z_][A-Za-z_ -]*")
+# Characters a BEIR qrels TSV cannot hold in an id: the column and line separators.
+_TSV_UNSAFE = re.compile(r"[\t\n\r]")
+
+Triple = tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]
 
 
-def read_beir(
-    directory: str, *, qrels: str | None = None
-) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
-    raise NotImplementedError
+# --- reading --------------------------------------------------------------------------------------
+
+
+def _locate(path: str) -> str:
+    """`path`, or `path` + ``.gz`` when only the compressed file exists; else FileNotFoundError."""
+    if os.path.exists(path):
+        return path
+    if os.path.exists(path + ".gz"):
+        return path + ".gz"
+    raise FileNotFoundError(errno.ENOENT, "BEIR file not found (nor its .gz)", path)
+
+
+def _open_bytes(path: str) -> IO[bytes]:
+    if path.endswith(".gz"):
+        return gzip.open(path, "rb")  # type: ignore[return-value]  # a GzipFile is a binary IO
+    return open(path, "rb")
+
+
+def _lines(path: str) -> Iterator[tuple[int, str]]:
+    """``(line_number, text)`` for each non-blank line, without its line end (LF or CRLF)."""
+    with _open_bytes(path) as stream:
+        for number, raw in enumerate(stream, start=1):
+            try:
+                # utf-8-sig on the first line drops a byte-order mark some editors write.
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as error:
+                raise ValueError(f"{path}:{number}: not valid UTF-8 ({error.reason})") from None
+            line = line.rstrip("\r\n")
+            if line.strip():
+                yield number, line
+
+
+def _iter_jsonl(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line_number, record)`` for each JSON object of a JSON Lines file (``.gz`` or plain)."""
+    for number, line in _lines(path):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number}: malformed JSON: {error.msg} (column {error.colno})") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"{path}:{number}: expected a JSON object, got {_json_type(record)}")
+        yield number, record
+
+
+def _json_type(value: object) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def _record_id(record: Mapping[str, Any], where: str) -> str:
+    if "_id" not in record:
+        raise ValueError(f"{where}: record has no '_id'")
+    value = record["_id"]
+    # Integer ids occur in hand-made files; qrels ids are text, so they become text here too.
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: '_id' must be a string (got {_json_type(value)})")
+    if not value:
+        raise ValueError(f"{where}: '_id' is empty")
+    return value
+
+
+def _record_str(record: Mapping[str, Any], key: str, where: str, *, required: bool) -> str:
+    value = record.get(key)
+    if value is None:
+        if required:
+            raise ValueError(f"{where}: record has no {key!r}")
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: {key!r} must be a string (got {_json_type(value)})")
+    return value
+
+
+def _read_texts(path: str, *, corpus: bool) -> dict[str, str]:
+    texts: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    for number, record in _iter_jsonl(path):
+        where = f"{path}:{number}"
+        record_id = _record_id(record, where)
+        if record_id in texts:
+            raise ValueError(f"{where}: duplicate _id {record_id!r} (first on line {first_line[record_id]})")
+        text = _record_str(record, "text", where, required=True)
+        if corpus:
+            # BEIR's convention: the title, a space, the text; the text alone when untitled.
+            title = _record_str(record, "title", where, required=False)
+            text = f"{title} {text}" if title else text
+        texts[record_id] = text
+        first_line[record_id] = number
+    return texts
+
+
+def _parse_grade(field: str, where: str) -> float:
+    if not _NUMBER.fullmatch(field):
+        raise ValueError(f"{where}: grade {field!r} is not a number")
+    grade = float(field)
+    if not math.isfinite(grade):
+        raise ValueError(f"{where}: grade {field!r} is out of range for a float")
+    return grade
+
+
+def _read_qrels(path: str) -> dict[str, dict[str, float]]:
+    qrels: dict[str, dict[str, float]] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for index, (number, line) in enumerate(_lines(path)):
+        where = f"{path}:{number}"
+        fields = line.split("\t")
+        if len(fields) != 3:
+            raise ValueError(
+                f"{where}: expected 3 tab-separated columns (query-id, corpus-id, score), got {len(fields)}"
+            )
+        query_id, doc_id, grade_field = fields
+        # The header row is optional: a first row whose score column is a name is one.
+        if index == 0 and _HEADER_NAME.fullmatch(grade_field) and grade_field.lower() not in ("nan", "inf", "infinity"):
+            continue
+        if not query_id or not doc_id:
+            raise ValueError(f"{where}: empty {'query-id' if not query_id else 'corpus-id'}")
+        grade = _parse_grade(grade_field, where)
+        judged = qrels.setdefault(query_id, {})
+        if doc_id in judged:
+            raise ValueError(
+                f"{where}: duplicate judgement of ({query_id!r}, {doc_id!r}) "
+                f"(first on line {first_line[query_id, doc_id]})"
+            )
+        judged[doc_id] = grade
+        first_line[query_id, doc_id] = number
+    return qrels
+
+
+def read_beir(directory: str | os.PathLike[str], *, qrels: str | None = None) -> Triple:
+    """Load a BEIR-format dataset from disk into the in-memory evaluation triple.
+
+    Reads ``corpus.jsonl`` (records ``{"_id", "title", "text"}``), ``queries.jsonl`` (records
+    ``{"_id", "text"}``) and a ``qrels`` TSV (``query-id``, ``corpus-id``, ``score`` columns).
+    The corpus text is the record's ``title`` and ``text`` joined — the BEIR convention:
+    ``title + " " + text`` when the title is non-empty, else ``text``.
+
+    Each file may instead be gzip-compressed with a ``.gz`` suffix (``corpus.jsonl.gz`` is read
+    when ``corpus.jsonl`` is absent). Lines end in LF or CRLF; blank lines are skipped; the qrels
+    header row is optional (a first row whose score column is a name, such as ``score``, is one).
+    Extra JSON keys (``metadata``) are ignored; an integer ``_id`` is read as its decimal text.
+    Grades are read as floats and may be negative or zero.
+
+    Parameters
+    ----------
+    directory
+        The dataset directory.
+    qrels
+        The qrels file, relative to `directory`. ``None`` tries ``_DEFAULT_QRELS_PATHS``
+        (``qrels/test.tsv``, then ``qrels.tsv``) in order.
+
+    Returns
+    -------
+    tuple
+        A ``(corpus, queries, qrels)`` triple — `corpus` and `queries` are ``{id: text}`` dicts,
+        `qrels` is ``{query_id: {doc_id: relevance}}``, all in file order. Feed it straight to
+        :func:`evaluate_retrieval` (after indexing `corpus`).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``corpus.jsonl``, ``queries.jsonl`` or the qrels file is missing (the message names
+        the path looked for).
+    ValueError
+        For a malformed line, naming ``file:line``: invalid UTF-8 or JSON, a record that is not
+        an object or has no ``_id`` or ``text``, a duplicate id, a qrels row without exactly
+        three tab-separated columns, an empty id, a grade that is not a finite number, or a
+        (query, doc) pair judged twice.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> write_beir(folder, {'d1': 'Paris is in France.'}, {'q1': 'Where is Paris?'},
+    ...            {'q1': {'d1': 1}})
+    >>> corpus, queries, qrels = read_beir(folder)
+    >>> corpus, queries, qrels
+    ({'d1': 'Paris is in France.'}, {'q1': 'Where is Paris?'}, {'q1': {'d1': 1.0}})
+    """
+    root = os.fspath(directory)
+    if qrels is None:
+        for candidate in _DEFAULT_QRELS_PATHS:
+            path = os.path.join(root, candidate)
+            if os.path.exists(path) or os.path.exists(path + ".gz"):
+                qrels_path = path
+                break
+        else:
+            tried = ", ".join(_DEFAULT_QRELS_PATHS)
+            raise FileNotFoundError(errno.ENOENT, f"no BEIR qrels file ({tried} or their .gz) in directory", root)
+    else:
+        qrels_path = os.path.join(root, qrels)
+    corpus_path = _locate(os.path.join(root, "corpus.jsonl"))
+    queries_path = _locate(os.path.join(root, "queries.jsonl"))
+    qrels_path = _locate(qrels_path)
+    return (
+        _read_texts(corpus_path, corpus=True),
+        _read_texts(queries_path, corpus=False),
+        _read_qrels(qrels_path),
+    )
+
+
+# --- writing --------------------------------------------------------------------------------------
+
+
+def _check_id(value: object, container: str) -> str:
+    """An id of `container` (``'corpus'``, ``'qrels['q1']'``) that a BEIR qrels TSV can hold."""
+    if not isinstance(value, str):
+        raise TypeError(f"{container} has an id that is not a str: {value!r} ({type(value).__name__})")
+    if not value:
+        raise ValueError(f"{container} has an empty id")
+    unsafe = _TSV_UNSAFE.search(value)
+    if unsafe:
+        raise ValueError(f"{container} id {value!r} contains {unsafe.group()!r}, which a BEIR qrels TSV cannot hold")
+    # BEIR reads qrels with csv.QUOTE_MINIMAL, which would strip a leading quote as quoting.
+    if value.startswith('"'):
+        raise ValueError(f"{container} id {value!r} starts with '\"', which BEIR's qrels reader takes as quoting")
+    return value
+
+
+def _check_texts(texts: object, name: str) -> Mapping[str, str]:
+    if not isinstance(texts, Mapping):
+        raise TypeError(f"'{name}' must be a mapping of id -> text (got {type(texts).__name__})")
+    for key, text in texts.items():
+        _check_id(key, f"'{name}'")
+        if not isinstance(text, str):
+            raise TypeError(f"'{name}[{key!r}]' must be a str (got {type(text).__name__})")
+    return texts
+
+
+def _check_qrels(qrels: object) -> Mapping[str, Mapping[str, float]]:
+    if not isinstance(qrels, Mapping):
+        raise TypeError(f"'qrels' must be a mapping of query id -> {{doc id: grade}} (got {type(qrels).__name__})")
+    for query_id, judged in qrels.items():
+        _check_id(query_id, "'qrels'")
+        if not isinstance(judged, Mapping):
+            raise TypeError(f"'qrels[{query_id!r}]' must be a mapping of doc id -> grade (got {type(judged).__name__})")
+        if not judged:
+            raise ValueError(f"'qrels[{query_id!r}]' is empty; a qrels TSV cannot hold a query without judgements")
+        for doc_id, grade in judged.items():
+            where = f"'qrels[{query_id!r}][{doc_id!r}]'"
+            _check_id(doc_id, f"'qrels[{query_id!r}]'")
+            if isinstance(grade, bool) or not isinstance(grade, numbers.Real):
+                raise TypeError(f"{where} must be a number (got {type(grade).__name__})")
+            try:
+                finite = math.isfinite(float(grade))
+            except OverflowError:  # an int beyond the float range
+                finite = False
+            if not finite:
+                raise ValueError(f"{where} must be a finite number (got {grade!r})")
+    return qrels
+
+
+def _format_grade(grade: float) -> str:
+    """The shortest text that reads back as exactly `grade`: ``1`` for 1.0, else ``repr``."""
+    value = float(grade)
+    negative_zero = value == 0 and math.copysign(1.0, value) < 0
+    if value.is_integer() and abs(value) < 2**53 and not negative_zero:
+        return str(int(value))
+    return repr(value)  # repr round-trips every finite float, -0.0 included
+
+
+def _write_lines(stream: IO[bytes], lines: Iterator[tuple[str, str]]) -> None:
+    """Write ``(label, line)`` pairs as UTF-8; `label` names the entry if it cannot be encoded."""
+    for label, line in lines:
+        try:
+            stream.write(line.encode("utf-8"))
+        except UnicodeEncodeError as error:
+            raise ValueError(f"{label} is not encodable as UTF-8 ({error.reason})") from None
+
+
+def _create_temporary(directory: str, name: str) -> tuple[str, IO[bytes]]:
+    """A new file beside `name`; mode 0o666 less the umask, as ``open`` would (mkstemp gives 0o600)."""
+    while True:
+        path = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        return path, os.fdopen(fd, "wb")
 
 
 def write_beir(
-    directory: str,
+    directory: str | os.PathLike[str],
     corpus: Mapping[str, str],
     queries: Mapping[str, str],
     qrels: Mapping[str, Mapping[str, float]],
 ) -> None:
-    raise NotImplementedError
+    """Write an evaluation triple to disk in BEIR format — the inverse of :func:`read_beir`.
+
+    Creates `directory` (and parents) and writes ``corpus.jsonl``, ``queries.jsonl`` and
+    ``qrels.tsv``. Use it to snapshot an ``ef`` corpus as a reusable benchmark.
+
+    ``read_beir(directory)`` gives back exactly the triple written: each document is written as
+    ``{"_id": id, "title": "", "text": text}`` (an empty title, so the text is not split or
+    joined), JSON keeps non-ASCII text as UTF-8, and grades are written as integers when they
+    are whole numbers and as ``repr`` otherwise, both of which read back as the same float.
+
+    All input is checked before anything is written. Each file is written to a temporary file
+    in `directory` and moved into place with ``os.replace`` only once all three are complete, so
+    an error leaves no partial file behind (a crash between the three moves can still leave a
+    mix of old and new files).
+
+    Parameters
+    ----------
+    directory
+        The output directory — created if absent.
+    corpus
+        The documents — ``{doc_id: text}``.
+    queries
+        The queries — ``{query_id: query_text}``.
+    qrels
+        The relevance judgements — ``{query_id: {doc_id: relevance}}``.
+
+    Raises
+    ------
+    ValueError
+        If an id is empty, contains a tab, line feed or carriage return (a qrels TSV cannot
+        hold it) or starts with ``"`` (BEIR's csv reader would unquote it); if a query's
+        judgements are empty (the TSV has no row for it); if a grade is not finite; or if a text
+        cannot be encoded as UTF-8 (a lone surrogate). The message names the offending entry.
+    TypeError
+        If an argument or an entry has the wrong type.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = os.path.join(tempfile.mkdtemp(), 'snapshot')
+    >>> write_beir(folder, {'d1': 'Über uns'}, {'q1': 'who?'}, {'q1': {'d1': 2, 'd2': 0.5}})
+    >>> sorted(os.listdir(folder))
+    ['corpus.jsonl', 'qrels.tsv', 'queries.jsonl']
+    >>> print(open(os.path.join(folder, 'qrels.tsv')).read(), end='')
+    query-id	corpus-id	score
+    q1	d1	2
+    q1	d2	0.5
+    >>> read_beir(folder)[0]
+    {'d1': 'Über uns'}
+    """
+    corpus = _check_texts(corpus, "corpus")
+    queries = _check_texts(queries, "queries")
+    qrels = _check_qrels(qrels)
+    root = os.fspath(directory)
+    os.makedirs(root, exist_ok=True)
+
+    def corpus_lines() -> Iterator[tuple[str, str]]:
+        for doc_id, text in corpus.items():
+            record = {"_id": doc_id, "title": "", "text": text}
+            yield f"'corpus[{doc_id!r}]'", json.dumps(record, ensure_ascii=False) + "\n"
+
+    def query_lines() -> Iterator[tuple[str, str]]:
+        for query_id, text in queries.items():
+            record = {"_id": query_id, "text": text}
+            yield f"'queries[{query_id!r}]'", json.dumps(record, ensure_ascii=False) + "\n"
+
+    def qrels_lines() -> Iterator[tuple[str, str]]:
+        yield "header", "\t".join(_QRELS_HEADER) + "\n"
+        for query_id, judged in qrels.items():
+            for doc_id, grade in judged.items():
+                yield f"'qrels[{query_id!r}][{doc_id!r}]'", f"{query_id}\t{doc_id}\t{_format_grade(grade)}\n"
+
+    jobs = [("corpus.jsonl", corpus_lines()), ("queries.jsonl", query_lines()), ("qrels.tsv", qrels_lines())]
+    written: list[tuple[str, str]] = []  # (temporary path, final path)
+    try:
+        for name, lines in jobs:
+            temporary, stream = _create_temporary(root, name)
+            written.append((temporary, os.path.join(root, name)))
+            with stream:
+                _write_lines(stream, lines)
+        for temporary, final in written:
+            os.replace(temporary, final)
+    finally:
+        for temporary, _ in written:
+            if os.path.exists(temporary):
+                os.remove(temporary)

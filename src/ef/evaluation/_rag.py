@@ -1,10 +1,23 @@
-"""Lexical RAG metrics. SKELETON: being written (issue 2)."""
+"""Deterministic, reference-based lexical RAG metrics — no LLM.
+
+The answer metrics (:func:`exact_match`, :func:`token_f1`) are the official SQuAD v1.1 script's,
+with SQuAD v2's rule for empty answers; the context metrics (:func:`context_recall`,
+:func:`context_precision`) are lexical proxies built on the same normalization.
+:func:`evaluate_rag` averages them over :class:`RagSample`\\ s; ``_RAG_METRICS`` is the one
+registry of metric names, descriptions and the sample fields each metric reads.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
+
+from ef._table import format_table
 
 __all__ = [
     "RagEvalReport",
@@ -18,6 +31,33 @@ __all__ = [
 
 
 class RagSample(TypedDict, total=False):
+    """One end-to-end RAG interaction — the unit :func:`evaluate_rag` scores.
+
+    The field names match Ragas' ``SingleTurnSample`` exactly, so a :class:`RagSample` is the
+    interchange shape ``app_ef`` / ``srag`` / ``raglab`` produce and :func:`as_ragas_dataset`
+    forwards unchanged. ``ef`` itself fills only ``retrieved_contexts`` (from ``retrieve()``);
+    ``response`` is the *caller's* LLM output — ``ef`` does not synthesize it.
+
+    Every key is optional; a metric scores the samples that carry the fields it reads. A value of
+    ``None`` counts as absent (Ragas writes ``null`` for unset fields). The other fields of Ragas'
+    ``SingleTurnSample`` (``retrieved_context_ids``, ``reference_context_ids``, …) are accepted
+    and forwarded by :func:`as_ragas_dataset`; any other key is a ``ValueError``.
+
+    Keys:
+        user_input: the user's question.
+        response: the generated answer (the caller's LLM produced it).
+        retrieved_contexts: the context passages handed to the LLM — what ``retrieve()``
+            returned, as text.
+        reference: the ground-truth answer, if known.
+        reference_contexts: the ground-truth context passages, if known.
+
+    >>> sample: RagSample = {'user_input': 'capital of France?', 'response': 'Paris',
+    ...                      'retrieved_contexts': ['Paris is the capital of France.'],
+    ...                      'reference': 'Paris'}
+    >>> exact_match(sample['response'], sample['reference'])
+    1.0
+    """
+
     user_input: str
     response: str
     retrieved_contexts: list[str]
@@ -25,27 +65,411 @@ class RagSample(TypedDict, total=False):
     reference_contexts: list[str]
 
 
+# The fields of ragas 0.4.3's SingleTurnSample, so that samples are checked without importing
+# ragas; tests/test_ragas.py pins this against the installed ragas.
+_RAGAS_FIELDS: tuple[str, ...] = (
+    "user_input",
+    "retrieved_contexts",
+    "reference_contexts",
+    "retrieved_context_ids",
+    "reference_context_ids",
+    "response",
+    "multi_responses",
+    "reference",
+    "rubrics",
+    "persona_name",
+    "query_style",
+    "query_length",
+)
+_STR_FIELDS = ("user_input", "response", "reference")
+_LIST_FIELDS = ("retrieved_contexts", "reference_contexts")
+
+
+# --- normalization: the official SQuAD v1.1 evaluation script ------------------------------------
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = frozenset(string.punctuation)
+
+
+def _normalize(text: str) -> str:
+    """Lower case, drop ASCII punctuation and the articles a/an/the, collapse white space.
+
+    The exact order of SQuAD v1.1's ``normalize_answer``: punctuation goes before articles, so
+    ``"the-end"`` becomes ``"theend"`` and keeps its letters.
+
+    >>> _normalize('  The Eiffel-Tower, a landmark!')
+    'eiffeltower landmark'
+    """
+    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def _tokens(text: str) -> list[str]:
+    return _normalize(text).split()
+
+
+def _check_str(value: object, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"'{name}' must be a str (got {type(value).__name__})")
+    return value
+
+
+def _check_contexts(value: object, label: str) -> Sequence[str]:
+    """Check a list of passages; `label` is how errors name it (``'retrieved_contexts'``)."""
+    # A bare str is a sequence too: iterating it would score single characters as contexts.
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise TypeError(f"{label} must be a list of str (got {type(value).__name__})")
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise TypeError(f"{label}[{i}] must be a str (got {type(item).__name__})")
+    return value
+
+
+def _reference_tokens(reference: str) -> set[str]:
+    tokens = set(_tokens(_check_str(reference, "reference")))
+    if not tokens:
+        raise ValueError(
+            f"'reference' has no tokens after normalization (got {reference!r}); a context metric "
+            "needs at least one reference token to look for"
+        )
+    return tokens
+
+
+# --- the metrics ----------------------------------------------------------------------------------
+
+
+def exact_match(response: str, reference: str) -> float:
+    """``1.0`` if `response` equals `reference` after normalization, else ``0.0``.
+
+    Normalization is the official SQuAD v1.1 script's: lower case, ASCII punctuation removed,
+    the articles *a*, *an*, *the* removed, white space collapsed. Two answers that both normalize
+    to nothing match (SQuAD v2's rule for unanswerable questions).
+
+    Parameters
+    ----------
+    response
+        The generated answer.
+    reference
+        The ground-truth answer.
+
+    Returns
+    -------
+    float
+        ``1.0`` or ``0.0``.
+
+    Raises
+    ------
+    TypeError
+        If either argument is not a ``str``.
+
+    Examples
+    --------
+    >>> exact_match('The Eiffel Tower', 'eiffel tower')
+    1.0
+    >>> exact_match('Paris', 'London')
+    0.0
+    >>> exact_match('', 'the')  # both empty after normalization
+    1.0
+    """
+    _check_str(response, "response")
+    _check_str(reference, "reference")
+    return 1.0 if _normalize(response) == _normalize(reference) else 0.0
+
+
+def token_f1(response: str, reference: str) -> float:
+    """Token-overlap F1 of `response` against `reference` (the SQuAD F1).
+
+    The harmonic mean of token precision and recall over the normalized token bags — a graded
+    credit where :func:`exact_match` is all-or-nothing. A token counts as often as it occurs in
+    both bags. If either side normalizes to no tokens, the score is ``1.0`` when both do and
+    ``0.0`` otherwise (SQuAD v2).
+
+    Parameters
+    ----------
+    response
+        The generated answer; precision is measured over its tokens.
+    reference
+        The ground-truth answer; recall is measured over its tokens.
+
+    Returns
+    -------
+    float
+        A value in ``[0, 1]``.
+
+    Raises
+    ------
+    TypeError
+        If either argument is not a ``str``.
+
+    Examples
+    --------
+    >>> token_f1('the quick brown fox', 'a quick brown fox')
+    1.0
+    >>> round(token_f1('quick brown fox', 'quick brown dog'), 4)
+    0.6667
+    >>> token_f1('', 'fox'), token_f1('.', 'the')  # one empty; both empty
+    (0.0, 1.0)
+    """
+    response_tokens = _tokens(_check_str(response, "response"))
+    reference_tokens = _tokens(_check_str(reference, "reference"))
+    if not response_tokens or not reference_tokens:
+        return 1.0 if response_tokens == reference_tokens else 0.0
+    n_same = sum((Counter(response_tokens) & Counter(reference_tokens)).values())
+    if n_same == 0:
+        return 0.0
+    precision = n_same / len(response_tokens)
+    recall = n_same / len(reference_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def context_recall(reference: str, retrieved_contexts: Sequence[str]) -> float:
+    """Lexical recall of the `reference` tokens by the retrieved contexts.
+
+    The fraction of the (normalized) reference's distinct tokens that appear anywhere in
+    `retrieved_contexts` — a deterministic *proxy* for "did retrieval surface the information
+    the answer needs". Tokens are compared whole, after the normalization of
+    :func:`exact_match`. For the LLM-judged context recall, use :func:`as_ragas_dataset` and
+    Ragas.
+
+    Parameters
+    ----------
+    reference
+        The ground-truth answer.
+    retrieved_contexts
+        The retrieved passages. An empty list recalls nothing: ``0.0``.
+
+    Returns
+    -------
+    float
+        A value in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If `reference` has no token after normalization (``''``, ``'the'``, ``'?'``): there is
+        nothing to recall, and neither ``0.0`` nor ``1.0`` would be a measurement.
+        :func:`evaluate_rag` skips such samples for this metric.
+    TypeError
+        If `reference` is not a ``str`` or `retrieved_contexts` not a list of ``str``.
+
+    Examples
+    --------
+    >>> context_recall('paris france', ['Paris is the capital of France.'])
+    1.0
+    >>> context_recall('paris france', ['London is in England.'])
+    0.0
+    >>> context_recall('paris france', ['I love Paris.', 'nothing else'])
+    0.5
+    >>> context_recall('paris', [])  # nothing retrieved
+    0.0
+    """
+    wanted = _reference_tokens(reference)
+    found: set[str] = set()
+    for context in _check_contexts(retrieved_contexts, "'retrieved_contexts'"):
+        found.update(_tokens(context))
+    return len(wanted & found) / len(wanted)
+
+
+def context_precision(reference: str, retrieved_contexts: Sequence[str]) -> float:
+    """Fraction of the retrieved contexts that lexically overlap the `reference`.
+
+    A deterministic *proxy* for retrieval precision — a context counts as useful if it shares at
+    least one (normalized) token with the reference answer. Articles are dropped by the
+    normalization but other function words are not, so a reference such as ``'city of light'``
+    also matches any context containing ``of``.
+
+    Parameters
+    ----------
+    reference
+        The ground-truth answer.
+    retrieved_contexts
+        The retrieved passages. An empty list scores ``0.0`` (not NaN): a retriever that returned
+        nothing gets no credit; ``non_empty_rate`` in :func:`evaluate_rag` tells these apart.
+
+    Returns
+    -------
+    float
+        A value in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If `reference` has no token after normalization; see :func:`context_recall`.
+    TypeError
+        If `reference` is not a ``str`` or `retrieved_contexts` not a list of ``str``.
+
+    Examples
+    --------
+    >>> context_precision('paris', ['Paris is in France.', 'Unrelated text.'])
+    0.5
+    >>> context_precision('paris', [])  # nothing retrieved
+    0.0
+    """
+    wanted = _reference_tokens(reference)
+    contexts = _check_contexts(retrieved_contexts, "'retrieved_contexts'")
+    if not contexts:
+        return 0.0
+    useful = sum(1 for context in contexts if not wanted.isdisjoint(_tokens(context)))
+    return useful / len(contexts)
+
+
+# --- the registry ---------------------------------------------------------------------------------
+
+
+def _has_reference_tokens(sample: Mapping[str, Any]) -> bool:
+    return bool(_tokens(sample["reference"]))
+
+
+@dataclass(frozen=True, slots=True)
+class _RagMetric:
+    """One entry of ``_RAG_METRICS``: how to score a sample, and which samples it applies to."""
+
+    score: Callable[[Mapping[str, Any]], float]
+    description: str
+    needs: tuple[str, ...]  # fields a sample must carry (not None) to be scored
+    applies: Callable[[Mapping[str, Any]], bool] | None = None  # a further condition, if any
+
+
+def _contexts(sample: Mapping[str, Any]) -> Sequence[str]:
+    # Absent or None retrieved_contexts: nothing was retrieved.
+    contexts = sample.get("retrieved_contexts")
+    return [] if contexts is None else contexts
+
+
+_RAG_METRICS: dict[str, _RagMetric] = {
+    "exact_match": _RagMetric(
+        lambda s: exact_match(s["response"], s["reference"]),
+        "response equals reference after SQuAD normalization",
+        needs=("response", "reference"),
+    ),
+    "token_f1": _RagMetric(
+        lambda s: token_f1(s["response"], s["reference"]),
+        "SQuAD token-overlap F1 of response against reference",
+        needs=("response", "reference"),
+    ),
+    "context_recall": _RagMetric(
+        lambda s: context_recall(s["reference"], _contexts(s)),
+        "share of the reference's distinct tokens found in the retrieved contexts",
+        needs=("reference",),
+        applies=_has_reference_tokens,
+    ),
+    "context_precision": _RagMetric(
+        lambda s: context_precision(s["reference"], _contexts(s)),
+        "share of retrieved contexts sharing a token with the reference",
+        needs=("reference",),
+        applies=_has_reference_tokens,
+    ),
+    "non_empty_rate": _RagMetric(
+        lambda s: 1.0 if _contexts(s) else 0.0,
+        "share of samples that retrieved at least one context",
+        needs=(),
+    ),
+}
+"""The RAG metrics :func:`evaluate_rag` computes — the single source of truth for their names,
+descriptions and the sample fields each reads (also used by ``ef rag`` and the docs)."""
+
+
+# --- evaluation -----------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class RagEvalReport:
+    """The outcome of :func:`evaluate_rag` — lexical RAG metrics over a sample set.
+
+    ``metrics`` maps each metric to its mean over the samples it applied to; ``coverage`` records
+    how many samples that was (a metric needing a ``reference`` skips samples without one).
+    ``n_samples`` is the total scored. A metric that applied to no sample has a coverage of ``0``
+    and no entry in ``metrics`` (a mean over nothing is not a number).
+
+    >>> report = RagEvalReport(
+    ...     metrics={'exact_match': 0.5}, coverage={'exact_match': 4}, n_samples=4)
+    >>> report.metrics['exact_match']
+    0.5
+    """
+
     metrics: Mapping[str, float]
     coverage: Mapping[str, int]
     n_samples: int
 
+    def __post_init__(self) -> None:
+        if isinstance(self.n_samples, bool) or not isinstance(self.n_samples, int) or self.n_samples < 0:
+            raise ValueError(f"'n_samples' must be a non-negative integer (got {self.n_samples!r})")
+        for name, count in self.coverage.items():
+            if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= self.n_samples:
+                raise ValueError(
+                    f"'coverage[{name!r}]' must be an integer in [0, n_samples={self.n_samples}] "
+                    f"(got {count!r})"
+                )
+        missing = [name for name in self.metrics if name not in self.coverage]
+        if missing:
+            raise ValueError(f"'coverage' has no entry for metric(s) {missing!r}")
 
-def exact_match(response: str, reference: str) -> float:
-    raise NotImplementedError
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: ``metrics``, ``coverage``, ``n_samples``.
+
+        >>> RagEvalReport({'token_f1': 0.75}, {'token_f1': 2}, 3).to_dict()
+        {'metrics': {'token_f1': 0.75}, 'coverage': {'token_f1': 2}, 'n_samples': 3}
+        """
+        return {"metrics": dict(self.metrics), "coverage": dict(self.coverage), "n_samples": self.n_samples}
+
+    def __str__(self) -> str:
+        """The means as a table: one row per metric, with the samples it was computed over.
+
+        >>> print(RagEvalReport({'exact_match': 0.5}, {'exact_match': 2, 'token_f1': 0}, 4))
+        RAG evaluation over 4 samples
+        metric         mean  samples
+        -----------  ------  -------
+        exact_match  0.5000        2
+        token_f1          -        0
+        """
+        rows = [[name, self.metrics.get(name), count] for name, count in self.coverage.items()]
+        noun = "sample" if self.n_samples == 1 else "samples"
+        return format_table(
+            ["metric", "mean", "samples"], rows, title=f"RAG evaluation over {self.n_samples} {noun}"
+        )
 
 
-def token_f1(response: str, reference: str) -> float:
-    raise NotImplementedError
+def _check_sample(
+    sample: object, where: str, *, fields: Sequence[str] = _RAGAS_FIELDS
+) -> Mapping[str, Any]:
+    """Check one sample's keys and field types; `where` names it in errors (``samples[3]``).
+
+    `fields` are the keys a sample may have: Ragas' ``SingleTurnSample`` fields.
+    """
+    if not isinstance(sample, Mapping):
+        raise TypeError(f"{where} must be a mapping of RagSample fields (got {type(sample).__name__})")
+    for key in sample:
+        if key not in fields:
+            raise ValueError(
+                f"{where} has unknown key {key!r}; a sample holds only the fields of Ragas' "
+                f"SingleTurnSample: {', '.join(fields)}"
+            )
+    for key in _STR_FIELDS:
+        value = sample.get(key)
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{where}[{key!r}] must be a str (got {type(value).__name__})")
+    for key in _LIST_FIELDS:
+        value = sample.get(key)
+        if value is not None:
+            _check_contexts(value, f"{where}[{key!r}]")
+    return sample
 
 
-def context_recall(reference: str, retrieved_contexts: Sequence[str]) -> float:
-    raise NotImplementedError
-
-
-def context_precision(reference: str, retrieved_contexts: Sequence[str]) -> float:
-    raise NotImplementedError
+def _check_metric_names(metrics: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(metrics, str):
+        raise TypeError(f"'metrics' must be a sequence of metric names, not a single str (got {metrics!r})")
+    names = tuple(metrics)
+    unknown = [name for name in names if name not in _RAG_METRICS]
+    if unknown:
+        raise ValueError(
+            f"'metrics' has unknown metric name(s) {unknown!r}; valid names are {list(_RAG_METRICS)}"
+        )
+    if not names:
+        raise ValueError(f"'metrics' must name at least one metric; valid names are {list(_RAG_METRICS)}")
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ValueError(f"'metrics' lists {name!r} more than once")
+    return names
 
 
 def evaluate_rag(
@@ -53,4 +477,89 @@ def evaluate_rag(
     *,
     metrics: Sequence[str] = ("exact_match", "token_f1", "context_recall", "context_precision", "non_empty_rate"),
 ) -> RagEvalReport:
-    raise NotImplementedError
+    """Score RAG samples with deterministic, reference-based lexical metrics.
+
+    Each sample is a :class:`RagSample` — ``(user_input, response, retrieved_contexts,
+    reference)``. ``evaluate_rag`` computes only metrics that need **no LLM**:
+    :func:`exact_match`, :func:`token_f1`, :func:`context_recall`, :func:`context_precision` and
+    ``non_empty_rate`` (the share of samples that retrieved any context). This keeps ``ef`` a
+    facade — it never synthesizes an answer and never calls a model. For the LLM-judged metrics
+    — faithfulness, answer relevancy, … — pass the same samples to :func:`as_ragas_dataset` and
+    run Ragas with your own LLM.
+
+    Which samples a metric scores (its ``coverage``):
+
+    - ``exact_match``, ``token_f1``: samples with a ``response`` and a ``reference``.
+    - ``context_recall``, ``context_precision``: samples whose ``reference`` has at least one
+      token after normalization (an empty reference marks an unanswerable question, which the
+      answer metrics score by SQuAD v2's rule but which has nothing for a context to hold).
+    - ``non_empty_rate``: every sample.
+
+    A ``retrieved_contexts`` that is absent or ``None`` counts as nothing retrieved.
+
+    Parameters
+    ----------
+    samples
+        An iterable of :class:`RagSample`\\ s (or plain mappings of the same shape).
+    metrics
+        Which metrics to compute — any of ``exact_match`` / ``token_f1`` / ``context_recall`` /
+        ``context_precision`` / ``non_empty_rate``. The reference-based ones skip samples that
+        carry no ``reference``.
+
+    Returns
+    -------
+    RagEvalReport
+        The mean of each metric over the samples it applied to. A metric that applied to none
+        is left out of ``metrics`` and has a ``coverage`` of ``0``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown metric name, if `samples` is empty, or if a sample has a key that is not
+        a field of Ragas' ``SingleTurnSample`` (the message names the sample's index and key).
+    TypeError
+        If a sample is not a mapping or a field has the wrong type (the message names the
+        sample's index and key).
+
+    Examples
+    --------
+    >>> samples = [
+    ...     {'user_input': 'capital of France?', 'response': 'Paris',
+    ...      'reference': 'Paris',
+    ...      'retrieved_contexts': ['Paris is the capital of France.']},
+    ...     {'user_input': '2 + 2?', 'response': 'five', 'reference': 'four',
+    ...      'retrieved_contexts': []},
+    ... ]
+    >>> report = evaluate_rag(samples)
+    >>> report.metrics['exact_match']
+    0.5
+    >>> report.metrics['non_empty_rate']
+    0.5
+
+    A sample without a ``reference`` counts only for ``non_empty_rate``:
+
+    >>> report = evaluate_rag(samples + [{'retrieved_contexts': ['Four is 2 + 2.']}])
+    >>> report.coverage['exact_match'], report.n_samples, round(report.metrics['non_empty_rate'], 4)
+    (2, 3, 0.6667)
+    """
+    names = _check_metric_names(metrics)
+    if isinstance(samples, Mapping):
+        raise TypeError("'samples' must be an iterable of samples, not a single mapping")
+    checked = [_check_sample(sample, f"samples[{i}]") for i, sample in enumerate(samples)]
+    if not checked:
+        raise ValueError("'samples' is empty; there is nothing to evaluate")
+
+    means: dict[str, float] = {}
+    coverage: dict[str, int] = {}
+    for name in names:
+        metric = _RAG_METRICS[name]
+        scores = [
+            metric.score(sample)
+            for sample in checked
+            if all(sample.get(field) is not None for field in metric.needs)
+            and (metric.applies is None or metric.applies(sample))
+        ]
+        coverage[name] = len(scores)
+        if scores:
+            means[name] = math.fsum(scores) / len(scores)
+    return RagEvalReport(metrics=means, coverage=coverage, n_samples=len(checked))
