@@ -1,3 +1,14 @@
-"""fastrag: benchmark retrievers and RAG pipelines with metric objects and an async harness."""
+"""fastrag: benchmark retrievers and RAG pipelines with metric objects and an async harness.
 
-__all__: list[str] = []
+- :mod:`fastrag.documents` — :class:`Chunk` (content-addressed id) and the chunker.
+- :mod:`fastrag.benchmark` — samples, metrics, :func:`~fastrag.benchmark.run_benchmark`.
+- :mod:`fastrag.adapters` — an ef ``SearchableCorpus`` as a fastrag Retriever.
+
+>>> from fastrag import Chunk
+>>> Chunk("doc-1", 0, "Hello").source_uri
+'doc-1'
+"""
+
+from fastrag.documents import Chunk, chunk_id, chunk_pages, chunk_text
+
+__all__ = ["Chunk", "chunk_id", "chunk_pages", "chunk_text"]

@@ -1,0 +1,387 @@
+"""Run a retriever or a RAG pipeline over evaluation samples, concurrently, and measure it.
+
+The target is either a :class:`Retriever` — ``retrieve(query, k)`` returning chunks — or a
+:class:`Pipeline` — ``answer(query, k)`` returning a :class:`PipelineResponse` with the answer,
+the chunks it used and its token usage and cost. Either method may be sync or async: async ones
+run on the event loop, sync ones in a thread pool of `concurrency` threads so they overlap too
+and a timeout can fire while they block.
+
+At most `concurrency` samples are in flight at once. The harness times each call itself; a call
+that raises or exceeds `timeout_s` becomes an outcome with its ``error`` set, whose scores are all
+missing, and the run goes on. With `results_path`, each outcome is appended to that JSONL file as
+soon as it finishes, so an interrupted run loses nothing; rerunning with ``resume=True`` keeps
+the successful outcomes recorded there and runs only the rest (failed samples are retried).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+import os
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Protocol, TextIO, runtime_checkable
+
+from ef._progress import Progress
+from fastrag.benchmark._jsonl import dump_line
+from fastrag.benchmark.metrics import Metric, RetrievalMetric
+from fastrag.benchmark.result import BenchmarkResult
+from fastrag.benchmark.samples import EvalSample, QueryOutcome, read_outcomes
+from fastrag.documents import Chunk
+
+__all__ = ["Pipeline", "PipelineResponse", "Retriever", "run_benchmark", "run_benchmark_sync"]
+
+_DEFAULT_TOP_K = 10
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Anything with ``retrieve(query, k)`` returning up to `k` chunks, best first (sync or async)."""
+
+    def retrieve(self, query: str, k: int) -> Sequence[Chunk] | Awaitable[Sequence[Chunk]]:
+        """The best `k` chunks for `query`."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineResponse:
+    """What a :class:`Pipeline` returns for one query.
+
+    Parameters
+    ----------
+    answer
+        The generated answer.
+    retrieved
+        The chunks the answer was grounded on, best first (for the retrieval metrics).
+    total_tokens
+        Tokens used (prompt plus completion), if known.
+    cost_usd
+        What the call cost in US dollars, if known.
+
+    Examples
+    --------
+    >>> PipelineResponse("Paris", [Chunk("wiki/paris", 0, "Paris is...")], total_tokens=120).retrieved[0].chunk_index
+    0
+    """
+
+    answer: str
+    retrieved: Sequence[Chunk] = ()
+    total_tokens: int | None = None
+    cost_usd: float | None = None
+
+
+@runtime_checkable
+class Pipeline(Protocol):
+    """A whole RAG pipeline: ``answer(query, k)`` returns a :class:`PipelineResponse` (sync or async)."""
+
+    def answer(self, query: str, k: int) -> PipelineResponse | Awaitable[PipelineResponse]:
+        """Retrieve `k` chunks for `query` and answer it."""
+        ...
+
+
+def _check_arguments(
+    target: object,
+    samples: Sequence[EvalSample],
+    metrics: Sequence[Metric],
+    concurrency: int,
+    timeout_s: float | None,
+    top_k: int | None,
+) -> tuple[bool, int]:
+    """Validate everything before any sample runs; returns ``(is_pipeline, top_k)``."""
+    is_pipeline = isinstance(target, Pipeline)
+    if not is_pipeline and not isinstance(target, Retriever):
+        raise TypeError(f"'target' must have retrieve(query, k) or answer(query, k) (got {type(target).__name__})")
+    given: object = samples
+    if isinstance(given, str) or not isinstance(given, Sequence) or not given:
+        raise ValueError("'samples' must be a non-empty sequence of EvalSample")
+    seen: set[str] = set()
+    for position, sample in enumerate(samples):
+        if not isinstance(sample, EvalSample):
+            raise ValueError(f"'samples'[{position}] must be an EvalSample (got {type(sample).__name__})")
+        if sample.id in seen:
+            raise ValueError(f"'samples' uses id {sample.id!r} more than once")
+        seen.add(sample.id)
+    if isinstance(metrics, Metric) or not isinstance(metrics, Sequence) or not metrics:
+        raise ValueError("'metrics' must be a non-empty sequence of Metric")
+    names: set[str] = set()
+    for position, metric in enumerate(metrics):
+        if not isinstance(metric, Metric):
+            raise ValueError(f"'metrics'[{position}] must be a Metric (got {type(metric).__name__})")
+        if metric.name in names:
+            raise ValueError(f"'metrics' has two metrics named {metric.name!r}")
+        names.add(metric.name)
+    needs_answer = [m.name for m in metrics if m.needs_answer]
+    if needs_answer and not is_pipeline:
+        raise ValueError(
+            f"metric(s) {', '.join(needs_answer)} need an answer, but 'target' is a bare Retriever "
+            f"({type(target).__name__} has no answer(query, k)); pass a Pipeline or drop them"
+        )
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"'concurrency' must be a positive integer (got {concurrency!r})")
+    if timeout_s is not None and (
+        isinstance(timeout_s, bool)
+        or not isinstance(timeout_s, int | float)
+        or not math.isfinite(timeout_s)
+        or timeout_s <= 0
+    ):
+        raise ValueError(f"'timeout_s' must be a positive number of seconds or None (got {timeout_s!r})")
+    if top_k is None:
+        ks = [m.k for m in metrics if isinstance(m, RetrievalMetric)]
+        top_k = max(ks) if ks else _DEFAULT_TOP_K
+    elif isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+        raise ValueError(f"'top_k' must be a positive integer or None (got {top_k!r})")
+    return is_pipeline, top_k
+
+
+def _resume(path: str | os.PathLike[str], samples: Sequence[EvalSample]) -> dict[str, QueryOutcome]:
+    """Successful outcomes recorded in `path`, by sample id; checks they belong to `samples`."""
+    queries = {sample.id: sample.query for sample in samples}
+    _drop_torn_tail(path)
+    done: dict[str, QueryOutcome] = {}
+    for number, outcome in read_outcomes(path):
+        expected = queries.get(outcome.sample_id)
+        if expected is None:
+            raise ValueError(
+                f"{os.fspath(path)}:{number}: outcome for sample id {outcome.sample_id!r}, which is not "
+                f"among 'samples'; pass resume=False to start over or another 'results_path'"
+            )
+        if outcome.query != expected:
+            raise ValueError(
+                f"{os.fspath(path)}:{number}: sample {outcome.sample_id!r} was run with query "
+                f"{outcome.query!r}, not {expected!r}; pass resume=False to start over"
+            )
+        if outcome.ok:  # a recorded failure is not kept: the sample runs again
+            done[outcome.sample_id] = outcome
+    return done
+
+
+def _drop_torn_tail(path: str | os.PathLike[str]) -> None:
+    """Cut an unterminated last line — a write the interruption cut short — so appends stay valid."""
+    with open(path, "rb+") as handle:
+        data = handle.read()
+        if data and not data.endswith(b"\n"):
+            handle.truncate(data.rfind(b"\n") + 1)
+
+
+def _call_target(target: Any, is_pipeline: bool, executor: ThreadPoolExecutor) -> Callable[[str, int], Awaitable[Any]]:
+    """A coroutine function running the target's method, on the loop or in the thread pool."""
+    method = target.answer if is_pipeline else target.retrieve
+    if inspect.iscoroutinefunction(method):
+        return method  # type: ignore[no-any-return]
+    loop = asyncio.get_running_loop()
+
+    async def in_thread(query: str, k: int) -> Any:
+        result = await loop.run_in_executor(executor, method, query, k)
+        # A sync method may still hand back an awaitable (e.g. a wrapped coroutine function).
+        return await result if inspect.isawaitable(result) else result
+
+    return in_thread
+
+
+def _outcome(sample: EvalSample, response: Any, is_pipeline: bool, latency_ms: float) -> QueryOutcome:
+    if is_pipeline:
+        if not isinstance(response, PipelineResponse):
+            raise TypeError(f"answer() must return a PipelineResponse (got {type(response).__name__})")
+        return QueryOutcome(
+            sample.id,
+            sample.query,
+            tuple(response.retrieved),
+            response.answer,
+            latency_ms,
+            response.total_tokens,
+            response.cost_usd,
+        )
+    if isinstance(response, str | bytes) or not isinstance(response, Iterable):
+        raise TypeError(f"retrieve() must return a sequence of Chunk (got {type(response).__name__})")
+    return QueryOutcome(sample.id, sample.query, tuple(response), latency_ms=latency_ms)
+
+
+async def run_benchmark(
+    target: Retriever | Pipeline,
+    samples: Sequence[EvalSample],
+    metrics: Sequence[Metric],
+    *,
+    concurrency: int = 8,
+    timeout_s: float | None = 60.0,
+    top_k: int | None = None,
+    results_path: str | os.PathLike[str] | None = None,
+    resume: bool = True,
+    show_progress: bool = True,
+) -> BenchmarkResult:
+    """Run `target` on every sample, score each outcome with every metric, summarise.
+
+    Parameters
+    ----------
+    target
+        A :class:`Retriever` or a :class:`Pipeline` (a target with both is run as a Pipeline).
+    samples
+        The evaluation samples, with distinct ids.
+    metrics
+        The metrics to compute, with distinct names.
+    concurrency
+        Most samples in flight at once (and the thread-pool size for a sync target).
+    timeout_s
+        Seconds one call may take before it is recorded as failed; ``None`` waits forever.
+        A sync call that times out keeps its thread until it returns, Python cannot stop it.
+    top_k
+        How many chunks to ask the target for. ``None`` uses the largest ``k`` among the
+        retrieval metrics (10 when there is none); raise it for ``key="source_uri"`` metrics
+        when several chunks of a page tend to come back together.
+    results_path
+        A JSONL file to append each outcome to as it finishes (one :meth:`QueryOutcome.to_dict`
+        per line). Missing, it is created.
+    resume
+        With `results_path`: keep the successful outcomes already recorded there and run only
+        the other samples. ``False`` empties the file first.
+    show_progress
+        Draw a progress bar on stderr.
+
+    Returns
+    -------
+    BenchmarkResult
+        Outcomes in sample order, each metric's scores and their :class:`DistributionSummary`.
+
+    Raises
+    ------
+    TypeError
+        If `target` has neither ``retrieve`` nor ``answer``.
+    ValueError
+        Before anything runs: for a metric that needs an answer with a bare Retriever, empty or
+        duplicate samples or metric names, a bad `concurrency`, `timeout_s` or `top_k`, or a
+        `results_path` whose lines do not match `samples` (reported as ``path:line``).
+
+    Notes
+    -----
+    The metrics of one sample are awaited in turn, in the task that ran it, so deterministic
+    metrics add no scheduling overhead. A metric that raises stops the run: that is a bug in
+    the metric, not a flaky target (the outcomes recorded so far stay in `results_path`).
+
+    Examples
+    --------
+    >>> import asyncio
+    >>> from fastrag.benchmark.metrics import HitRate, Latency
+    >>> class Echo:
+    ...     def retrieve(self, query, k):
+    ...         return [Chunk(query, 0, query)][:k]
+    >>> samples = [EvalSample("q1", "a", ["a"]), EvalSample("q2", "b", ["z"])]
+    >>> result = asyncio.run(run_benchmark(Echo(), samples,
+    ...     [HitRate(key="source_uri"), Latency()], show_progress=False))
+    >>> result.summary["hit_rate@5[source_uri]"].mean
+    0.5
+    >>> result.summary["latency_ms"].count
+    2
+    """
+    is_pipeline, k = _check_arguments(target, samples, metrics, concurrency, timeout_s, top_k)
+    done: dict[str, QueryOutcome] = {}
+    if results_path is not None:
+        if resume and os.path.exists(results_path):
+            done = _resume(results_path, samples)
+        elif not resume:
+            open(results_path, "w").close()
+
+    outcomes: list[QueryOutcome | None] = [done.get(sample.id) for sample in samples]
+    scores: dict[str, list[float | None]] = {metric.name: [None] * len(samples) for metric in metrics}
+    columns = [(metric, scores[metric.name]) for metric in metrics]
+    positions = iter(range(len(samples)))
+    executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="fastrag-benchmark")
+    call = _call_target(target, is_pipeline, executor)
+    # Closed in the finally below; a with-block would have to wrap the whole run.
+    sink: TextIO | None = (
+        None if results_path is None else open(results_path, "a", encoding="utf-8")  # noqa: SIM115
+    )
+    bar = Progress(len(samples), "benchmark", enabled=show_progress)
+
+    async def worker() -> None:
+        # Workers pull from one shared iterator: `concurrency` tasks in all, not one per sample.
+        for position in positions:
+            sample = samples[position]
+            outcome = outcomes[position]
+            if outcome is None:  # not recovered from results_path: run it
+                outcome = await _run_one(call, sample, k, is_pipeline, timeout_s)
+                outcomes[position] = outcome
+                if sink is not None:
+                    sink.write(dump_line(outcome.to_dict()))
+                    sink.flush()
+            if outcome.ok:
+                # Awaited in this task, one after another: no extra task per metric.
+                for metric, column in columns:
+                    column[position] = await metric.score(sample, outcome)
+            bar.update()
+
+    try:
+        workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(samples)))]
+        try:
+            await asyncio.gather(*workers)
+        except BaseException:
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+        bar.close()
+        if sink is not None:
+            sink.close()
+
+    return BenchmarkResult(
+        summary={metric.name: metric.aggregate(column) for metric, column in columns},
+        outcomes=tuple(o for o in outcomes if o is not None),
+        scores={name: tuple(column) for name, column in scores.items()},
+        higher_is_better={metric.name: metric.higher_is_better for metric in metrics},
+    )
+
+
+async def _run_one(
+    call: Callable[[str, int], Awaitable[Any]],
+    sample: EvalSample,
+    k: int,
+    is_pipeline: bool,
+    timeout_s: float | None,
+) -> QueryOutcome:
+    """Call the target for one sample and time it; a raise or a timeout becomes the outcome's error."""
+    deadline = asyncio.timeout(timeout_s)
+    start = time.perf_counter()
+    try:
+        async with deadline:
+            response = await call(sample.query, k)
+        return _outcome(sample, response, is_pipeline, (time.perf_counter() - start) * 1000)
+    except TimeoutError as exc:
+        # The target's own TimeoutError (a socket read, say) keeps its message; ours says the limit.
+        error = f"TimeoutError: no answer within {timeout_s} s" if deadline.expired() else f"TimeoutError: {exc}"
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+    return QueryOutcome(sample.id, sample.query, latency_ms=(time.perf_counter() - start) * 1000, error=error)
+
+
+def run_benchmark_sync(
+    target: Retriever | Pipeline,
+    samples: Sequence[EvalSample],
+    metrics: Sequence[Metric],
+    **options: Any,
+) -> BenchmarkResult:
+    """:func:`run_benchmark` for code without an event loop; same arguments, same result.
+
+    Raises
+    ------
+    RuntimeError
+        When called from inside a running event loop — ``await run_benchmark(...)`` there.
+
+    Examples
+    --------
+    >>> from fastrag.benchmark.metrics import Recall
+    >>> class Fixed:
+    ...     def retrieve(self, query, k):
+    ...         return [Chunk("a", 0, "x"), Chunk("b", 0, "y")]
+    >>> result = run_benchmark_sync(Fixed(), [EvalSample("q1", "?", ["b"])],
+    ...     [Recall(k=1, key="source_uri"), Recall(k=2, key="source_uri")], show_progress=False)
+    >>> [s.mean for s in result.summary.values()]
+    [0.0, 1.0]
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(run_benchmark(target, samples, metrics, **options))
+    raise RuntimeError("run_benchmark_sync() cannot run inside an event loop; use 'await run_benchmark(...)'")

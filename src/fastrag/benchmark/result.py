@@ -1,0 +1,112 @@
+"""The outcome of a benchmark run: per-metric distributions plus everything per sample."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ef._table import format_table
+from fastrag.benchmark._jsonl import write_jsonl
+from fastrag.benchmark.samples import QueryOutcome
+from fastrag.benchmark.summary import DistributionSummary
+
+__all__ = ["BenchmarkResult"]
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class BenchmarkResult:
+    """Every metric summarised as a distribution, with the per-sample outcomes and scores.
+
+    Parameters
+    ----------
+    summary
+        Metric name → :class:`DistributionSummary`, in the order the metrics were given.
+    outcomes
+        One :class:`QueryOutcome` per sample, in sample order.
+    scores
+        Metric name → the per-sample scores, aligned with `outcomes` (``None`` = missing).
+    higher_is_better
+        Metric name → its direction, for the table's arrows.
+
+    Examples
+    --------
+    >>> outcomes = (QueryOutcome("q1", "alpha", latency_ms=2.0), QueryOutcome("q2", "beta", latency_ms=4.0))
+    >>> result = BenchmarkResult(
+    ...     summary={"latency_ms": DistributionSummary.from_scores([2.0, 4.0])},
+    ...     outcomes=outcomes, scores={"latency_ms": (2.0, 4.0)}, higher_is_better={"latency_ms": False})
+    >>> print(result)
+    Benchmark over 2 samples (0 failed)
+    metric        n  missing    mean         95% CI     std     p50     p90     p95     p99     min     max
+    ------------  -  -------  ------  -------------  ------  ------  ------  ------  ------  ------  ------
+    latency_ms ↓  2        0  3.0000  2.0000–4.0000  1.4142  3.0000  3.8000  3.9000  3.9800  2.0000  4.0000
+    >>> result.per_sample("q1")
+    {'latency_ms': 2.0}
+    """
+
+    summary: Mapping[str, DistributionSummary]
+    outcomes: tuple[QueryOutcome, ...]
+    scores: Mapping[str, tuple[float | None, ...]]
+    higher_is_better: Mapping[str, bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if set(self.summary) != set(self.scores):
+            raise ValueError("'summary' and 'scores' must name the same metrics")
+        for name, values in self.scores.items():
+            if len(values) != len(self.outcomes):
+                raise ValueError(f"'scores'[{name!r}] has {len(values)} entries for {len(self.outcomes)} outcomes")
+
+    @property
+    def errors(self) -> dict[str, str]:
+        """Sample id → error message, for every sample whose call raised or timed out."""
+        return {o.sample_id: o.error for o in self.outcomes if o.error is not None}
+
+    def per_sample(self, sample_id: str) -> dict[str, float | None]:
+        """Metric name → score for one sample; ``KeyError`` naming it if it is not in the run."""
+        for position, outcome in enumerate(self.outcomes):
+            if outcome.sample_id == sample_id:
+                return {name: values[position] for name, values in self.scores.items()}
+        raise KeyError(f"no sample {sample_id!r} in this result")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: ``summary``, ``higher_is_better`` and one record per sample."""
+        return {
+            "summary": {name: s.to_dict() for name, s in self.summary.items()},
+            "higher_is_better": dict(self.higher_is_better),
+            "samples": [self._sample_record(i) for i in range(len(self.outcomes))],
+        }
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """:meth:`to_dict` as JSON text; never contains NaN (missing values are ``null``)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False, indent=indent)
+
+    def save_jsonl(self, path: str | os.PathLike[str]) -> None:
+        """Write one line per sample — its outcome plus a ``scores`` object — to `path`."""
+        write_jsonl(path, (self._sample_record(i) for i in range(len(self.outcomes))))
+
+    def _sample_record(self, position: int) -> dict[str, Any]:
+        record = self.outcomes[position].to_dict()
+        record["scores"] = {name: values[position] for name, values in self.scores.items()}
+        return record
+
+    def __repr__(self) -> str:
+        """Short on purpose: asyncio formats the result's repr when ``asyncio.run`` exits, and a
+        full dataclass repr of thousands of outcomes took longer than scoring them.
+
+        >>> BenchmarkResult({}, (), {})
+        BenchmarkResult(0 samples, 0 failed, metrics=[])
+        """
+        return f"BenchmarkResult({len(self.outcomes)} samples, {len(self.errors)} failed, metrics={list(self.summary)})"
+
+    def __str__(self) -> str:
+        """The summary as a table, one row per metric; ``↑``/``↓`` mark the better direction."""
+        rows = []
+        for name, s in self.summary.items():
+            arrow = {True: " ↑", False: " ↓"}.get(self.higher_is_better.get(name, True), "")
+            ci = "-" if s.ci_low is None or s.ci_high is None else f"{s.ci_low:.4f}–{s.ci_high:.4f}"
+            rows.append([name + arrow, s.count, s.missing, s.mean, ci, s.std, s.p50, s.p90, s.p95, s.p99, s.min, s.max])
+        headers = ["metric", "n", "missing", "mean", "95% CI", "std", "p50", "p90", "p95", "p99", "min", "max"]
+        title = f"Benchmark over {len(self.outcomes)} samples ({len(self.errors)} failed)"
+        return format_table(headers, rows, title=title)

@@ -1,0 +1,276 @@
+"""What a benchmark reads and records: :class:`EvalSample` in, :class:`QueryOutcome` out, as JSONL.
+
+A samples file holds one JSON object per line with the :class:`EvalSample` fields::
+
+    {"id": "q1", "query": "capital of France?", "relevant_ids": ["https://w/paris"],
+     "reference_answer": "Paris", "metadata": {}}
+
+Only ``id`` and ``query`` are required. Readers report ``<path>:<line>: <reason>`` for a bad
+line and never skip one silently.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastrag.benchmark._jsonl import read_jsonl, write_jsonl
+from fastrag.documents import Chunk
+
+__all__ = ["EvalSample", "QueryOutcome", "load_samples", "read_outcomes", "save_samples"]
+
+
+def _check_keys(data: Any, kind: str, required: Sequence[str], optional: Sequence[str]) -> None:
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{kind} must be a JSON object (got {type(data).__name__})")
+    missing = [key for key in required if key not in data]
+    if missing:
+        raise ValueError(f"{kind} is missing {', '.join(repr(k) for k in missing)}")
+    unknown = set(data) - set(required) - set(optional)
+    if unknown:
+        raise ValueError(f"{kind} has unknown field(s) {', '.join(repr(k) for k in sorted(unknown))}")
+
+
+def _optional_number(name: str, value: object, kind: type) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, kind if kind is int else (int, float)):
+        article = "an int" if kind is int else "a number"
+        raise ValueError(f"'{name}' must be {article} or None (got {value!r})")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"'{name}' must be finite and >= 0 (got {value!r})")
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSample:
+    """One evaluation query with its ground truth.
+
+    Parameters
+    ----------
+    id
+        Unique within a benchmark; resuming a run matches outcomes to samples by it.
+    query
+        The text handed to the retriever or pipeline.
+    relevant_ids
+        The ids of the relevant documents, distinct: chunk ids for metrics with ``key="id"``,
+        source URIs for ``key="source_uri"``. Empty when unknown — the ranking metrics then
+        score ``None`` (missing) for this sample.
+    reference_answer
+        The expected answer for the answer metrics, or ``None``.
+    metadata
+        Free-form JSON-ready extras; not part of equality or the hash.
+
+    Examples
+    --------
+    >>> EvalSample("q1", "capital of France?", ["paris"]).relevant_ids
+    ('paris',)
+    >>> EvalSample("q1", "capital of France?", "paris")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'relevant_ids' must be a sequence of str ids, not a single str
+    """
+
+    id: str
+    query: str
+    relevant_ids: Sequence[str] = ()  # stored as a tuple
+    reference_answer: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id:
+            raise ValueError(f"'id' must be a non-empty str (got {self.id!r})")
+        if not isinstance(self.query, str):
+            raise ValueError(f"'query' must be a str (got {type(self.query).__name__})")
+        given: object = self.relevant_ids  # checked as object: callers may pass anything
+        if isinstance(given, str):
+            raise ValueError("'relevant_ids' must be a sequence of str ids, not a single str")
+        if not isinstance(given, Iterable):
+            raise ValueError(f"'relevant_ids' must be a sequence of str ids (got {given!r})")
+        relevant = tuple(given)
+        for doc_id in relevant:
+            if not isinstance(doc_id, str):
+                raise ValueError(f"'relevant_ids' must hold str ids (got {doc_id!r})")
+        if len(set(relevant)) != len(relevant):
+            duplicate = next(d for i, d in enumerate(relevant) if d in relevant[:i])
+            raise ValueError(f"'relevant_ids' lists {duplicate!r} more than once")
+        object.__setattr__(self, "relevant_ids", relevant)
+        if self.reference_answer is not None and not isinstance(self.reference_answer, str):
+            raise ValueError(f"'reference_answer' must be a str or None (got {self.reference_answer!r})")
+        if not isinstance(self.metadata, Mapping):
+            raise ValueError(f"'metadata' must be a mapping (got {type(self.metadata).__name__})")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of one samples-file line."""
+        return {
+            "id": self.id,
+            "query": self.query,
+            "relevant_ids": list(self.relevant_ids),
+            "reference_answer": self.reference_answer,
+            "metadata": dict(self.metadata),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EvalSample:
+        """Parse one samples-file line; unknown or missing fields are a ``ValueError``.
+
+        >>> EvalSample.from_dict({"id": "q1", "query": "q", "relevant_ids": ["a"]}).relevant_ids
+        ('a',)
+        >>> EvalSample.from_dict({"id": "q1", "question": "q"})
+        Traceback (most recent call last):
+        ...
+        ValueError: sample is missing 'query'
+        """
+        _check_keys(data, "sample", ("id", "query"), ("relevant_ids", "reference_answer", "metadata"))
+        relevant = data.get("relevant_ids") or ()
+        if not isinstance(relevant, list | tuple):
+            raise ValueError(f"'relevant_ids' must be a list of str ids (got {relevant!r})")
+        return cls(data["id"], data["query"], tuple(relevant), data.get("reference_answer"), data.get("metadata") or {})
+
+
+@dataclass(frozen=True, slots=True)
+class QueryOutcome:
+    """What the target did for one sample, as measured by the harness.
+
+    Parameters
+    ----------
+    sample_id
+        The :attr:`EvalSample.id` this outcome answers.
+    query
+        The query text that was run (kept so a resumed run can check it still matches).
+    retrieved
+        The retrieved chunks, best first.
+    answer
+        The pipeline's answer; ``None`` for a bare retriever.
+    latency_ms
+        Wall time of the target's call, measured by the harness.
+    total_tokens, cost_usd
+        Usage the pipeline reported, or ``None``.
+    error
+        ``"<ExceptionType>: <message>"`` when the call raised or timed out; every score of this
+        sample is then missing.
+
+    Examples
+    --------
+    >>> outcome = QueryOutcome("q1", "query", [Chunk("p", 0, "text")], latency_ms=3.5)
+    >>> outcome.retrieved[0].source_uri, outcome.ok
+    ('p', True)
+    >>> QueryOutcome("q1", "query", latency_ms=-1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: 'latency_ms' must be finite and >= 0 (got -1.0)
+    """
+
+    sample_id: str
+    query: str
+    retrieved: Sequence[Chunk] = ()  # stored as a tuple
+    answer: str | None = None
+    latency_ms: float | None = None
+    total_tokens: int | None = None
+    cost_usd: float | None = None
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.sample_id, str) or not self.sample_id:
+            raise ValueError(f"'sample_id' must be a non-empty str (got {self.sample_id!r})")
+        if not isinstance(self.query, str):
+            raise ValueError(f"'query' must be a str (got {type(self.query).__name__})")
+        given: object = self.retrieved  # checked as object: callers may pass anything
+        if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+            raise ValueError(f"'retrieved' must be a sequence of Chunk (got {type(given).__name__})")
+        retrieved = tuple(given)
+        for chunk in retrieved:
+            if not isinstance(chunk, Chunk):
+                raise ValueError(f"'retrieved' must hold Chunk objects (got {type(chunk).__name__})")
+        object.__setattr__(self, "retrieved", retrieved)
+        if self.answer is not None and not isinstance(self.answer, str):
+            raise ValueError(f"'answer' must be a str or None (got {type(self.answer).__name__})")
+        _optional_number("latency_ms", self.latency_ms, float)
+        _optional_number("total_tokens", self.total_tokens, int)
+        _optional_number("cost_usd", self.cost_usd, float)
+        if self.error is not None and not isinstance(self.error, str):
+            raise ValueError(f"'error' must be a str or None (got {self.error!r})")
+
+    @property
+    def ok(self) -> bool:
+        """``True`` unless the call raised or timed out."""
+        return self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of one outcomes-file line."""
+        return {
+            "sample_id": self.sample_id,
+            "query": self.query,
+            "retrieved": [chunk.to_dict() for chunk in self.retrieved],
+            "answer": self.answer,
+            "latency_ms": self.latency_ms,
+            "total_tokens": self.total_tokens,
+            "cost_usd": self.cost_usd,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> QueryOutcome:
+        """Parse one outcomes-file line (the inverse of :meth:`to_dict`).
+
+        >>> outcome = QueryOutcome("q1", "q", [Chunk("p", 0, "t")], latency_ms=1.0)
+        >>> QueryOutcome.from_dict(outcome.to_dict()) == outcome
+        True
+        """
+        _check_keys(
+            data,
+            "outcome",
+            ("sample_id", "query"),
+            ("retrieved", "answer", "latency_ms", "total_tokens", "cost_usd", "error"),
+        )
+        retrieved = data.get("retrieved") or []
+        if not isinstance(retrieved, list):
+            raise ValueError(f"'retrieved' must be a list of chunks (got {type(retrieved).__name__})")
+        return cls(
+            data["sample_id"],
+            data["query"],
+            tuple(Chunk.from_dict(chunk) for chunk in retrieved),
+            data.get("answer"),
+            data.get("latency_ms"),
+            data.get("total_tokens"),
+            data.get("cost_usd"),
+            data.get("error"),
+        )
+
+
+def load_samples(path: str | os.PathLike[str]) -> list[EvalSample]:
+    """Read a samples JSONL file; a bad line or a repeated id raises ``ValueError("path:line: …")``.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "samples.jsonl"
+    >>> save_samples([EvalSample("q1", "alpha", ["a"]), EvalSample("q2", "beta")], path)
+    >>> [s.id for s in load_samples(path)]
+    ['q1', 'q2']
+    >>> _ = path.write_text('{"id": "q1", "query": "alpha"}\\n{"id": "q1", "query": "beta"}\\n')
+    >>> load_samples(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...samples.jsonl:2: sample id 'q1' already used on line 1
+    """
+    samples: list[EvalSample] = []
+    first_line: dict[str, int] = {}
+    for number, sample in read_jsonl(path, EvalSample.from_dict):
+        if sample.id in first_line:
+            raise ValueError(
+                f"{os.fspath(path)}:{number}: sample id {sample.id!r} already used on line {first_line[sample.id]}"
+            )
+        first_line[sample.id] = number
+        samples.append(sample)
+    return samples
+
+
+def save_samples(samples: Iterable[EvalSample], path: str | os.PathLike[str]) -> None:
+    """Write `samples` to `path` as JSONL, one sample per line (replacing the file)."""
+    write_jsonl(path, (sample.to_dict() for sample in samples))
+
+
+def read_outcomes(path: str | os.PathLike[str]) -> Iterator[tuple[int, QueryOutcome]]:
+    """Yield ``(line_number, outcome)`` from an outcomes JSONL file written by the harness."""
+    return read_jsonl(path, QueryOutcome.from_dict)
