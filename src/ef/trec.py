@@ -1,1 +1,603 @@
-"""TREC run and qrels files. SKELETON: being written (issue 3)."""
+"""TREC run and qrels files: strict readers and atomic writers, plain or gzip (by the ``.gz`` suffix).
+
+A run file has one retrieved document per line, ``query_id iter doc_id rank score run_id``
+(whitespace-separated; the ``iter`` and ``rank`` columns are ignored, as trec_eval ignores them,
+and so are columns after the sixth). A qrels file has one judgement per line,
+``query_id iter doc_id grade``; :func:`read_qrels` also reads BEIR's ``qrels/*.tsv``
+(``query-id  corpus-id  score``, with or without its header row).
+
+Every problem is an error naming ``file:line`` and what is wrong: a line with too few columns, a
+score that is not a number or is NaN, a grade that is not a number, a doc id twice in one query.
+Nothing is skipped except blank lines.
+
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+>>> write_run(path, {"q1": {"d1": 0.5, "d2": 1.5}})
+>>> print(open(path).read(), end="")
+q1 Q0 d2 1 1.5 ef
+q1 Q0 d1 2 0.5 ef
+>>> read_run(path)
+{'q1': {'d2': 1.5, 'd1': 0.5}}
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
+
+PathLike = str | os.PathLike[str]
+
+_PAD = 64  # zero bytes after the data, so fixed-width windows never run off the buffer
+_CHUNK = 1 << 23  # bytes per tokenising chunk: big enough to amortise, small enough for cache
+_MAX_FIELD = 256  # fields longer than this take the line-by-line path
+_SAFE_DIGITS = 15  # decimal mantissas this short convert exactly: m / 10**k is correctly rounded
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def _read_bytes(path: PathLike) -> bytes:
+    with open(path, "rb") as handle:
+        if os.fspath(path).endswith(".gz"):
+            with gzip.GzipFile(fileobj=handle) as unzipped:
+                return unzipped.read()
+        return handle.read()
+
+
+def _read_padded(path: PathLike) -> tuple[bytearray, int]:
+    """The file's bytes followed by ``_PAD`` zero bytes (read once, straight into place), and its size."""
+    if os.fspath(path).endswith(".gz"):
+        data = _read_bytes(path)
+        padded = bytearray(len(data) + _PAD)
+        padded[: len(data)] = data
+        return padded, len(data)
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        padded = bytearray(size + _PAD)
+        got = handle.readinto(memoryview(padded)[:size])
+        if got != size:
+            raise OSError(f"{os.fspath(path)}: short read ({got} of {size} bytes)")
+    return padded, size
+
+
+def _lines(path: PathLike, data: bytes) -> Iterator[tuple[int, list[bytes]]]:
+    """``(line number, fields)`` of each non-blank line."""
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        fields = line.split()
+        if fields:
+            yield number, fields
+
+
+def _text(path: PathLike, number: int, value: bytes) -> str:
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{os.fspath(path)}:{number}: {value!r} is not valid UTF-8") from None
+
+
+def _score(path: PathLike, number: int, text: bytes, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(
+            f"{os.fspath(path)}:{number}: {what} {text.decode(errors='replace')!r} is not a number"
+        ) from None
+    if math.isnan(value):
+        raise ValueError(f"{os.fspath(path)}:{number}: {what} is NaN")
+    return value
+
+
+def read_run(path: PathLike) -> dict[str, dict[str, float]]:
+    """Read a TREC run file into ``{query_id: {doc_id: score}}``.
+
+    Parameters
+    ----------
+    path
+        The run file; gzip-compressed if its name ends in ``.gz``.
+
+    Returns
+    -------
+    dict
+        Queries in the order they first appear; each query's documents in file order.
+
+    Raises
+    ------
+    ValueError
+        ``file:line: ...`` for a line with fewer than 6 columns, a score that is not a number
+        or is NaN, a doc id listed twice for one query, or bytes that are not UTF-8.
+    OSError
+        If the file cannot be read.
+    """
+    padded, size = _read_padded(path)
+    columns = _run_columns(path, padded, size)
+    if columns is not None:
+        return columns.to_dict()
+    return _read_run_lines(path, bytes(padded[:size]))
+
+
+def _read_run_lines(path: PathLike, data: bytes) -> dict[str, dict[str, float]]:
+    """The line-by-line reader: any whitespace, extra columns, blank lines."""
+    run: dict[str, dict[str, float]] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for number, fields in _lines(path, data):
+        if len(fields) < 6:
+            raise ValueError(
+                f"{os.fspath(path)}:{number}: expected 6 columns 'query_id iter doc_id rank score run_id', "
+                f"got {len(fields)}"
+            )
+        query_id, doc_id = _text(path, number, fields[0]), _text(path, number, fields[2])
+        docs = run.setdefault(query_id, {})
+        if doc_id in docs:
+            raise ValueError(
+                f"{os.fspath(path)}:{number}: doc id {doc_id!r} appears twice in query {query_id!r} "
+                f"(first at line {first_line[query_id, doc_id]})"
+            )
+        first_line[query_id, doc_id] = number
+        docs[doc_id] = _score(path, number, fields[4], "score")
+    return run
+
+
+def _grade(path: PathLike, number: int, text: bytes) -> float:
+    value = _score(path, number, text, "grade")
+    if math.isinf(value):
+        raise ValueError(f"{os.fspath(path)}:{number}: grade is infinite")
+    return int(value) if value.is_integer() else value
+
+
+def read_qrels(path: PathLike) -> dict[str, dict[str, float]]:
+    """Read relevance judgements: TREC qrels (``qid iter docid grade``) or BEIR TSV.
+
+    The format is detected from the first non-blank line: 4 columns is TREC, 3 columns is BEIR
+    (``query-id  corpus-id  score``; a header row whose last column is not a number is skipped).
+    Integral grades are returned as ``int``. A negative grade means *judged as unjudged* (as in
+    trec_eval) and is kept.
+
+    Parameters
+    ----------
+    path
+        The qrels file; gzip-compressed if its name ends in ``.gz``.
+
+    Returns
+    -------
+    dict
+        ``{query_id: {doc_id: grade}}``, queries in first-appearance order.
+
+    Raises
+    ------
+    ValueError
+        ``file:line: ...`` for a line with the wrong number of columns, a grade that is not a
+        finite number, a doc id judged twice for one query, or bytes that are not UTF-8.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "test.tsv")
+    >>> _ = open(path, "w").write("query-id\\tcorpus-id\\tscore\\nq1\\td1\\t1\\nq1\\td2\\t0\\n")
+    >>> read_qrels(path)
+    {'q1': {'d1': 1, 'd2': 0}}
+    """
+    data = _read_bytes(path)
+    qrels: dict[str, dict[str, float]] = {}
+    width = 0
+    for number, fields in _lines(path, data):
+        if not width:
+            width = len(fields)
+            if width not in (3, 4):
+                raise ValueError(
+                    f"{os.fspath(path)}:{number}: expected TREC qrels 'query_id iter doc_id grade' (4 columns) "
+                    f"or BEIR 'query-id corpus-id score' (3 columns), got {len(fields)} columns"
+                )
+            if width == 3 and not _is_number(fields[2]):
+                continue  # BEIR header row
+        if len(fields) != width:
+            raise ValueError(f"{os.fspath(path)}:{number}: expected {width} columns like line 1, got {len(fields)}")
+        query_id = _text(path, number, fields[0])
+        doc_id = _text(path, number, fields[width - 2])
+        grade = _grade(path, number, fields[width - 1])
+        docs = qrels.setdefault(query_id, {})
+        if doc_id in docs:
+            raise ValueError(f"{os.fspath(path)}:{number}: doc id {doc_id!r} is judged twice in query {query_id!r}")
+        docs[doc_id] = grade
+    return qrels
+
+
+def _is_number(text: bytes) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+# --- the columnar fast path ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Segment:
+    query_id: bytes
+    start: int  # first row
+    stop: int  # one past the last row
+
+
+@dataclass
+class RunColumns:
+    """A run file tokenised into columns, one row per line (private; for :func:`evaluate_run`).
+
+    ``rows(query)`` gives the row indices of one query; ``doc_id(row)`` the doc id bytes; the
+    line number of a row is ``row + 1`` (the fast path only takes files without blank lines).
+    """
+
+    path: str
+    data: bytes | bytearray
+    scores: npt.NDArray[np.float64]
+    doc_hash: npt.NDArray[np.uint64]
+    doc_start: npt.NDArray[np.int64]
+    doc_stop: npt.NDArray[np.int64]
+    segments: dict[bytes, list[_Segment]]
+
+    def rows(self, query_id: bytes) -> npt.NDArray[np.int64] | slice:
+        parts = self.segments[query_id]
+        if len(parts) == 1:
+            return slice(parts[0].start, parts[0].stop)
+        return np.concatenate([np.arange(p.start, p.stop) for p in parts])
+
+    def doc_id(self, row: int) -> bytes:
+        return bytes(self.data[int(self.doc_start[row]) : int(self.doc_stop[row])])
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        run: dict[str, dict[str, float]] = {}
+        for query_id in self.segments:
+            rows = self.rows(query_id)
+            starts = self.doc_start[rows].tolist()
+            stops = self.doc_stop[rows].tolist()
+            scores = self.scores[rows].tolist()
+            data = self.data
+            docs = {data[a:b].decode(): s for a, b, s in zip(starts, stops, scores, strict=True)}
+            if len(docs) != len(scores):
+                self.check_duplicates(query_id)
+            run[query_id.decode()] = docs
+        return run
+
+    def check_duplicates(self, query_id: bytes, hashes: npt.NDArray[np.uint64] | None = None) -> None:
+        """Raise ``file:line`` if a doc id appears twice in ``query_id``."""
+        rows = self.rows(query_id)
+        row_index = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
+        values = self.doc_hash[rows] if hashes is None else hashes
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+        same = np.flatnonzero(ordered[1:] == ordered[:-1])
+        for i in same.tolist():
+            first, second = int(row_index[order[i]]), int(row_index[order[i + 1]])
+            doc_id = self.doc_id(first)
+            if doc_id == self.doc_id(second):
+                line, earlier = max(first, second) + 1, min(first, second) + 1
+                raise ValueError(
+                    f"{self.path}:{line}: doc id {doc_id.decode(errors='replace')!r} appears twice in query "
+                    f"{query_id.decode(errors='replace')!r} (first at line {earlier})"
+                )
+
+
+class _IrregularError(Exception):
+    """The file is not in the strict one-space, six-column layout: use the line-by-line path."""
+
+
+def _word_view(data: bytearray) -> npt.NDArray[np.uint64]:
+    """Every 8-byte window of ``data`` as a little-endian integer: ``view[i]`` = bytes ``i..i+7``."""
+    return np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+
+
+# _LOW_BYTES[n]: a mask keeping the first n bytes of a little-endian word.
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def _words(
+    view: npt.NDArray[np.uint64], start: npt.NDArray[np.int64], length: npt.NDArray[np.int64]
+) -> list[npt.NDArray[np.uint64]]:
+    """Each field as zero-padded little-endian 64-bit words, one array per word."""
+    longest = int(length.max()) if len(length) else 1
+    if longest > _MAX_FIELD:
+        raise _IrregularError
+    words = []
+    last = len(view) - 1
+    for offset in range(0, max(longest, 1), 8):
+        keep = _LOW_BYTES[np.clip(length - offset, 0, 8)]
+        # Fancy indexing, not take(): take() would first copy the whole unaligned view.
+        words.append(view[np.minimum(start + offset, last)] & keep)  # past the end: masked anyway
+    return words
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _hash_words(words: list[npt.NDArray[np.uint64]]) -> npt.NDArray[np.uint64]:
+    """A 64-bit hash per row; equal fields hash equal, collisions are checked by the caller."""
+    h = words[0].copy()
+    for word in words[1:]:
+        h = (h ^ (h >> np.uint64(29))) * _MIX + word
+    return h
+
+
+def hash_ids(ids: Iterable[bytes]) -> npt.NDArray[np.uint64]:
+    """The run columns' doc-id hash of each id, to match judged doc ids against them."""
+    items = list(ids)
+    if not items:
+        return np.zeros(0, dtype=np.uint64)
+    joined = bytearray(b"".join(items) + bytes(_PAD))
+    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+    if int(lengths.max()) > _MAX_FIELD:  # ids that long never take the fast path
+        return np.zeros(len(items), dtype=np.uint64)
+    return _hash_words(_words(_word_view(joined), starts, lengths))
+
+
+_POW10 = 10.0 ** np.arange(23)
+
+
+def _parse_scores(
+    buf: npt.NDArray[np.uint8], start: npt.NDArray[np.int64], length: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Decimal scores (``-?digits[.digits]``, at most 15 digits) converted exactly; ``ok`` marks them.
+
+    ``m / 10**k`` with both exact doubles is the correctly rounded value, i.e. what ``float()``
+    gives. Other spellings (exponents, long mantissas, ``inf``, garbage) are left to the caller.
+    Works column by column over all rows, so every step is one vectorised operation.
+    """
+    n = len(start)
+    longest = int(length.max()) if n else 0
+    if longest > 24:
+        return np.zeros(n), np.zeros(n, dtype=bool)
+    mantissa, scaled = np.zeros(n), np.empty(n)
+    digits, decimals, dots, valid = (np.zeros(n, dtype=np.int8) for _ in range(4))
+    seen_dot = np.zeros(n, dtype=bool)
+    index, byte, digit = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
+    is_digit, is_dot, inside = (np.empty(n, dtype=bool) for _ in range(3))
+    for j in range(longest):
+        np.add(start, j, out=index)
+        np.take(buf, index, out=byte, mode="clip")  # clip: past-the-field bytes are masked
+        np.greater(length, j, out=inside)
+        np.subtract(byte, 48, out=digit)
+        np.less(digit, 10, out=is_digit)
+        is_digit &= inside
+        np.multiply(mantissa, 10.0, out=scaled)
+        scaled += digit
+        np.copyto(mantissa, scaled, where=is_digit)
+        digits += is_digit
+        is_digit &= seen_dot
+        decimals += is_digit
+        np.equal(byte, 46, out=is_dot)
+        is_dot &= inside
+        dots += is_dot
+        seen_dot |= is_dot
+    valid = digits + dots
+    negative = buf[start] == 45
+    ok = (valid + negative == length) & (dots <= 1) & (digits >= 1) & (digits <= _SAFE_DIGITS)
+    value = mantissa / _POW10[decimals]
+    return np.where(negative, -value, value), ok
+
+
+def _tokenise(buf: npt.NDArray[np.uint8], view: npt.NDArray[np.uint64], begin: int, end: int) -> dict[str, npt.NDArray]:
+    """One chunk of whole lines ``[begin, end)``: the per-row columns, or :class:`_IrregularError`."""
+    chunk = buf[begin:end]
+    pos = np.flatnonzero(chunk <= 32)
+    if len(pos) % 6:
+        raise _IrregularError
+    grid = pos.reshape(-1, 6)
+    # Exactly one newline per row, in the last column: then no row holds another one.
+    if not np.array_equal(np.flatnonzero(chunk == 10), grid[:, 5]):
+        raise _IrregularError
+    grid += begin
+    line_start = np.empty(len(grid), dtype=np.int64)
+    line_start[0] = begin
+    line_start[1:] = grid[:-1, 5] + 1
+    if (grid[:, 0] <= line_start).any() or (np.diff(grid, axis=1) < 2).any():
+        raise _IrregularError  # an empty field: doubled separators or a blank line
+    query_words = _words(view, line_start, grid[:, 0] - line_start)
+    new_query = np.ones(len(grid), dtype=bool)
+    same = np.ones(len(grid) - 1, dtype=bool)
+    for word in query_words:
+        same &= word[1:] == word[:-1]
+    new_query[1:] = ~same
+    doc_start, doc_stop = grid[:, 1] + 1, grid[:, 2]
+    scores, ok = _parse_scores(buf, grid[:, 3] + 1, grid[:, 4] - grid[:, 3] - 1)
+    return {
+        "line_start": line_start[new_query],
+        "query_end": grid[new_query, 0],
+        "first_row": np.flatnonzero(new_query),
+        "doc_hash": _hash_words(_words(view, doc_start, doc_stop - doc_start)),
+        "doc_start": doc_start,
+        "doc_stop": doc_stop,
+        "scores": scores,
+        "ok": ok,
+        "score_start": grid[~ok, 3] + 1,
+        "score_stop": grid[~ok, 4],
+    }
+
+
+def _run_columns(path: PathLike, padded: bytearray, size: int) -> RunColumns | None:
+    """Tokenise a run file with numpy; ``None`` if it needs the line-by-line path.
+
+    The fast path takes files whose every line is exactly six fields separated by single spaces
+    or tabs (what ef, Anserini, Pyserini and most tools write); anything else goes line by line.
+    """
+    if size == 0:
+        return None
+    if padded[size - 1] != 10:
+        padded[size] = 10
+        size += 1
+    buf = np.frombuffer(padded, dtype=np.uint8)
+    view = _word_view(padded)
+    bounds = [0]
+    while bounds[-1] < size:
+        cut = padded.find(b"\n", min(bounds[-1] + _CHUNK, size - 1), size) + 1
+        bounds.append(cut if cut > 0 else size)
+    try:
+        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+            chunks = list(pool.map(lambda ab: _tokenise(buf, view, ab[0], ab[1]), itertools.pairwise(bounds)))
+    except _IrregularError:
+        return None
+    name = os.fspath(path)
+    segments: dict[bytes, list[_Segment]] = {}
+    offset = 0
+    last: _Segment | None = None
+    for chunk in chunks:
+        n_rows = len(chunk["scores"])
+        firsts = [*chunk["first_row"].tolist(), n_rows]
+        for i, (a, b) in enumerate(zip(chunk["line_start"].tolist(), chunk["query_end"].tolist(), strict=True)):
+            query_id = bytes(padded[a:b])
+            segment = _Segment(query_id, offset + firsts[i], offset + firsts[i + 1])
+            if last is not None and last.query_id == query_id and last.stop == segment.start:
+                segment = _Segment(query_id, last.start, segment.stop)  # continues across chunks
+                segments[query_id][-1] = segment
+            else:
+                segments.setdefault(query_id, []).append(segment)
+            last = segment
+        offset += n_rows
+    scores = np.concatenate([c["scores"] for c in chunks])
+    ok = np.concatenate([c["ok"] for c in chunks])
+    if not ok.all():
+        rows = np.flatnonzero(~ok)
+        starts = np.concatenate([c["score_start"] for c in chunks]).tolist()
+        stops = np.concatenate([c["score_stop"] for c in chunks]).tolist()
+        scores[rows] = [
+            _score(name, int(row) + 1, bytes(padded[a:b]), "score")
+            for row, a, b in zip(rows.tolist(), starts, stops, strict=True)
+        ]
+    return RunColumns(
+        path=name,
+        data=padded,
+        scores=scores,
+        doc_hash=np.concatenate([c["doc_hash"] for c in chunks]),
+        doc_start=np.concatenate([c["doc_start"] for c in chunks]),
+        doc_stop=np.concatenate([c["doc_stop"] for c in chunks]),
+        segments=segments,
+    )
+
+
+def read_run_columns(path: PathLike) -> RunColumns | dict[str, dict[str, float]]:
+    """The run as columns when the file allows the fast path, else as :func:`read_run`'s dict."""
+    padded, size = _read_padded(path)
+    columns = _run_columns(path, padded, size)
+    if columns is not None:
+        return columns
+    return _read_run_lines(path, bytes(padded[:size]))
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def _check_id(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value or any(c.isspace() for c in value):
+        raise ValueError(f"{what} must be a non-empty str without whitespace (got {value!r})")
+    return value
+
+
+def _atomic_write(path: PathLike, lines: Iterable[str]) -> None:
+    """Write ``lines`` to a temporary file beside ``path``, then rename it over ``path``."""
+    target = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(target))
+    fd, temporary = tempfile.mkstemp(prefix=".ef-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            if target.endswith(".gz"):
+                with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
+                    for line in lines:
+                        out.write(line.encode())
+            else:
+                for line in lines:
+                    raw.write(line.encode())
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> None:
+    """Write ``{query_id: {doc_id: score}}`` as a TREC run file, atomically.
+
+    Each query's documents are written in trec_eval's order (score descending, ties by doc id
+    descending), ranked from 1; scores are written with ``repr`` so they read back exactly.
+
+    Parameters
+    ----------
+    path
+        The file to write; gzip-compressed if its name ends in ``.gz``. Replaced atomically.
+    run
+        The run. Scores must be real numbers, not NaN.
+    run_id
+        The last column of every line.
+
+    Raises
+    ------
+    ValueError
+        For an id that is empty or contains whitespace, or a score that is not a number or NaN.
+    """
+    _check_id(run_id, "'run_id'")
+    rows: list[tuple[str, list[tuple[float, str]]]] = []
+    for query_id, docs in run.items():
+        _check_id(query_id, "a query id")
+        ranked = []
+        for doc_id, score in docs.items():
+            _check_id(doc_id, f"a doc id of query {query_id!r}")
+            if isinstance(score, bool) or not isinstance(score, int | float | np.floating | np.integer):
+                raise ValueError(f"score of doc {doc_id!r} in query {query_id!r} must be a number (got {score!r})")
+            if math.isnan(score):
+                raise ValueError(f"score of doc {doc_id!r} in query {query_id!r} is NaN")
+            ranked.append((float(score), doc_id))
+        ranked.sort(key=lambda item: (item[0], item[1].encode()), reverse=True)
+        rows.append((query_id, ranked))
+
+    def lines() -> Iterator[str]:
+        for query_id, ranked in rows:
+            for rank, (score, doc_id) in enumerate(ranked, start=1):
+                yield f"{query_id} Q0 {doc_id} {rank} {score!r} {run_id}\n"
+
+    _atomic_write(path, lines())
+
+
+def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> None:
+    """Write ``{query_id: {doc_id: grade}}`` as a TREC qrels file (``qid 0 docid grade``), atomically.
+
+    Raises
+    ------
+    ValueError
+        For an id that is empty or contains whitespace, or a grade that is not a finite number.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> write_qrels(path, {"q1": {"d1": 2, "d2": 0}})
+    >>> read_qrels(path)
+    {'q1': {'d1': 2, 'd2': 0}}
+    """
+    for query_id, docs in qrels.items():
+        _check_id(query_id, "a query id")
+        for doc_id, grade in docs.items():
+            _check_id(doc_id, f"a doc id of query {query_id!r}")
+            if (
+                isinstance(grade, bool)
+                or not isinstance(grade, int | float | np.floating | np.integer)
+                or not math.isfinite(grade)
+            ):
+                raise ValueError(
+                    f"grade of doc {doc_id!r} in query {query_id!r} must be a finite number (got {grade!r})"
+                )
+
+    def lines() -> Iterator[str]:
+        for query_id, docs in qrels.items():
+            for doc_id, grade in docs.items():
+                text = str(int(grade)) if float(grade).is_integer() else repr(float(grade))
+                yield f"{query_id} 0 {doc_id} {text}\n"
+
+    _atomic_write(path, lines())

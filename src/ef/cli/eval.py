@@ -1,13 +1,200 @@
-"""`ef eval`. SKELETON: being written."""
+"""``ef eval``: index a BEIR dataset, retrieve for every judged query, print the metrics.
+
+Without a dataset directory it runs on the small demo dataset shipped inside the package.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEMO_DATASET", "add_parser", "run"]
+
+DEMO_DATASET = Path(__file__).resolve().parent.parent / "data" / "demo"
+_DEFAULT_METRICS = ("ndcg", "recall", "precision", "mrr", "map")
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    subparsers.add_parser("eval", help="(not yet)")
+def _k_values(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        values = ()
+    if not values or any(k < 1 for k in values):
+        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers such as 1,10,100 (got {text!r})")
+    return tuple(sorted(set(values)))
+
+
+def _metrics(text: str) -> tuple[str, ...]:
+    from ef.evaluation import RETRIEVAL_METRICS
+
+    names = tuple(part.strip() for part in text.split(","))
+    unknown = [name for name in names if name not in RETRIEVAL_METRICS]
+    if unknown or not all(names):
+        raise argparse.ArgumentTypeError(
+            f"unknown metric name(s) {unknown or [text]}; choose from {','.join(sorted(RETRIEVAL_METRICS))}"
+        )
+    return names
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "eval",
+        help="evaluate retrieval on a BEIR dataset (default: the bundled demo dataset)",
+        description=(
+            "Index a BEIR dataset (corpus.jsonl, queries.jsonl, qrels/<split>.tsv), retrieve for every "
+            "judged query and print NDCG, recall, precision, MRR and MAP at each cutoff, with the time "
+            "each stage took. Without DATASET_DIR, runs on the small demo dataset inside ef."
+        ),
+    )
+    parser.add_argument("dataset", nargs="?", metavar="DATASET_DIR", help="a BEIR dataset directory")
+    parser.add_argument(
+        "--embedder", default="bm25",
+        help="bm25 (default), st:MODEL (a sentence-transformers model: all-MiniLM-L6-v2 or a local "
+             "directory), hybrid or hybrid:st:MODEL (reciprocal rank fusion of bm25 and MODEL)",
+    )
+    parser.add_argument("--split", default="test", help="the qrels split: reads qrels/SPLIT.tsv (default: test)")
+    parser.add_argument(
+        "--k", type=_k_values, default=(1, 3, 5, 10, 100), metavar="K[,K...]",
+        help="rank cutoffs (default: 1,3,5,10,100)",
+    )
+    parser.add_argument(
+        "--metrics", type=_metrics, default=_DEFAULT_METRICS, metavar="NAME[,NAME...]",
+        help=f"metrics to report (default: {','.join(_DEFAULT_METRICS)})",
+    )
+    parser.add_argument(
+        "--ignore-identical-ids", action="store_true",
+        help="drop a hit whose doc id equals the query id (BEIR's option for ArguAna and Quora)",
+    )
+    parser.add_argument(
+        "--index-dir", metavar="DIR",
+        help="cache the index here: built and saved the first time, loaded afterwards",
+    )
+    parser.add_argument("--run-out", metavar="RUN.trec", help="also write the rankings as a TREC run file")
+    parser.add_argument("--json", metavar="REPORT.json", help="also write the report as JSON")
+    parser.add_argument("--batch-size", type=int, default=32, help="dense encoding batch size (default: 32)")
+    parser.add_argument("--device", help="torch device of a dense model (default: sentence-transformers' choice)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+class _TimedRetriever:
+    """Hands evaluate_retrieval's batched search to the index, timing it apart from scoring."""
+
+    def __init__(self, index: Any, show_progress: bool) -> None:
+        self.index = index
+        self.show_progress = show_progress
+        self.seconds = 0.0
+
+    def search_many(self, queries: Sequence[str], *, limit: int = 10) -> list[Any]:
+        start = time.perf_counter()
+        hits = self.index.search_many(queries, limit=limit, show_progress=self.show_progress)
+        self.seconds += time.perf_counter() - start
+        return hits  # type: ignore[no-any-return]
+
+
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    """Write atomically: a temporary file in the same directory, renamed over `path`."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _index(args: argparse.Namespace, corpus: dict[str, str], show: bool) -> tuple[Any, str]:
+    """Load the cached index from --index-dir, or build it (and save it there)."""
+    from ef.source_manager import SearchableCorpus, ingest
+    from ef.source_manager._collection import MANIFEST, corpus_fingerprint
+
+    cache = None if args.index_dir is None else Path(args.index_dir)
+    if cache is not None and (cache / MANIFEST).is_file():
+        index = SearchableCorpus.load(
+            cache, embedder=args.embedder, device=args.device, batch_size=args.batch_size, show_progress=show
+        )
+        if index.fingerprint != corpus_fingerprint(corpus.items()):
+            raise ValueError(
+                f"--index-dir {cache} holds an index of another corpus than {args.dataset or 'the demo dataset'}: "
+                f"delete it or choose another directory"
+            )
+        return index, f"loaded from {cache}"
+    if cache is not None and cache.exists() and not (cache.is_dir() and not any(cache.iterdir())):
+        raise FileExistsError(f"--index-dir {cache} exists and is not an ef index")
+    index = ingest(
+        corpus, embedder=args.embedder, batch_size=args.batch_size, device=args.device, show_progress=show
+    )
+    if cache is None:
+        return index, "built"
+    index.save(cache)
+    return index, f"built, saved to {cache}"
 
 
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """Run ``ef eval`` for parsed `args`; returns the exit status."""
+    from ef._table import format_table
+    from ef.evaluation import evaluate_retrieval, read_beir
+    from ef.source_manager import parse_embedder
+
+    started = time.perf_counter()
+    parse_embedder(args.embedder)  # a bad name fails before any file is read
+    if args.batch_size < 1:
+        raise ValueError(f"--batch-size must be a positive integer (got {args.batch_size})")
+    dataset = Path(args.dataset) if args.dataset is not None else DEMO_DATASET
+    if not dataset.is_dir():
+        raise FileNotFoundError(f"dataset directory {dataset} does not exist")
+    show = not args.quiet
+    timings: dict[str, float] = {}
+
+    corpus, queries, qrels = read_beir(dataset, qrels=f"qrels/{args.split}.tsv")
+    if not corpus:
+        raise ValueError(f"{dataset / 'corpus.jsonl'} holds no documents")
+    timings["read dataset"] = time.perf_counter() - started
+
+    mark = time.perf_counter()
+    index, how = _index(args, corpus, show)
+    timings["load index" if how.startswith("loaded") else "build index"] = time.perf_counter() - mark
+
+    mark = time.perf_counter()
+    retriever = _TimedRetriever(index, show)
+    report = evaluate_retrieval(
+        retriever, qrels, queries,
+        k_values=args.k,
+        metrics=args.metrics,
+        # One extra hit, so that dropping the query's own id still leaves max(k) documents.
+        limit=max(args.k) + (1 if args.ignore_identical_ids else 0),
+        ignore_identical_ids=args.ignore_identical_ids,
+        run_path=args.run_out,
+    )
+    timings["retrieve"] = retriever.seconds
+    timings["score"] = time.perf_counter() - mark - retriever.seconds
+    timings["total"] = time.perf_counter() - started
+
+    name = "the demo dataset" if args.dataset is None else str(dataset)
+    print(
+        f"{name}, split {args.split}: {index.n_sources} documents ({len(index)} segments), "
+        f"{report.n_queries} queries scored; embedder {index.embedder}; index {how}"
+    )
+    print(report)
+    print()
+    print(format_table(["stage", "seconds"], [[stage, f"{s:.2f}"] for stage, s in timings.items()]))
+    if args.json is not None:
+        _write_json(args.json, {
+            "dataset": str(dataset),
+            "split": args.split,
+            "embedder": index.embedder,
+            "n_documents": index.n_sources,
+            "n_segments": len(index),
+            "index": how,
+            **report.to_dict(),
+            "seconds": {stage: round(s, 4) for stage, s in timings.items()},
+        })
+    return 0

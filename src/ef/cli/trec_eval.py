@@ -1,14 +1,204 @@
-"""`ef trec-eval`. SKELETON: being written (issue 3)."""
+"""``ef trec-eval``: a drop-in for trec_eval, with its flags and its output format.
+
+``ef trec-eval [-q] [-c] [-l LEVEL] [-M MAX] [-m MEASURE[.PARAMS]]... QRELS RUN`` prints lines
+``measure<TAB>query<TAB>value``, the measure name left-justified to 22 characters, values with
+4 decimals and counts as integers, ``all`` for the summary, exactly as trec_eval 10.0 does; or
+JSON (``--json``) or CSV (``--csv``). As in trec_eval, a judged query missing from the run is
+skipped unless ``-c`` is given.
+"""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import gzip
+import io
+import json
+import os
+import sys
 from collections.abc import Sequence
 
+from ef.evaluation._measures import MEASURES, Measure, expand_measure_spec, valid_forms
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    subparsers.add_parser("trec-eval", help="(not yet)")
+__all__ = ["add_parser", "main"]
+
+_DESCRIPTION = (
+    "Evaluate a TREC run against qrels with trec_eval's measures, flags and output format "
+    "(the numbers of trec_eval 10.0)."
+)
+
+
+def _epilog() -> str:
+    lines = [
+        "measures (-m accepts a family for its default parameters, family.p1,p2, "
+        "'official' (the default) or 'all_trec'):"
+    ]
+    for family in MEASURES.values():
+        defaults = ",".join(f"{p:g}" for p in family.defaults)
+        suffix = f" [default {family.name}.{defaults}]" if defaults else ""
+        lines.append(f"  {family.name:<16} {family.description}{suffix}")
+    lines.append(valid_forms())
+    return "\n".join(lines)
+
+
+def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("qrels", metavar="QRELS", help="TREC qrels file (qid iter docid grade) or BEIR qrels TSV")
+    parser.add_argument("run", metavar="RUN", help="TREC run file (qid iter docid rank score run_id), plain or .gz")
+    parser.add_argument("-q", dest="per_query", action="store_true", help="also print each query's values")
+    parser.add_argument(
+        "-c",
+        dest="complete",
+        action="store_true",
+        help="average over every judged query, counting queries missing from the run as 0",
+    )
+    parser.add_argument(
+        "-l",
+        dest="level",
+        type=_level,
+        default=1,
+        metavar="LEVEL",
+        help="lowest grade that counts as relevant (default 1)",
+    )
+    parser.add_argument(
+        "-M",
+        dest="max_docs",
+        type=_positive,
+        default=None,
+        metavar="MAX",
+        help="evaluate only the top MAX documents of each query",
+    )
+    parser.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        default=None,
+        metavar="MEASURE",
+        help="measure to print, repeatable: P.5,10 / ndcg_cut / recip_rank / all_trec / ndcg@10 ...",
+    )
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON object instead")
+    output.add_argument("--csv", action="store_true", help="print CSV rows measure,query,value instead")
+    return parser
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0 (got {text!r})") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a number > 0 (got {text!r})")
+    return int(value) if value.is_integer() else value
+
+
+def _positive(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer (got {text!r})")
+    return int(text)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``trec-eval`` for ``ef --help`` (its arguments are parsed by :func:`main`)."""
+    _build(
+        subparsers.add_parser(
+            "trec-eval",
+            help="trec_eval's numbers and output, fast",
+            description=_DESCRIPTION,
+            epilog=_epilog(),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    return _build(
+        argparse.ArgumentParser(
+            prog="ef trec-eval",
+            description=_DESCRIPTION,
+            epilog=_epilog(),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    )
+
+
+_WITH_RUNID = ("official", "all_trec", "runid")
+
+
+def _measures(specs: Sequence[str]) -> list[Measure]:
+    """Every requested measure once, in trec_eval's order: registry order, parameters sorted."""
+    wanted = {m for spec in specs if spec != "runid" for m in expand_measure_spec(spec)}
+    order = {name: i for i, name in enumerate(MEASURES)}
+    return sorted(wanted, key=lambda m: (order[m.family], -1 if m.param is None else m.param))
+
+
+def _run_id(path: str) -> str:
+    """The run id (6th column) of the first line, as trec_eval prints it."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as handle:
+        for line in handle:
+            fields = line.split()
+            if fields:
+                return fields[5].decode(errors="replace") if len(fields) >= 6 else ""
+    return ""
+
+
+def _value(measure: Measure, value: float) -> str:
+    return str(int(value)) if measure.spec.integer else f"{value:6.4f}"
 
 
 def main(argv: Sequence[str]) -> int:
-    raise NotImplementedError
+    """Run ``ef trec-eval`` with ``argv`` (the arguments after ``trec-eval``); return the exit status."""
+    from ef.evaluation._run import _evaluate, _load_qrels, _load_run
+
+    args = _parser().parse_args(list(argv))
+    specs = args.measures or ["official"]
+    measures = _measures(specs)
+    qrels = _load_qrels(args.qrels)
+    run = _load_run(args.run)
+    result = _evaluate(
+        run,
+        qrels,
+        measures,
+        missing="zero" if args.complete else "skip",
+        relevance_level=args.level,
+        max_docs=args.max_docs,
+    )
+    run_id = _run_id(os.fspath(args.run))
+    # trec_eval prints no per-query line for num_q and gm_map (its gm_map is a summary only).
+    per_query_measures = [m for m in measures if m.family not in ("num_q", "gm_map")]
+    columns = {m: result.values[m].tolist() for m in per_query_measures}
+
+    if args.json:
+        document: dict[str, object] = {
+            "run_id": run_id,
+            "n_queries": len(result.query_ids),
+            "measures": {str(m): _typed(m, result.summary[m]) for m in measures},
+        }
+        if args.per_query:
+            document["per_query"] = {
+                q: {str(m): _typed(m, columns[m][i]) for m in per_query_measures}
+                for i, q in enumerate(result.query_ids)
+            }
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+        return 0
+
+    rows: list[tuple[str, str, str]] = []
+    if args.per_query:
+        for i, query_id in enumerate(result.query_ids):
+            rows.extend((str(m), query_id, _value(m, columns[m][i])) for m in per_query_measures)
+    if any(spec in _WITH_RUNID for spec in specs):
+        rows.append(("runid", "all", run_id))
+    rows.extend((str(m), "all", _value(m, result.summary[m])) for m in measures)
+    if args.csv:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["measure", "query", "value"])
+        writer.writerows((name, query, value.strip()) for name, query, value in rows)
+        sys.stdout.write(buffer.getvalue())
+    else:
+        sys.stdout.write("".join(f"{name:<22}\t{query}\t{value}\n" for name, query, value in rows))
+    return 0
+
+
+def _typed(measure: Measure, value: float) -> float:
+    return int(value) if measure.spec.integer else value

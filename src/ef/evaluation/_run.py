@@ -1,17 +1,449 @@
-"""Bulk run evaluation. SKELETON: being written (issue 3)."""
+"""Bulk run evaluation: a whole run against qrels, trec_eval's numbers, every query at once."""
 
 from __future__ import annotations
 
+import itertools
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ef._table import format_table
+from ef.evaluation._bulk import HitTable, geometric_mean
+from ef.evaluation._measures import Measure, parse_measure
+from ef.trec import RunColumns, hash_ids, read_qrels, read_run_columns
 
 __all__ = ["RunEvalReport", "evaluate_run"]
+
+Missing = Literal["zero", "skip"]
+Run = Mapping[str, Mapping[str, float]]
+
+DEFAULT_MEASURES = ("ndcg@10", "recall@100", "map", "mrr")
 
 
 @dataclass(frozen=True)
 class RunEvalReport:
-    pass
+    """The outcome of :func:`evaluate_run`: each measure over the evaluated queries.
+
+    ``metrics`` maps each measure name, exactly as the caller gave it, to its summary over the
+    queries: the mean for scores, the sum for trec_eval's counts (``num_ret``, ``num_rel``,
+    ``num_rel_ret``), the number of queries for ``num_q`` and the geometric mean for ``gm_map``.
+    ``per_query`` keeps every measure per query id (for ``gm_map`` the query's average
+    precision); ``n_queries`` is how many queries were evaluated.
+
+    >>> report = RunEvalReport({'ndcg@10': 0.5, 'mrr': 0.75}, {}, 2)
+    >>> print(report)
+    Run evaluation over 2 queries
+    measure   value
+    -------  ------
+    ndcg@10  0.5000
+    mrr      0.7500
+    """
+
+    metrics: Mapping[str, float]
+    per_query: Mapping[str, Mapping[str, float]]
+    n_queries: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: ``metrics``, ``per_query`` and ``n_queries``."""
+        return {
+            "metrics": dict(self.metrics),
+            "per_query": {query_id: dict(values) for query_id, values in self.per_query.items()},
+            "n_queries": self.n_queries,
+        }
+
+    def __str__(self) -> str:
+        """The summaries as a two-column table (floats with 4 decimals, counts as integers)."""
+        return format_table(
+            ["measure", "value"],
+            [[name, value] for name, value in self.metrics.items()],
+            title=f"Run evaluation over {self.n_queries} queries",
+        )
 
 
-def evaluate_run(*args: Any, **kwargs: Any) -> RunEvalReport:
-    raise NotImplementedError
+@dataclass(frozen=True)
+class _Evaluation:
+    """What both :func:`evaluate_run` and ``ef trec-eval`` print from: values per measure."""
+
+    query_ids: list[str]
+    values: dict[Measure, npt.NDArray[np.float64]]
+    summary: dict[Measure, float]
+
+
+def _check_options(missing: str, relevance_level: float, max_docs: int | None) -> None:
+    if missing not in ("zero", "skip"):
+        raise ValueError(f"'missing' must be 'zero' or 'skip' (got {missing!r})")
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, int | float) or not relevance_level > 0:
+        raise ValueError(f"'relevance_level' must be a number > 0 (got {relevance_level!r})")
+    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, int) or max_docs < 1):
+        raise ValueError(f"'max_docs' must be a positive integer or None (got {max_docs!r})")
+
+
+def _not_a_number(values: Mapping[str, object]) -> tuple[str, object] | None:
+    """The first ``(key, value)`` whose value is not a real number (bools and None included)."""
+    for key, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+            return key, value
+    return None
+
+
+def _grades(query_id: str, judged: Mapping[str, float]) -> npt.NDArray[np.float64]:
+    try:
+        grades = np.fromiter(judged.values(), dtype=np.float64, count=len(judged))
+    except (TypeError, ValueError):
+        grades = np.array([np.nan])
+    if np.isnan(grades).any():
+        bad = _not_a_number(judged)
+        if bad is not None:
+            raise ValueError(f"qrels: a grade of query {query_id!r} is not a number (got {bad[1]!r})")
+        raise ValueError(f"qrels: a grade of query {query_id!r} is NaN")
+    return grades
+
+
+def _ranks(
+    scores: npt.NDArray[np.float64], found: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """For each score in ``found``: how many of ``scores`` are greater, and how many are equal."""
+    ordered = np.sort(scores)
+    right = np.searchsorted(ordered, found, "right")
+    return len(scores) - right, right - np.searchsorted(ordered, found, "left")
+
+
+class _Builder:
+    """Accumulates the flat arrays of a :class:`HitTable`, query by query."""
+
+    def __init__(self, qrels: Run) -> None:
+        self.qrels = qrels
+        self.query_ids: list[str] = []
+        self.num_ret: list[int] = []
+        self.hit_counts: list[int] = []
+        self.hit_rank: list[int] = []
+        self.hit_grade: list[float] = []
+        self.arrays: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]] | None = None
+
+    def add(self, query_id: str, num_ret: int) -> int:
+        self.query_ids.append(query_id)
+        self.num_ret.append(num_ret)
+        self.hit_counts.append(0)
+        return len(self.query_ids) - 1
+
+    def set_hits(
+        self, query: npt.NDArray[np.int64], rank: npt.NDArray[np.int64], grade: npt.NDArray[np.float64]
+    ) -> None:
+        self.arrays = (query, rank, grade)
+
+    def judged_grades(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """Query index and grade of every judgement of the evaluated queries, validated."""
+        judged = [self.qrels[q] for q in self.query_ids]
+        sizes = [len(j) for j in judged]
+        try:
+            grades = np.fromiter(
+                itertools.chain.from_iterable(j.values() for j in judged), dtype=np.float64, count=sum(sizes)
+            )
+        except (TypeError, ValueError):
+            grades = np.array([np.nan])
+        if np.isnan(grades).any():
+            for query_id in self.query_ids:
+                _grades(query_id, self.qrels[query_id])  # raises, naming the query
+        return np.repeat(np.arange(len(sizes), dtype=np.int64), sizes), grades
+
+    def table(self, relevance_level: float) -> HitTable:
+        judged_query, judged_grade = self.judged_grades()
+        query, rank, grade = self.arrays or (
+            np.repeat(np.arange(len(self.hit_counts), dtype=np.int64), self.hit_counts),
+            np.array(self.hit_rank, dtype=np.int64),
+            np.array(self.hit_grade, dtype=np.float64),
+        )
+        return HitTable(
+            num_ret=np.array(self.num_ret, dtype=np.int64),
+            hit_query=query,
+            hit_rank=rank,
+            hit_grade=grade,
+            judged_query=judged_query,
+            judged_grade=judged_grade,
+            relevance_level=float(relevance_level),
+        )
+
+
+def _scores(query_id: str, ranking: Mapping[str, float]) -> npt.NDArray[np.float64]:
+    """The scores of one query, sorted ascending; ``ValueError`` naming the doc if one is not a number."""
+    try:
+        scores = np.sort(np.fromiter(ranking.values(), dtype=np.float64, count=len(ranking)))
+    except (TypeError, ValueError):
+        scores = np.array([np.nan])
+    if len(scores) and scores[-1] != scores[-1]:  # NaN sorts last
+        bad = _not_a_number(ranking)
+        if bad is not None:
+            raise ValueError(f"run: score of doc {bad[0]!r} in query {query_id!r} is not a number (got {bad[1]!r})")
+        doc_id = next(d for d, s in ranking.items() if s != s)
+        raise ValueError(f"run: score of doc {doc_id!r} in query {query_id!r} is NaN")
+    return scores
+
+
+def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None) -> _Builder:
+    out = _Builder(qrels)
+    hit_rank, hit_grade, hit_counts = out.hit_rank, out.hit_grade, out.hit_counts
+    for query_id in query_ids:
+        ranking = run.get(query_id)
+        if ranking is None:
+            if missing == "zero":
+                out.add(query_id, 0)
+            continue
+        n = len(ranking)
+        index = out.add(query_id, n if max_docs is None else min(n, max_docs))
+        ordered = _scores(query_id, ranking)
+        try:
+            found = [(d, s, g) for d, g in qrels[query_id].items() if (s := ranking.get(d)) is not None and g >= 0]
+        except TypeError:
+            _grades(query_id, qrels[query_id])  # a grade that is not a number: raises, naming the query
+            raise
+        if not found:
+            continue
+        values = np.array([s for _, s, _ in found], dtype=np.float64)
+        right = np.searchsorted(ordered, values, "right")
+        ranks = (n - right).tolist()
+        if (np.searchsorted(ordered, values, "left") < right - 1).any():
+            for i, (doc_id, score, _) in enumerate(found):  # ties go to the greater doc id (byte-wise)
+                ranks[i] += sum(1 for d, s in ranking.items() if s == score and d > doc_id)
+        if max_docs is None:
+            hit_rank.extend(ranks)
+            hit_grade.extend(g for _, _, g in found)
+            hit_counts[index] = len(found)
+        else:
+            kept = [(r, g) for r, (_, _, g) in zip(ranks, found, strict=True) if r < max_docs]
+            hit_rank.extend(r for r, _ in kept)
+            hit_grade.extend(g for _, g in kept)
+            hit_counts[index] = len(kept)
+    return out
+
+
+_QUERY_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+def _from_columns(
+    run: RunColumns, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None
+) -> _Builder:
+    """The hit table of a tokenised run file: judged docs are matched by hash for all rows at once."""
+    out = _Builder(qrels)
+    present: list[tuple[int, npt.NDArray[np.int64] | slice]] = []
+    for query_id in query_ids:
+        key = query_id.encode()
+        if key in run.segments:
+            rows = run.rows(key)
+            n = (rows.stop - rows.start) if isinstance(rows, slice) else len(rows)
+            present.append((out.add(query_id, n if max_docs is None else min(n, max_docs)), rows))
+        elif missing == "zero":
+            out.add(query_id, 0)
+    row_query = np.full(len(run.scores), -1, dtype=np.int64)
+    for index, rows in present:
+        row_query[rows] = index
+    # Judged docs (grade >= 0) of the queries the run has, as (query, doc id) keys.
+    judged_query: list[int] = []
+    judged_doc: list[bytes] = []
+    judged_grade: list[float] = []
+    for index, _ in present:
+        for doc_id, grade in qrels[out.query_ids[index]].items():
+            if grade >= 0:
+                judged_query.append(index)
+                judged_doc.append(doc_id.encode())
+                judged_grade.append(float(grade))
+    query_salt = np.array(judged_query, dtype=np.int64).astype(np.uint64) * _QUERY_MIX
+    judged_key = hash_ids(judged_doc) ^ query_salt
+    order = np.argsort(judged_key)
+    sorted_key = judged_key[order]
+    row_key = run.doc_hash ^ (row_query.astype(np.uint64) * _QUERY_MIX)
+    # A bit table filters out almost every row before the exact search.
+    bits = np.zeros(1 << 22, dtype=bool)
+    mask = np.uint64((1 << 22) - 1)
+    bits[(sorted_key & mask).astype(np.int64)] = True
+    candidates = np.flatnonzero(bits[(row_key & mask).astype(np.int64)] & (row_query >= 0))
+    at = np.minimum(np.searchsorted(sorted_key, row_key[candidates]), max(len(sorted_key) - 1, 0))
+    hit = sorted_key[at] == row_key[candidates] if len(sorted_key) else np.zeros(0, dtype=bool)
+    rows_hit, judged_hit = candidates[hit], order[at[hit]]
+    # Exact check: the doc ids and queries must really be equal (a hash says only "probably").
+    data = run.data
+    starts, stops = run.doc_start[rows_hit].tolist(), run.doc_stop[rows_hit].tolist()
+    exact = [
+        data[a:b] == judged_doc[j] and row_query[r] == judged_query[j]
+        for a, b, r, j in zip(starts, stops, rows_hit.tolist(), judged_hit.tolist(), strict=True)
+    ]
+    rows_hit, judged_hit = rows_hit[exact], judged_hit[exact]
+    by_query = np.argsort(row_query[rows_hit], kind="stable")
+    rows_hit, judged_hit = rows_hit[by_query], judged_hit[by_query]
+    hit_query = row_query[rows_hit]
+    bounds = np.searchsorted(hit_query, np.arange(len(out.query_ids) + 1)).tolist()
+    ranks = np.zeros(len(rows_hit), dtype=np.int64)
+    for index, rows in present:
+        hashes = run.doc_hash[rows]
+        ordered = np.sort(hashes)
+        if (ordered[1:] == ordered[:-1]).any():
+            run.check_duplicates(out.query_ids[index].encode(), hashes)
+        a, b = bounds[index], bounds[index + 1]
+        if a == b:
+            continue
+        scores = run.scores[rows]
+        found = run.scores[rows_hit[a:b]]
+        greater, equal = _ranks(scores, found)
+        for t in np.flatnonzero(equal > 1).tolist():  # ties go to the greater doc id (byte-wise)
+            tie_doc = run.doc_id(int(rows_hit[a + t]))
+            row_of = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
+            tied = row_of[scores == found[t]].tolist()
+            greater[t] += sum(1 for r in tied if run.doc_id(r) > tie_doc)
+        ranks[a:b] = greater
+    seen = {out.query_ids[index].encode() for index, _ in present}
+    for key in run.segments.keys() - seen:
+        hashes = run.doc_hash[run.rows(key)]
+        ordered = np.sort(hashes)
+        if (ordered[1:] == ordered[:-1]).any():
+            run.check_duplicates(key, hashes)
+    keep = ranks < max_docs if max_docs is not None else slice(None)
+    out.set_hits(hit_query[keep], ranks[keep], np.array(judged_grade, dtype=np.float64)[judged_hit][keep])
+    return out
+
+
+def _summary(measure: Measure, values: npt.NDArray[np.float64]) -> float:
+    n = len(values)
+    aggregate = measure.spec.aggregate
+    if aggregate == "count":
+        return float(n)
+    if aggregate == "sum":
+        return float(values.sum())
+    if aggregate == "geometric":
+        return geometric_mean(values, n)
+    # A running sum, query after query, as trec_eval accumulates (not numpy's pairwise sum).
+    return float(np.cumsum(values)[-1]) / n
+
+
+def _evaluate(
+    run: Run | RunColumns,
+    qrels: Run,
+    measures: Sequence[Measure],
+    *,
+    missing: Missing,
+    relevance_level: float,
+    max_docs: int | None,
+) -> _Evaluation:
+    # trec_eval's query order: ids compared byte-wise (str order is UTF-8 byte order).
+    query_ids = sorted(qrels)
+    if isinstance(run, RunColumns):
+        built = _from_columns(run, qrels, query_ids, missing, max_docs)
+    else:
+        built = _from_mapping(run, qrels, query_ids, missing, max_docs)
+    if not built.query_ids:
+        raise ValueError(
+            "no query to evaluate: 'qrels' is empty"
+            if not qrels
+            else "no query to evaluate: no query of the run is judged in 'qrels' (missing='skip')"
+        )
+    table = built.table(relevance_level)
+    values = {m: m.spec.kernel(table, m.param) for m in dict.fromkeys(measures)}
+    return _Evaluation(built.query_ids, values, {m: _summary(m, v) for m, v in values.items()})
+
+
+def _load_qrels(qrels: Run | str | os.PathLike[str]) -> Run:
+    if isinstance(qrels, str | os.PathLike):
+        return read_qrels(qrels)
+    if not isinstance(qrels, Mapping):
+        raise TypeError(f"'qrels' must be a mapping or a path (got {type(qrels).__name__})")
+    return qrels
+
+
+def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunColumns:
+    if isinstance(run, str | os.PathLike):
+        return read_run_columns(run)
+    if not isinstance(run, Mapping):
+        raise TypeError(f"'run' must be a mapping or a path (got {type(run).__name__})")
+    return run
+
+
+def evaluate_run(
+    run: Run | str | os.PathLike[str],
+    qrels: Run | str | os.PathLike[str],
+    measures: Sequence[str] = DEFAULT_MEASURES,
+    *,
+    missing: Missing = "zero",
+    relevance_level: float = 1,
+    max_docs: int | None = None,
+) -> RunEvalReport:
+    """Evaluate a whole run against qrels with trec_eval's semantics, all queries at once.
+
+    Documents are ranked by score descending, ties broken by doc id descending (byte-wise); the
+    file's rank column is ignored. A document is relevant when its grade is
+    ``>= relevance_level``; a negative grade counts as unjudged; nDCG's gain is the grade.
+    Queries are those judged in `qrels`; a run query without judgements is ignored, and a judged
+    query without a relevant document scores 0 and counts.
+
+    Parameters
+    ----------
+    run
+        ``{query_id: {doc_id: score}}``, or the path of a TREC run file (plain or ``.gz``).
+    qrels
+        ``{query_id: {doc_id: grade}}``, or the path of a TREC qrels file or a BEIR qrels TSV.
+    measures
+        Measure names in ef's spelling (``ndcg@10``, ``recall@100``, ``precision@5``, ``mrr``,
+        ``mrr@10``, ``map``, ``map@100``, ``hit_rate@10``) or trec_eval's (``ndcg_cut_10``,
+        ``P_5``, ``recip_rank``, ``Rprec``, ``bpref``, ``gm_map``, ``iprec_at_recall_0.50``,
+        ``num_rel`` …); see ``ef.evaluation._measures.MEASURES``.
+    missing
+        A judged query absent from the run: ``"zero"`` counts it with zeros (trec_eval ``-c``,
+        ir-measures), ``"skip"`` leaves it out (pytrec_eval, BEIR).
+    relevance_level
+        The lowest grade that counts as relevant (trec_eval ``-l``).
+    max_docs
+        Evaluate only the top ``max_docs`` documents of each query (trec_eval ``-M``).
+
+    Returns
+    -------
+    RunEvalReport
+        Keyed by the measure names exactly as given.
+
+    Raises
+    ------
+    ValueError
+        For an unknown measure name (the message lists the valid forms), a bad option, a score
+        or grade that is not a number or is NaN, a malformed file (``file:line: ...``), or when
+        no query can be evaluated.
+
+    Examples
+    --------
+    >>> run = {'q1': {'d1': 0.9, 'd2': 0.8, 'd3': 0.1}, 'q2': {'d4': 0.5, 'd5': 0.4}}
+    >>> qrels = {'q1': {'d1': 1, 'd3': 2}, 'q2': {'d5': 1}, 'q3': {'d6': 1}}
+    >>> report = evaluate_run(run, qrels, ['P_2', 'mrr', 'num_rel_ret'])
+    >>> report.metrics['mrr'], report.metrics['num_rel_ret'], report.n_queries
+    (0.5, 3, 3)
+    >>> evaluate_run(run, qrels, ['mrr'], missing='skip').metrics['mrr']  # q3 not in the run
+    0.75
+    >>> report.per_query['q2']
+    {'P_2': 0.5, 'mrr': 0.5, 'num_rel_ret': 1}
+    """
+    if isinstance(measures, str):
+        raise TypeError(f"'measures' must be a sequence of measure names, not a str (got {measures!r})")
+    parsed = [parse_measure(name) for name in measures]
+    if not parsed:
+        raise ValueError("'measures' must name at least one measure")
+    repeated = [name for i, name in enumerate(measures) if name in measures[:i]]
+    if repeated:
+        raise ValueError(f"'measures' lists {repeated[0]!r} twice")
+    _check_options(missing, relevance_level, max_docs)
+    result = _evaluate(
+        _load_run(run),
+        _load_qrels(qrels),
+        parsed,
+        missing=missing,
+        relevance_level=relevance_level,
+        max_docs=max_docs,
+    )
+
+    def typed(measure: Measure, value: float) -> float:
+        return int(value) if measure.spec.integer else value
+
+    names = list(zip(measures, parsed, strict=True))
+    metrics = {name: typed(m, result.summary[m]) for name, m in names}
+    columns = {name: result.values[m].tolist() for name, m in names}
+    per_query = {
+        query_id: {name: typed(m, columns[name][i]) for name, m in names} for i, query_id in enumerate(result.query_ids)
+    }
+    return RunEvalReport(metrics=metrics, per_query=per_query, n_queries=len(result.query_ids))

@@ -1,5 +1,33 @@
-"""Ingest a corpus and search it. SKELETON: being written (issue 4)."""
+"""Ingest a corpus and search it: the retrievers that :func:`ef.evaluation.evaluate_retrieval` scores.
 
+- :func:`ingest` indexes a corpus (``{doc_id: text}``, as :func:`ef.evaluation.read_beir` returns
+  it) and returns a :class:`SearchableCorpus` with ``search`` and batched ``search_many``;
+  indexes save to a directory and load back (:meth:`SearchableCorpus.save` / :meth:`~SearchableCorpus.load`).
+- :class:`SourceManager` grows source by source and answers ``retrieve(query, limit=...)``.
+- Every search returns :class:`SearchHit`\\ s — a :class:`~ef.segments.Segment`, its score, its rank.
+
+Embedders are named by string: ``"bm25"`` (default), ``"st:<model>"`` (sentence-transformers,
+in the ``dense`` extra) and ``"hybrid:st:<model>"`` (reciprocal rank fusion of the two).
+Importing this module is cheap: bm25s, torch and sentence-transformers load when first used.
+
+>>> index = ingest({"d1": "Rust is a systems language.", "d2": "Python is a scripting language."},
+...                show_progress=False)
+>>> index.search("python scripts")[0].segment.source_id
+'d2'
+"""
+
+from ef.source_manager._collection import FORMAT_VERSION
+from ef.source_manager._corpus import SearchableCorpus, ingest
+from ef.source_manager._embedders import EmbedderSpec, parse_embedder
 from ef.source_manager._hit import SearchHit
+from ef.source_manager._manager import SourceManager
 
-__all__ = ["SearchHit"]
+__all__ = [
+    "FORMAT_VERSION",
+    "EmbedderSpec",
+    "SearchHit",
+    "SearchableCorpus",
+    "SourceManager",
+    "ingest",
+    "parse_embedder",
+]

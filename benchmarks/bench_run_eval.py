@@ -1,0 +1,179 @@
+"""Bulk run evaluation: ef against pytrec_eval, ranx and ir-measures, in memory and from a TREC file.
+
+A seeded synthetic evaluation: N queries x D scored docs (default 10,000 x 1,000), about 5
+relevant docs per query with grades 1-3 plus 5 judged non-relevant, scores with 4 decimals in
+[0, 100) (distinct decimals stay distinct in float32, so pytrec_eval ranks exactly as ef does).
+Measures: ndcg@10, recall@100, map, recip_rank. Prints ratio lines; never a test.
+
+    python benchmarks/bench_run_eval.py            # the full benchmark (needs ~4 GB of RAM)
+    python benchmarks/bench_run_eval.py --small    # a quick smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+EF = ["ndcg@10", "recall@100", "map", "mrr"]
+TREC = ["ndcg_cut_10", "recall_100", "map", "recip_rank"]
+PYTREC = {"ndcg_cut.10", "recall.100", "map", "recip_rank"}
+
+
+def make(n_queries: int, n_docs: int, seed: int) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]:
+    rng = np.random.default_rng(seed)
+    pool = max(10 * n_docs, 1000)
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(n_queries):
+        query_id = f"q{q:05d}"
+        docs = rng.choice(pool, size=n_docs, replace=False)
+        scores = np.round(rng.random(n_docs) * 100, 4)
+        names = [f"doc{d:07d}" for d in docs.tolist()]
+        run[query_id] = dict(zip(names, scores.tolist(), strict=True))
+        n_rel = int(rng.integers(3, 8))
+        picked = rng.choice(n_docs, size=n_rel + 5, replace=False).tolist()
+        judged = {names[i]: int(g) for i, g in zip(picked[:n_rel], rng.integers(1, 4, n_rel).tolist(), strict=True)}
+        judged.update({names[i]: 0 for i in picked[n_rel:]})
+        judged[f"doc{pool + q:07d}"] = 1  # a relevant doc the run missed
+        qrels[query_id] = judged
+    return run, qrels
+
+
+def write_files(folder: str, run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]) -> tuple[str, str]:
+    run_path, qrels_path = os.path.join(folder, "run.txt"), os.path.join(folder, "qrels.txt")
+    with open(run_path, "w") as out:
+        for query_id, docs in run.items():
+            ranked = sorted(docs.items(), key=lambda item: -item[1])
+            out.write("".join(f"{query_id} Q0 {d} {r} {s:.4f} ef-bench\n" for r, (d, s) in enumerate(ranked, 1)))
+    with open(qrels_path, "w") as out:
+        for query_id, judged in qrels.items():
+            out.write("".join(f"{query_id} 0 {d} {g}\n" for d, g in judged.items()))
+    return run_path, qrels_path
+
+
+def timed(job: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = job()
+    return time.perf_counter() - start, result
+
+
+def child(code: str, *args: str) -> tuple[float, dict[str, Any]]:
+    """Run ``code`` in a fresh Python; it prints one JSON line last. Returns (wall seconds, that JSON)."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - start
+    return wall, json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# VmHWM is this process's own peak RSS (ru_maxrss would carry over the parent's peak across exec).
+PEAK = (
+    "import json\n"
+    "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0].split()[1]\n"
+    "print(json.dumps({'peak_mb': int(hwm) / 1024}))"
+)
+
+EF_CLI = (
+    "import sys, io, contextlib\n"
+    "from ef.cli import main\n"
+    "rc = main(['trec-eval', '-m', 'ndcg_cut.10', '-m', 'recall.100', '-m', 'map', '-m', 'recip_rank', *sys.argv[1:]])\n"
+    "assert rc == 0\n" + PEAK
+)
+PYTREC_FILE = (
+    "import sys, pytrec_eval\n"
+    "with open(sys.argv[1]) as f: qrels = pytrec_eval.parse_qrel(f)\n"
+    "with open(sys.argv[2]) as f: run = pytrec_eval.parse_run(f)\n"
+    "res = pytrec_eval.RelevanceEvaluator(qrels, {'ndcg_cut.10', 'recall.100', 'map', 'recip_rank'}).evaluate(run)\n"
+    "for m in ('ndcg_cut_10', 'recall_100', 'map', 'recip_rank'):\n"
+    "    print(m, sum(v[m] for v in res.values()) / len(res))\n" + PEAK
+)
+IMPORT = (
+    "import time; start = time.perf_counter()\n"
+    "from ef.evaluation import evaluate_run\n"
+    "r = evaluate_run({'a': {'d1': 2.0, 'd2': 1.0}, 'b': {'d3': 1.0}, 'c': {'d1': 0.5}},\n"
+    "                 {'a': {'d2': 1}, 'b': {'d3': 2}, 'c': {'d9': 1}}, ['ndcg@10', 'recall@100', 'map', 'mrr'])\n"
+    "import json; print(json.dumps({'seconds': time.perf_counter() - start}))"
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--small", action="store_true", help="1,000 queries x 100 docs: a smoke run")
+    parser.add_argument("--queries", type=int, default=10_000)
+    parser.add_argument("--docs", type=int, default=1_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-file", action="store_true", help="skip the TREC-file comparison")
+    parser.add_argument("--no-ranx", action="store_true", help="skip ranx (its JIT takes a minute)")
+    args = parser.parse_args()
+    n_queries, n_docs = (1_000, 100) if args.small else (args.queries, args.docs)
+
+    import pytrec_eval
+
+    from ef.evaluation import evaluate_run
+
+    t_make, (run, qrels) = timed(lambda: make(n_queries, n_docs, args.seed))
+    print(f"synthetic run: {n_queries:,} queries x {n_docs:,} docs (made in {t_make:.1f} s)")
+
+    t_ef, report = timed(lambda: evaluate_run(run, qrels, EF, missing="skip"))
+    t_py, per_query = timed(lambda: pytrec_eval.RelevanceEvaluator(qrels, PYTREC).evaluate(run))
+    py_means = {m: float(np.mean([v[m] for v in per_query.values()])) for m in TREC}
+    diff = max(abs(report.metrics[e] - py_means[t]) for e, t in zip(EF, TREC, strict=True))
+    print(f"ef in memory: {t_ef:.3f} s   pytrec_eval: {t_py:.3f} s   -> ef {t_py / t_ef:.1f}x faster than pytrec_eval")
+    print(f"max |mean difference| vs pytrec_eval over {', '.join(EF)}: {diff:.1e}")
+
+    try:
+        if args.no_ranx:
+            raise ImportError
+        from ranx import Qrels, Run
+        from ranx import evaluate as ranx_evaluate
+
+        # Warm the JIT up on two real queries, so the compiled signatures are the ones timed next.
+        head = list(run)[:2]
+        t_jit, _ = timed(lambda: ranx_evaluate(Qrels({q: qrels[q] for q in head}), Run({q: run[q] for q in head}), EF))
+        t_ranx, _ = timed(lambda: ranx_evaluate(Qrels(qrels), Run(run), EF))
+        print(
+            f"ranx on dicts: {t_ranx:.3f} s (+ {t_jit:.2f} s JIT warm-up)   -> ef {t_ranx / t_ef:.1f}x faster "
+            f"({(t_ranx + t_jit) / t_ef:.1f}x counting the warm-up)"
+        )
+    except ImportError:
+        print("ranx: skipped or not installed")
+    try:
+        import ir_measures
+        from ir_measures import AP, RR, R, nDCG
+
+        t_irm, _ = timed(lambda: ir_measures.calc_aggregate([nDCG @ 10, R @ 100, AP, RR], qrels, run))
+        print(f"ir-measures: {t_irm:.3f} s   -> ef {t_irm / t_ef:.1f}x faster")
+    except ImportError:
+        print("ir-measures: not installed")
+    del per_query
+
+    if not args.no_file:
+        with tempfile.TemporaryDirectory() as folder:
+            run_path, qrels_path = write_files(folder, run, qrels)
+            size = os.path.getsize(run_path) / 1e6
+            del run
+            t_cli, ef_info = child(EF_CLI, qrels_path, run_path)
+            t_pyf, py_info = child(PYTREC_FILE, qrels_path, run_path)
+            print(
+                f"from the {size:.0f} MB run file, whole process: ef trec-eval {t_cli:.2f} s, peak "
+                f"{ef_info['peak_mb']:.0f} MB   pytrec_eval parse+evaluate {t_pyf:.2f} s, peak "
+                f"{py_info['peak_mb']:.0f} MB   -> ef {t_pyf / t_cli:.1f}x faster, "
+                f"{ef_info['peak_mb'] / py_info['peak_mb']:.2f}x the memory"
+            )
+    t_import, info = child(IMPORT)
+    print(
+        f"fresh process, import ef + 3-query evaluate_run: {info['seconds']:.3f} s "
+        f"({t_import:.3f} s with interpreter start-up)"
+    )
+
+
+if __name__ == "__main__":
+    main()

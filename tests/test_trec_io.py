@@ -1,0 +1,184 @@
+"""TREC run and qrels files: round trips, both reader paths, and file:line errors."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ef.trec import read_qrels, read_run, write_qrels, write_run
+
+SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir" / "scifact" / "qrels" / "test.tsv"
+
+
+def _write(path: Path, text: str) -> str:
+    path.write_bytes(text.encode())
+    return str(path)
+
+
+# --- round trips -----------------------------------------------------------------------------
+
+
+def test_write_run_orders_like_trec_eval_and_reads_back(tmp_path: Path) -> None:
+    run = {"q2": {"d1": 0.5, "d10": 0.5, "d9": 0.5, "d3": 2.0}, "q1": {"x": -1.25}}
+    path = tmp_path / "run.txt"
+    write_run(path, run, run_id="mine")
+    assert path.read_text() == (
+        "q2 Q0 d3 1 2.0 mine\nq2 Q0 d9 2 0.5 mine\nq2 Q0 d10 3 0.5 mine\nq2 Q0 d1 4 0.5 mine\nq1 Q0 x 1 -1.25 mine\n"
+    )
+    assert read_run(path) == run
+
+
+def test_gzip_round_trip_and_no_temporary_left(tmp_path: Path) -> None:
+    run = {"q1": {"d1": 0.1 + 0.2, "d2": 1e-300}}
+    path = tmp_path / "run.txt.gz"
+    write_run(path, run)
+    assert gzip.decompress(path.read_bytes()).decode() == "q1 Q0 d1 1 0.30000000000000004 ef\nq1 Q0 d2 2 1e-300 ef\n"
+    assert read_run(path) == run
+    qrels = {"q1": {"d1": 2, "d2": 0, "d3": 0.5}}
+    write_qrels(tmp_path / "qrels.gz", qrels)
+    assert read_qrels(tmp_path / "qrels.gz") == qrels
+    assert sorted(os.listdir(tmp_path)) == ["qrels.gz", "run.txt.gz"]
+
+
+def test_failed_write_leaves_the_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    write_run(path, {"q1": {"d1": 1.0}})
+    with pytest.raises(ValueError, match=r"^score of doc 'd2' in query 'q1' is NaN$"):
+        write_run(path, {"q1": {"d1": 1.0, "d2": float("nan")}})
+    assert path.read_text() == "q1 Q0 d1 1 1.0 ef\n"
+    assert os.listdir(tmp_path) == ["run.txt"]
+
+
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [
+        ({"q 1": {"d": 1.0}}, "a query id must be a non-empty str without whitespace (got 'q 1')"),
+        ({"q": {"": 1.0}}, "a doc id of query 'q' must be a non-empty str without whitespace (got '')"),
+        ({"q": {"d": "1"}}, "score of doc 'd' in query 'q' must be a number (got '1')"),
+    ],
+)
+def test_write_run_rejects_bad_input(tmp_path: Path, run: dict, message: str) -> None:  # type: ignore[type-arg]
+    with pytest.raises(ValueError) as info:
+        write_run(tmp_path / "r", run)
+    assert str(info.value) == message
+
+
+ids = st.text(alphabet="abcXYZ019-_.é", min_size=1, max_size=6)
+runs = st.dictionaries(ids, st.dictionaries(ids, st.floats(allow_nan=False), min_size=1, max_size=8), max_size=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(run=runs)
+def test_any_run_round_trips_exactly(
+    tmp_path_factory: pytest.TempPathFactory, run: dict[str, dict[str, float]]
+) -> None:
+    path = tmp_path_factory.mktemp("rt") / "run.txt"
+    write_run(path, run)
+    assert read_run(path) == run
+
+
+@settings(max_examples=40, deadline=None)
+@given(run=runs, tabs=st.booleans())
+def test_fast_and_line_by_line_paths_agree(
+    tmp_path_factory: pytest.TempPathFactory, run: dict[str, dict[str, float]], tabs: bool
+) -> None:
+    folder = tmp_path_factory.mktemp("paths")
+    write_run(folder / "run.txt", run)
+    text = (folder / "run.txt").read_text()
+    regular = folder / "regular.txt"  # numpy path: single separators
+    regular.write_text(text.replace(" ", "\t") if tabs else text)
+    irregular = folder / "irregular.txt"  # line path: padded columns, CRLF
+    irregular.write_text(text.replace(" ", "  ").replace("\n", "\r\n"))
+    assert read_run(regular) == read_run(irregular) == run
+
+
+# --- run errors: both paths report file:line -------------------------------------------------
+
+
+@pytest.mark.parametrize("separator", [" ", "  "], ids=["fast-path", "line-path"])
+@pytest.mark.parametrize(
+    ("bad_line", "problem"),
+    [
+        ("q1 Q0 d3 3 abc ef", "score 'abc' is not a number"),
+        ("q1 Q0 d3 3 nan ef", "score is NaN"),
+        ("q1 Q0 d1 3 0.5 ef", "doc id 'd1' appears twice in query 'q1' (first at line 1)"),
+        ("q1 Q0 d3 3 0.5", "expected 6 columns 'query_id iter doc_id rank score run_id', got 5"),
+    ],
+)
+def test_run_errors_name_file_and_line(tmp_path: Path, separator: str, bad_line: str, problem: str) -> None:
+    text = "q1 Q0 d1 1 2.5 ef\nq1 Q0 d2 2 1.5 ef\n" + bad_line + "\nq2 Q0 d1 1 1 ef\n"
+    path = _write(tmp_path / "run.txt", text.replace(" ", separator))
+    with pytest.raises(ValueError) as info:
+        read_run(path)
+    assert str(info.value) == f"{path}:3: {problem}"
+
+
+def test_duplicate_far_apart_in_an_interleaved_file(tmp_path: Path) -> None:
+    text = "q1 Q0 d1 1 2 ef\nq2 Q0 d1 1 2 ef\nq1 Q0 d2 2 1 ef\nq1 Q0 d1 3 0 ef\n"
+    path = _write(tmp_path / "run.txt", text)
+    with pytest.raises(ValueError, match=r":4: doc id 'd1' appears twice in query 'q1' \(first at line 1\)$"):
+        read_run(path)
+
+
+def test_run_reader_keeps_file_order_and_ignores_extra_columns(tmp_path: Path) -> None:
+    text = "q2 Q0 b 1 1e-3 r extra junk\n\nq1 Q0 a 1 -inf r\nq2 Q0 c 2 +7 r\n"
+    assert read_run(_write(tmp_path / "run.txt", text)) == {"q2": {"b": 0.001, "c": 7.0}, "q1": {"a": float("-inf")}}
+
+
+def test_missing_final_newline_and_scores_beyond_the_exact_fast_path(tmp_path: Path) -> None:
+    text = "q1 Q0 a 1 0.1234567890123456789 r\nq1 Q0 b 2 -.5 r\nq1 Q0 c 3 5. r\nq1 Q0 d 4 12345678901234567 r"
+    assert read_run(_write(tmp_path / "run.txt", text)) == {
+        "q1": {"a": 0.1234567890123456789, "b": -0.5, "c": 5.0, "d": 12345678901234567.0}
+    }
+
+
+# --- qrels -----------------------------------------------------------------------------------
+
+
+def test_trec_qrels(tmp_path: Path) -> None:
+    path = _write(tmp_path / "qrels", "301 0 d1 1\n301 0 d2 0\n\n302 0 d1 -1\n302 0 d9 2.5\n")
+    assert read_qrels(path) == {"301": {"d1": 1, "d2": 0}, "302": {"d1": -1, "d9": 2.5}}
+    assert isinstance(read_qrels(path)["301"]["d1"], int)
+
+
+def test_beir_qrels_with_and_without_header(tmp_path: Path) -> None:
+    with_header = _write(tmp_path / "a.tsv", "query-id\tcorpus-id\tscore\r\nq1\td1\t1\r\nq1\td2\t0\r\n")
+    without = _write(tmp_path / "b.tsv", "q1\td1\t1\nq1\td2\t0\n")
+    assert read_qrels(with_header) == read_qrels(without) == {"q1": {"d1": 1, "d2": 0}}
+
+
+@pytest.mark.skipif(not SCIFACT.is_file(), reason="needs ../shared/data/beir")
+def test_scifact_test_qrels() -> None:
+    qrels = read_qrels(SCIFACT)
+    assert (len(qrels), sum(map(len, qrels.values()))) == (300, 339)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("q1 0 d1 1\nq1 0 d1 0\n", "2: doc id 'd1' is judged twice in query 'q1'"),
+        ("q1 0 d1 1\nq1 0 d2 high\n", "2: grade 'high' is not a number"),
+        ("q1 0 d1 1\nq1 0 d2 nan\n", "2: grade is NaN"),
+        ("q1 0 d1 1\nq1 0 d2\n", "2: expected 4 columns like line 1, got 3"),
+        (
+            "q1 d1\n",
+            "1: expected TREC qrels 'query_id iter doc_id grade' (4 columns) or BEIR "
+            "'query-id corpus-id score' (3 columns), got 2 columns",
+        ),
+    ],
+)
+def test_qrels_errors_name_file_and_line(tmp_path: Path, text: str, problem: str) -> None:
+    path = _write(tmp_path / "qrels", text)
+    with pytest.raises(ValueError) as info:
+        read_qrels(path)
+    assert str(info.value) == f"{path}:{problem}"
+
+
+def test_write_qrels_rejects_infinite_grade(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"^grade of doc 'd' in query 'q' must be a finite number \(got inf\)$"):
+        write_qrels(tmp_path / "q", {"q": {"d": float("inf")}})
