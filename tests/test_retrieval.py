@@ -109,6 +109,20 @@ def test_ignore_identical_ids_drops_the_query_itself() -> None:
     assert dropped.metrics["mrr@1"] == 1.0
 
 
+def test_ignore_identical_ids_fetches_one_more_and_keeps_the_depth() -> None:
+    asked: list[int] = []
+
+    def retriever(query: str, *, limit: int = 10) -> list[str]:
+        asked.append(limit)
+        return ["x", "y", "d1"][:limit]
+
+    qrels, queries = {"q1": {"d1": 1.0}}, {"q1": "t"}
+    report = evaluate_retrieval(retriever, qrels, queries, k_values=(2,), metrics=("recall",), ignore_identical_ids=True)
+    # three fetched, none of them the query itself: the ranking is still cut at the depth of 2
+    assert asked == [3]
+    assert report.metrics["recall@2"] == 0.0
+
+
 def test_unsupported_result_type_is_a_type_error() -> None:
     with pytest.raises(TypeError, match="retriever returned a int; expected SearchHit, Segment or str doc ids"):
         evaluate_retrieval(lambda q, *, limit: [1], QRELS, QUERIES)

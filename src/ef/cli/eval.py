@@ -169,8 +169,7 @@ def run(args: argparse.Namespace) -> int:
         retriever, qrels, queries,
         k_values=args.k,
         metrics=args.metrics,
-        # One extra hit, so that dropping the query's own id still leaves max(k) documents.
-        limit=max(args.k) + (1 if args.ignore_identical_ids else 0),
+        limit=max(args.k),
         ignore_identical_ids=args.ignore_identical_ids,
         run_path=args.run_out,
     )

@@ -191,7 +191,8 @@ def evaluate_retrieval(
         sources segment into many pieces (de-duplication to source level can otherwise shorten
         the ranking).
     ignore_identical_ids
-        Drop results whose doc id equals the query id (BEIR's option, for ArguAna and Quora).
+        Drop results whose doc id equals the query id (BEIR's option, for ArguAna and Quora); one
+        extra result is retrieved so the ranking still reaches ``limit``.
     run_path
         If given, the rankings are also written there as a TREC run file (run id ``ef``).
     show_progress
@@ -249,11 +250,15 @@ def evaluate_retrieval(
 
     per_query: dict[str, dict[str, float]] = {}
     rankings: dict[str, tuple[list[str], list[float | None]]] = {}
-    for (query_id, _), results in zip(jobs, _retrieve_all(retriever, jobs, depth, show_progress), strict=True):
+    # BEIR asks for one extra hit when the query's own id may be dropped, so `depth` results remain.
+    fetch = depth + 1 if ignore_identical_ids else depth
+    for (query_id, _), results in zip(jobs, _retrieve_all(retriever, jobs, fetch, show_progress), strict=True):
         doc_ids, scores = _dedupe(results)
-        if ignore_identical_ids and query_id in doc_ids:
-            at = doc_ids.index(query_id)
-            del doc_ids[at], scores[at]
+        if ignore_identical_ids:
+            if query_id in doc_ids:
+                at = doc_ids.index(query_id)
+                del doc_ids[at], scores[at]
+            del doc_ids[depth:], scores[depth:]
         rankings[query_id] = (doc_ids, scores)
         judged = qrels[query_id]
         per_query[query_id] = {
