@@ -278,3 +278,20 @@ def test_large_random_run_matches_pytrec_eval_means() -> None:
     report = evaluate_run(run, qrels, ["ndcg@10", "map", "recall@100", "mrr"])
     for name, key in [("ndcg@10", "ndcg_cut_10"), ("map", "map"), ("recall@100", "recall_100"), ("mrr", "recip_rank")]:
         assert report.metrics[name] == pytest.approx(np.mean([v[key] for v in expected.values()]), abs=1e-12)
+
+
+def test_evaluate_retrieval_saves_a_run_that_evaluate_run_scores_the_same(tmp_path: Path) -> None:
+    from ef.evaluation import evaluate_retrieval
+
+    qrels = {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}}
+    rankings = {"alpha": ["d9", "d2", "d1"], "beta": ["d3", "d8"]}
+
+    def retriever(query: str, *, limit: int = 10) -> list[str]:
+        return rankings[query][:limit]
+
+    path = tmp_path / "run.txt"
+    report = evaluate_retrieval(retriever, qrels, {"q1": "alpha", "q2": "beta"}, k_values=(1, 3), run_path=path)
+    assert path.read_text().splitlines()[0] == "q1 Q0 d9 1 3.0 ef"
+    bulk = evaluate_run(path, qrels, ["ndcg@3", "recall@1", "mrr@3", "map@3"])
+    for name in ["ndcg@3", "recall@1", "mrr@3", "map@3"]:
+        assert bulk.metrics[name] == pytest.approx(report.metrics[name], abs=1e-15)

@@ -108,3 +108,63 @@ def test_fast_path_file_gives_the_same_output(capsys: pytest.CaptureFixture[str]
     regular.write_text("".join(" ".join(line.split()) + "\n" for line in lines))
     out = _run(capsys, "-m", "all_trec", "-q", str(DATA / "qrels.test"), str(regular))
     assert out == _run(capsys, "-m", "all_trec", "-q", str(DATA / "qrels.test"), str(DATA / "results.test"))
+
+
+# --- the rest of the command line: JSON, CSV, -M, errors -------------------------------------
+
+
+def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    out = _run(capsys, "-q", "-m", "P.5", "-m", "num_rel", "--json", str(DATA / "qrels.test"), str(DATA / "results.test"))
+    document = json.loads(out)
+    assert document["measures"] == {"num_rel": 561, "P_5": pytest.approx(0.26666666666666666)}
+    assert (document["run_id"], document["n_queries"]) == ("STANDARD", 3)
+    assert document["per_query"]["302"] == {"num_rel": 77, "P_5": 0.8}
+
+
+def test_csv_output(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, "-q", "-m", "P.5", "--csv", str(DATA / "qrels.test"), str(DATA / "results.test"))
+    assert out == "measure,query,value\nP_5,301,0.0000\nP_5,302,0.8000\nP_5,303,0.0000\nP_5,all,0.2667\n"
+
+
+def test_max_docs_per_query(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, "-M", "10", "-m", "num_ret", "-m", "P.10", str(DATA / "qrels.test"), str(DATA / "results.test"))
+    assert out == "num_ret               \tall\t30\nP_10                  \tall\t0.3000\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-m", "utility"], "ef trec-eval: error: measure 'utility': trec_eval measure 'utility' is not computed by ef;"),
+        (["-m", "P.0"], "ef trec-eval: error: measure 'P.0': cutoff must be a positive integer (got '0');"),
+        (["-l", "0"], "ef trec-eval: error: argument -l: must be a number > 0 (got '0')"),
+        (["-M", "x"], "ef trec-eval: error: argument -M: must be a positive integer (got 'x')"),
+    ],
+)
+def test_bad_flags_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
+    with pytest.raises(SystemExit) if args[0] in ("-l", "-M") else _no_exit():
+        status = main(["trec-eval", *args, str(DATA / "qrels.test"), str(DATA / "results.test")])
+        assert status == 2
+    err = capsys.readouterr().err
+    assert message in err
+
+
+class _no_exit:  # noqa: N801 - used like pytest.raises
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return False
+
+
+def test_malformed_run_line_is_reported_with_file_and_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    run = tmp_path / "run.txt"
+    run.write_text("301 Q0 a 1 1.5 r\n301 Q0 b 2 oops r\n")
+    assert main(["trec-eval", str(DATA / "qrels.test"), str(run)]) == 2
+    assert capsys.readouterr().err == f"ef trec-eval: error: {run}:2: score 'oops' is not a number\n"
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["trec-eval", str(DATA / "qrels.test"), str(tmp_path / "nope")]) == 2
+    assert "No such file or directory" in capsys.readouterr().err

@@ -39,12 +39,14 @@ class Progress:
         self.enabled = enabled and not os.environ.get("EF_NO_PROGRESS")
         self.stream = stream if stream is not None else sys.stderr
         self.count = 0
+        # Redraws with "\r" only make sense on a terminal; a log gets the final line alone.
+        self._live = self.enabled and self.stream.isatty()
         self._start = time.perf_counter()
         self._last_draw = 0.0
 
     def update(self, n: int = 1) -> None:
         self.count += n
-        if not self.enabled:
+        if not self._live:
             return
         now = time.perf_counter()
         if now - self._last_draw >= _REDRAW_S or (self.total is not None and self.count >= self.total):

@@ -396,19 +396,19 @@ def _tokenise(buf: npt.NDArray[np.uint8], view: npt.NDArray[np.uint64], begin: i
     # Exactly one newline per row, in the last column: then no row holds another one.
     if not np.array_equal(np.flatnonzero(chunk == 10), grid[:, 5]):
         raise _IrregularError
+    if pos[0] == 0 or (np.diff(pos) < 2).any():
+        raise _IrregularError  # an empty field: doubled separators, a blank line, CRLF
     grid += begin
     line_start = np.empty(len(grid), dtype=np.int64)
     line_start[0] = begin
     line_start[1:] = grid[:-1, 5] + 1
-    if (grid[:, 0] <= line_start).any() or (np.diff(grid, axis=1) < 2).any():
-        raise _IrregularError  # an empty field: doubled separators or a blank line
     query_words = _words(view, line_start, grid[:, 0] - line_start)
     new_query = np.ones(len(grid), dtype=bool)
     same = np.ones(len(grid) - 1, dtype=bool)
     for word in query_words:
         same &= word[1:] == word[:-1]
     new_query[1:] = ~same
-    doc_start, doc_stop = grid[:, 1] + 1, grid[:, 2]
+    doc_start, doc_stop = grid[:, 1] + 1, grid[:, 2].copy()  # a copy: a view would keep all of grid alive
     scores, ok = _parse_scores(buf, grid[:, 3] + 1, grid[:, 4] - grid[:, 3] - 1)
     return {
         "line_start": line_start[new_query],
@@ -463,8 +463,9 @@ def _run_columns(path: PathLike, padded: bytearray, size: int) -> RunColumns | N
                 segments.setdefault(query_id, []).append(segment)
             last = segment
         offset += n_rows
-    scores = np.concatenate([c["scores"] for c in chunks])
-    ok = np.concatenate([c["ok"] for c in chunks])
+    # One column at a time, dropping the chunks' pieces as they are joined: a lower peak.
+    scores = np.concatenate([c.pop("scores") for c in chunks])
+    ok = np.concatenate([c.pop("ok") for c in chunks])
     if not ok.all():
         rows = np.flatnonzero(~ok)
         starts = np.concatenate([c["score_start"] for c in chunks]).tolist()
@@ -477,9 +478,9 @@ def _run_columns(path: PathLike, padded: bytearray, size: int) -> RunColumns | N
         path=name,
         data=padded,
         scores=scores,
-        doc_hash=np.concatenate([c["doc_hash"] for c in chunks]),
-        doc_start=np.concatenate([c["doc_start"] for c in chunks]),
-        doc_stop=np.concatenate([c["doc_stop"] for c in chunks]),
+        doc_hash=np.concatenate([c.pop("doc_hash") for c in chunks]),
+        doc_start=np.concatenate([c.pop("doc_start") for c in chunks]),
+        doc_stop=np.concatenate([c.pop("doc_stop") for c in chunks]),
         segments=segments,
     )
 

@@ -237,7 +237,7 @@ def _from_columns(
             present.append((out.add(query_id, n if max_docs is None else min(n, max_docs)), rows))
         elif missing == "zero":
             out.add(query_id, 0)
-    row_query = np.full(len(run.scores), -1, dtype=np.int64)
+    row_query = np.full(len(run.scores), -1, dtype=np.int32 if len(query_ids) < 2**31 else np.int64)
     for index, rows in present:
         row_query[rows] = index
     # Judged docs (grade >= 0) of the queries the run has, as (query, doc id) keys.
@@ -258,10 +258,12 @@ def _from_columns(
     # A bit table filters out almost every row before the exact search.
     bits = np.zeros(1 << 22, dtype=bool)
     mask = np.uint64((1 << 22) - 1)
-    bits[(sorted_key & mask).astype(np.int64)] = True
-    candidates = np.flatnonzero(bits[(row_key & mask).astype(np.int64)] & (row_query >= 0))
-    at = np.minimum(np.searchsorted(sorted_key, row_key[candidates]), max(len(sorted_key) - 1, 0))
-    hit = sorted_key[at] == row_key[candidates] if len(sorted_key) else np.zeros(0, dtype=bool)
+    bits[(sorted_key & mask).view(np.int64)] = True
+    np.bitwise_and(row_key, mask, out=row_key)  # row_key is ours: reuse it as the bit index
+    candidates = np.flatnonzero(bits[row_key.view(np.int64)] & (row_query >= 0))
+    row_key = run.doc_hash[candidates] ^ (row_query[candidates].astype(np.uint64) * _QUERY_MIX)
+    at = np.minimum(np.searchsorted(sorted_key, row_key), max(len(sorted_key) - 1, 0))
+    hit = sorted_key[at] == row_key if len(sorted_key) else np.zeros(0, dtype=bool)
     rows_hit, judged_hit = candidates[hit], order[at[hit]]
     # Exact check: the doc ids and queries must really be equal (a hash says only "probably").
     data = run.data
@@ -273,7 +275,7 @@ def _from_columns(
     rows_hit, judged_hit = rows_hit[exact], judged_hit[exact]
     by_query = np.argsort(row_query[rows_hit], kind="stable")
     rows_hit, judged_hit = rows_hit[by_query], judged_hit[by_query]
-    hit_query = row_query[rows_hit]
+    hit_query = row_query[rows_hit].astype(np.int64)
     bounds = np.searchsorted(hit_query, np.arange(len(out.query_ids) + 1)).tolist()
     ranks = np.zeros(len(rows_hit), dtype=np.int64)
     for index, rows in present:
