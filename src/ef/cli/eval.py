@@ -14,9 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ef.datasets import demo_dataset
+
 __all__ = ["DEMO_DATASET", "add_parser", "run"]
 
-DEMO_DATASET = Path(__file__).resolve().parent.parent / "data" / "demo"
+DEMO_DATASET = Path(demo_dataset())
 _DEFAULT_METRICS = ("ndcg", "recall", "precision", "mrr", "map")
 
 
