@@ -82,9 +82,10 @@ PEAK = (
 )
 
 EF_CLI = (
-    "import sys, io, contextlib\n"
+    "import sys\n"
     "from ef.cli import main\n"
-    "rc = main(['trec-eval', '-m', 'ndcg_cut.10', '-m', 'recall.100', '-m', 'map', '-m', 'recip_rank', *sys.argv[1:]])\n"
+    "measures = ['-m', 'ndcg_cut.10', '-m', 'recall.100', '-m', 'map', '-m', 'recip_rank']\n"
+    "rc = main(['trec-eval', *measures, *sys.argv[1:]])\n"
     "assert rc == 0\n" + PEAK
 )
 PYTREC_FILE = (

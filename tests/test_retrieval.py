@@ -117,7 +117,9 @@ def test_ignore_identical_ids_fetches_one_more_and_keeps_the_depth() -> None:
         return ["x", "y", "d1"][:limit]
 
     qrels, queries = {"q1": {"d1": 1.0}}, {"q1": "t"}
-    report = evaluate_retrieval(retriever, qrels, queries, k_values=(2,), metrics=("recall",), ignore_identical_ids=True)
+    report = evaluate_retrieval(
+        retriever, qrels, queries, k_values=(2,), metrics=("recall",), ignore_identical_ids=True
+    )
     # three fetched, none of them the query itself: the ranking is still cut at the depth of 2
     assert asked == [3]
     assert report.metrics["recall@2"] == 0.0

@@ -186,7 +186,9 @@ scores = st.integers(-8, 8).map(lambda i: i / 4)
 grades = st.integers(-1, 3)
 query_ids = st.sampled_from(["q1", "q2", "q3", "q10"])
 rankings = st.dictionaries(docs, scores, min_size=1, max_size=12)
-judgements = st.dictionaries(docs, grades, min_size=1, max_size=8)
+# At least one grade >= 0 per query: pytrec_eval's ndcg_cut loops forever on a query whose every
+# judgement is negative (its ideal-gain loop indexes rel_levels[-1]).
+judgements = st.dictionaries(docs, grades, min_size=1, max_size=8).filter(lambda j: max(j.values()) >= 0)
 
 
 @settings(max_examples=150, deadline=None)
@@ -295,3 +297,12 @@ def test_evaluate_retrieval_saves_a_run_that_evaluate_run_scores_the_same(tmp_pa
     bulk = evaluate_run(path, qrels, ["ndcg@3", "recall@1", "mrr@3", "map@3"])
     for name in ["ndcg@3", "recall@1", "mrr@3", "map@3"]:
         assert bulk.metrics[name] == pytest.approx(report.metrics[name], abs=1e-15)
+
+
+@pytest.mark.parametrize("query", ["q1", "q7"], ids=["judged", "not-judged"])
+def test_duplicate_doc_in_a_run_file_is_an_error(tmp_path: Path, query: str) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text(f"q1 Q0 a 1 2 r\n{query} Q0 b 2 1 r\nq2 Q0 a 1 1 r\n{query} Q0 b 3 0.5 r\n")
+    with pytest.raises(ValueError) as info:
+        evaluate_run(path, QRELS, ["map"])
+    assert str(info.value) == f"{path}:4: doc id 'b' appears twice in query '{query}' (first at line 2)"

@@ -30,6 +30,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -241,7 +242,7 @@ class RunColumns:
     path: str
     data: bytes | bytearray
     scores: npt.NDArray[np.float64]
-    doc_hash: npt.NDArray[np.uint64]
+    key: npt.NDArray[np.uint64]  # a hash of (query id, doc id): equal pairs, equal keys
     doc_start: npt.NDArray[np.int64]
     doc_stop: npt.NDArray[np.int64]
     segments: dict[bytes, list[_Segment]]
@@ -273,7 +274,7 @@ class RunColumns:
         """Raise ``file:line`` if a doc id appears twice in ``query_id``."""
         rows = self.rows(query_id)
         row_index = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
-        values = self.doc_hash[rows] if hashes is None else hashes
+        values = self.key[rows] if hashes is None else hashes
         order = np.argsort(values, kind="stable")
         ordered = values[order]
         same = np.flatnonzero(ordered[1:] == ordered[:-1])
@@ -341,6 +342,14 @@ def hash_ids(ids: Iterable[bytes]) -> npt.NDArray[np.uint64]:
     return _hash_words(_words(_word_view(joined), starts, lengths))
 
 
+_KEY_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+def hash_keys(query_ids: list[bytes], doc_ids: list[bytes]) -> npt.NDArray[np.uint64]:
+    """The run columns' ``key`` of each ``(query id, doc id)`` pair."""
+    return hash_ids(doc_ids) ^ (hash_ids(query_ids) * _KEY_MIX)
+
+
 _POW10 = 10.0 ** np.arange(23)
 
 
@@ -358,13 +367,12 @@ def _parse_scores(
     if longest > 24:
         return np.zeros(n), np.zeros(n, dtype=bool)
     mantissa, scaled = np.zeros(n), np.empty(n)
-    digits, decimals, dots, valid = (np.zeros(n, dtype=np.int8) for _ in range(4))
-    seen_dot = np.zeros(n, dtype=bool)
-    index, byte, digit = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
+    digits, dots = np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int8)
+    dot_at = length.copy()  # no dot: no decimals
+    byte, digit = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
     is_digit, is_dot, inside = (np.empty(n, dtype=bool) for _ in range(3))
     for j in range(longest):
-        np.add(start, j, out=index)
-        np.take(buf, index, out=byte, mode="clip")  # clip: past-the-field bytes are masked
+        np.take(buf[j:], start, out=byte, mode="clip")  # clip: bytes past the field are masked
         np.greater(length, j, out=inside)
         np.subtract(byte, 48, out=digit)
         np.less(digit, 10, out=is_digit)
@@ -373,24 +381,33 @@ def _parse_scores(
         scaled += digit
         np.copyto(mantissa, scaled, where=is_digit)
         digits += is_digit
-        is_digit &= seen_dot
-        decimals += is_digit
         np.equal(byte, 46, out=is_dot)
         is_dot &= inside
         dots += is_dot
-        seen_dot |= is_dot
-    valid = digits + dots
+        np.copyto(dot_at, j, where=is_dot)
     negative = buf[start] == 45
-    ok = (valid + negative == length) & (dots <= 1) & (digits >= 1) & (digits <= _SAFE_DIGITS)
-    value = mantissa / _POW10[decimals]
+    ok = (digits + dots + negative == length) & (dots <= 1) & (digits >= 1) & (digits <= _SAFE_DIGITS)
+    decimals = np.where(dots > 0, length - dot_at - 1, 0)
+    value = mantissa / _POW10[np.clip(decimals, 0, 22)]
     return np.where(negative, -value, value), ok
 
 
-def _tokenise(buf: npt.NDArray[np.uint8], view: npt.NDArray[np.uint64], begin: int, end: int) -> dict[str, npt.NDArray]:
-    """One chunk of whole lines ``[begin, end)``: the per-row columns, or :class:`_IrregularError`."""
+def _tokenise(
+    buf: npt.NDArray[np.uint8],
+    view: npt.NDArray[np.uint64],
+    begin: int,
+    end: int,
+    rows: slice,
+    out: dict[str, npt.NDArray],
+) -> dict[str, npt.NDArray]:
+    """One chunk of whole lines ``[begin, end)``: writes its rows into ``out[...][rows]``.
+
+    Returns the chunk's query segments and the rows whose score needs ``float()``; raises
+    :class:`_IrregularError` if a line is not six single-separated fields.
+    """
     chunk = buf[begin:end]
     pos = np.flatnonzero(chunk <= 32)
-    if len(pos) % 6:
+    if len(pos) != 6 * (rows.stop - rows.start):
         raise _IrregularError
     grid = pos.reshape(-1, 6)
     # Exactly one newline per row, in the last column: then no row holds another one.
@@ -408,17 +425,18 @@ def _tokenise(buf: npt.NDArray[np.uint8], view: npt.NDArray[np.uint64], begin: i
     for word in query_words:
         same &= word[1:] == word[:-1]
     new_query[1:] = ~same
-    doc_start, doc_stop = grid[:, 1] + 1, grid[:, 2].copy()  # a copy: a view would keep all of grid alive
+    doc_start, doc_stop = grid[:, 1] + 1, grid[:, 2]
+    out["doc_start"][rows] = doc_start
+    out["doc_stop"][rows] = doc_stop
+    doc_hash = _hash_words(_words(view, doc_start, doc_stop - doc_start))
+    out["key"][rows] = doc_hash ^ (_hash_words(query_words) * _KEY_MIX)
     scores, ok = _parse_scores(buf, grid[:, 3] + 1, grid[:, 4] - grid[:, 3] - 1)
+    out["scores"][rows] = scores
     return {
         "line_start": line_start[new_query],
         "query_end": grid[new_query, 0],
         "first_row": np.flatnonzero(new_query),
-        "doc_hash": _hash_words(_words(view, doc_start, doc_stop - doc_start)),
-        "doc_start": doc_start,
-        "doc_stop": doc_stop,
-        "scores": scores,
-        "ok": ok,
+        "redo": np.flatnonzero(~ok),
         "score_start": grid[~ok, 3] + 1,
         "score_stop": grid[~ok, 4],
     }
@@ -441,46 +459,48 @@ def _run_columns(path: PathLike, padded: bytearray, size: int) -> RunColumns | N
     while bounds[-1] < size:
         cut = padded.find(b"\n", min(bounds[-1] + _CHUNK, size - 1), size) + 1
         bounds.append(cut if cut > 0 else size)
+    pairs = list(itertools.pairwise(bounds))
+    counts = [padded.count(b"\n", a, b) for a, b in pairs]
+    firsts = [0, *itertools.accumulate(counts)]
+    n_rows = firsts[-1]
+    out: dict[str, Any] = {
+        "scores": np.empty(n_rows),
+        "key": np.empty(n_rows, dtype=np.uint64),
+        "doc_start": np.empty(n_rows, dtype=np.int64),
+        "doc_stop": np.empty(n_rows, dtype=np.int64),
+    }
+    jobs = [(a, b, slice(firsts[i], firsts[i + 1])) for i, (a, b) in enumerate(pairs)]
     try:
+        # numpy releases the GIL in its loops, so two threads tokenise two chunks at once.
         with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-            chunks = list(pool.map(lambda ab: _tokenise(buf, view, ab[0], ab[1]), itertools.pairwise(bounds)))
+            chunks = list(pool.map(lambda job: _tokenise(buf, view, job[0], job[1], job[2], out), jobs))
     except _IrregularError:
         return None
     name = os.fspath(path)
     segments: dict[bytes, list[_Segment]] = {}
-    offset = 0
     last: _Segment | None = None
-    for chunk in chunks:
-        n_rows = len(chunk["scores"])
-        firsts = [*chunk["first_row"].tolist(), n_rows]
+    for (_, _, rows), chunk in zip(jobs, chunks, strict=True):
+        starts = [*chunk["first_row"].tolist(), rows.stop - rows.start]
         for i, (a, b) in enumerate(zip(chunk["line_start"].tolist(), chunk["query_end"].tolist(), strict=True)):
             query_id = bytes(padded[a:b])
-            segment = _Segment(query_id, offset + firsts[i], offset + firsts[i + 1])
+            segment = _Segment(query_id, rows.start + starts[i], rows.start + starts[i + 1])
             if last is not None and last.query_id == query_id and last.stop == segment.start:
                 segment = _Segment(query_id, last.start, segment.stop)  # continues across chunks
                 segments[query_id][-1] = segment
             else:
                 segments.setdefault(query_id, []).append(segment)
             last = segment
-        offset += n_rows
-    # One column at a time, dropping the chunks' pieces as they are joined: a lower peak.
-    scores = np.concatenate([c.pop("scores") for c in chunks])
-    ok = np.concatenate([c.pop("ok") for c in chunks])
-    if not ok.all():
-        rows = np.flatnonzero(~ok)
-        starts = np.concatenate([c["score_start"] for c in chunks]).tolist()
-        stops = np.concatenate([c["score_stop"] for c in chunks]).tolist()
-        scores[rows] = [
-            _score(name, int(row) + 1, bytes(padded[a:b]), "score")
-            for row, a, b in zip(rows.tolist(), starts, stops, strict=True)
-        ]
+        for row, a, b in zip(
+            chunk["redo"].tolist(), chunk["score_start"].tolist(), chunk["score_stop"].tolist(), strict=True
+        ):
+            out["scores"][rows.start + row] = _score(name, rows.start + row + 1, bytes(padded[a:b]), "score")
     return RunColumns(
         path=name,
         data=padded,
-        scores=scores,
-        doc_hash=np.concatenate([c.pop("doc_hash") for c in chunks]),
-        doc_start=np.concatenate([c.pop("doc_start") for c in chunks]),
-        doc_stop=np.concatenate([c.pop("doc_stop") for c in chunks]),
+        scores=out["scores"],
+        key=out["key"],
+        doc_start=out["doc_start"],
+        doc_stop=out["doc_stop"],
         segments=segments,
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -14,7 +15,7 @@ import numpy.typing as npt
 from ef._table import format_table
 from ef.evaluation._bulk import HitTable, geometric_mean
 from ef.evaluation._measures import Measure, parse_measure
-from ef.trec import RunColumns, hash_ids, read_qrels, read_run_columns
+from ef.trec import RunColumns, hash_keys, read_qrels, read_run_columns
 
 __all__ = ["RunEvalReport", "evaluate_run"]
 
@@ -101,15 +102,6 @@ def _grades(query_id: str, judged: Mapping[str, float]) -> npt.NDArray[np.float6
             raise ValueError(f"qrels: a grade of query {query_id!r} is not a number (got {bad[1]!r})")
         raise ValueError(f"qrels: a grade of query {query_id!r} is NaN")
     return grades
-
-
-def _ranks(
-    scores: npt.NDArray[np.float64], found: npt.NDArray[np.float64]
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """For each score in ``found``: how many of ``scores`` are greater, and how many are equal."""
-    ordered = np.sort(scores)
-    right = np.searchsorted(ordered, found, "right")
-    return len(scores) - right, right - np.searchsorted(ordered, found, "left")
 
 
 class _Builder:
@@ -203,11 +195,12 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         if not found:
             continue
         values = np.array([s for _, s, _ in found], dtype=np.float64)
-        right = np.searchsorted(ordered, values, "right")
+        right = ordered.searchsorted(values, "right")
         ranks = (n - right).tolist()
-        if (np.searchsorted(ordered, values, "left") < right - 1).any():
-            for i, (doc_id, score, _) in enumerate(found):  # ties go to the greater doc id (byte-wise)
-                ranks[i] += sum(1 for d, s in ranking.items() if s == score and d > doc_id)
+        tied = (ordered.searchsorted(values, "left") < right - 1).nonzero()[0]
+        for i in tied.tolist():  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
+            doc_id, score, _ = found[i]
+            ranks[i] += sum(1 for d, s in ranking.items() if s == score and d > doc_id)
         if max_docs is None:
             hit_rank.extend(ranks)
             hit_grade.extend(g for _, _, g in found)
@@ -220,13 +213,34 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
     return out
 
 
-_QUERY_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
-
-
 def _from_columns(
     run: RunColumns, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None
 ) -> _Builder:
-    """The hit table of a tokenised run file: judged docs are matched by hash for all rows at once."""
+    """The hit table of a tokenised run file: judged docs are matched by key for all rows at once."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # The duplicate check sorts every row's key; numpy sorts without the GIL, so it runs on
+        # the other core while this thread matches and ranks.
+        duplicates = pool.submit(_duplicate_keys, run.key)
+        out = _match_columns(run, qrels, query_ids, missing, max_docs)
+        repeated = duplicates.result()
+    if len(repeated):
+        rows = np.flatnonzero(np.isin(run.key, repeated))
+        for key, parts in run.segments.items():  # raises for the first query with a true duplicate
+            if any(((rows >= p.start) & (rows < p.stop)).any() for p in parts):
+                run.check_duplicates(key)
+    return out
+
+
+def _duplicate_keys(keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """The key values that occur more than once (a doc twice in a query, or a hash collision)."""
+    ordered = np.sort(keys)
+    repeated: npt.NDArray[np.uint64] = ordered[1:][ordered[1:] == ordered[:-1]]
+    return repeated
+
+
+def _match_columns(
+    run: RunColumns, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None
+) -> _Builder:
     out = _Builder(qrels)
     present: list[tuple[int, npt.NDArray[np.int64] | slice]] = []
     for query_id in query_ids:
@@ -237,10 +251,7 @@ def _from_columns(
             present.append((out.add(query_id, n if max_docs is None else min(n, max_docs)), rows))
         elif missing == "zero":
             out.add(query_id, 0)
-    row_query = np.full(len(run.scores), -1, dtype=np.int32 if len(query_ids) < 2**31 else np.int64)
-    for index, rows in present:
-        row_query[rows] = index
-    # Judged docs (grade >= 0) of the queries the run has, as (query, doc id) keys.
+    # Judged docs (grade >= 0) of the queries the run has, keyed like the run's rows.
     judged_query: list[int] = []
     judged_doc: list[bytes] = []
     judged_grade: list[float] = []
@@ -250,57 +261,63 @@ def _from_columns(
                 judged_query.append(index)
                 judged_doc.append(doc_id.encode())
                 judged_grade.append(float(grade))
-    query_salt = np.array(judged_query, dtype=np.int64).astype(np.uint64) * _QUERY_MIX
-    judged_key = hash_ids(judged_doc) ^ query_salt
+    query_bytes = [query_id.encode() for query_id in out.query_ids]
+    judged_key = hash_keys([query_bytes[i] for i in judged_query], judged_doc)
     order = np.argsort(judged_key)
     sorted_key = judged_key[order]
-    row_key = run.doc_hash ^ (row_query.astype(np.uint64) * _QUERY_MIX)
-    # A bit table filters out almost every row before the exact search.
-    bits = np.zeros(1 << 22, dtype=bool)
-    mask = np.uint64((1 << 22) - 1)
-    bits[(sorted_key & mask).view(np.int64)] = True
-    np.bitwise_and(row_key, mask, out=row_key)  # row_key is ours: reuse it as the bit index
-    candidates = np.flatnonzero(bits[row_key.view(np.int64)] & (row_query >= 0))
-    row_key = run.doc_hash[candidates] ^ (row_query[candidates].astype(np.uint64) * _QUERY_MIX)
+    # Two bit tables, on two slices of the key, filter out almost every row before the exact search.
+    mask, shift = np.uint64((1 << 22) - 1), np.uint64(32)
+    low, high = np.zeros(1 << 22, dtype=bool), np.zeros(1 << 22, dtype=bool)
+    low[(sorted_key & mask).view(np.int64)] = True
+    high[((sorted_key >> shift) & mask).view(np.int64)] = True
+    candidates = np.flatnonzero(low[(run.key & mask).view(np.int64)])
+    row_key = run.key[candidates]
+    second = high[((row_key >> shift) & mask).view(np.int64)]
+    candidates, row_key = candidates[second], row_key[second]
     at = np.minimum(np.searchsorted(sorted_key, row_key), max(len(sorted_key) - 1, 0))
     hit = sorted_key[at] == row_key if len(sorted_key) else np.zeros(0, dtype=bool)
     rows_hit, judged_hit = candidates[hit], order[at[hit]]
+    # The query of each matched row, from the segments (-1: a query that is not evaluated).
+    segment_start, segment_query = [], []
+    index_of = {query_bytes[index]: index for index, _ in present}
+    for key, parts in run.segments.items():
+        for part in parts:
+            segment_start.append(part.start)
+            segment_query.append(index_of.get(key, -1))
+    by_start = np.argsort(segment_start)
+    starts_sorted = np.array(segment_start, dtype=np.int64)[by_start]
+    queries_sorted = np.array(segment_query, dtype=np.int64)[by_start]
+    row_query = queries_sorted[np.searchsorted(starts_sorted, rows_hit, "right") - 1]
     # Exact check: the doc ids and queries must really be equal (a hash says only "probably").
     data = run.data
     starts, stops = run.doc_start[rows_hit].tolist(), run.doc_stop[rows_hit].tolist()
     exact = [
-        data[a:b] == judged_doc[j] and row_query[r] == judged_query[j]
-        for a, b, r, j in zip(starts, stops, rows_hit.tolist(), judged_hit.tolist(), strict=True)
+        data[a:b] == judged_doc[j] and q == judged_query[j]
+        for a, b, q, j in zip(starts, stops, row_query.tolist(), judged_hit.tolist(), strict=True)
     ]
-    rows_hit, judged_hit = rows_hit[exact], judged_hit[exact]
-    by_query = np.argsort(row_query[rows_hit], kind="stable")
-    rows_hit, judged_hit = rows_hit[by_query], judged_hit[by_query]
-    hit_query = row_query[rows_hit].astype(np.int64)
+    rows_hit, judged_hit, hit_query = rows_hit[exact], judged_hit[exact], row_query[exact]
+    by_query = np.argsort(hit_query, kind="stable")
+    rows_hit, judged_hit, hit_query = rows_hit[by_query], judged_hit[by_query], hit_query[by_query]
     bounds = np.searchsorted(hit_query, np.arange(len(out.query_ids) + 1)).tolist()
     ranks = np.zeros(len(rows_hit), dtype=np.int64)
+    all_scores = run.scores
+    # Per query: the ranks of its matched docs (method calls: less overhead than np.* functions).
     for index, rows in present:
-        hashes = run.doc_hash[rows]
-        ordered = np.sort(hashes)
-        if (ordered[1:] == ordered[:-1]).any():
-            run.check_duplicates(out.query_ids[index].encode(), hashes)
         a, b = bounds[index], bounds[index + 1]
         if a == b:
             continue
-        scores = run.scores[rows]
-        found = run.scores[rows_hit[a:b]]
-        greater, equal = _ranks(scores, found)
-        for t in np.flatnonzero(equal > 1).tolist():  # ties go to the greater doc id (byte-wise)
+        scores = all_scores[rows]
+        ordered = scores.copy()
+        ordered.sort()
+        found = all_scores[rows_hit[a:b]]
+        right = ordered.searchsorted(found, "right")
+        greater = len(ordered) - right
+        tied = np.flatnonzero(ordered.searchsorted(found, "left") < right - 1)
+        for t in tied.tolist():  # ties go to the greater doc id (byte-wise)
             tie_doc = run.doc_id(int(rows_hit[a + t]))
             row_of = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
-            tied = row_of[scores == found[t]].tolist()
-            greater[t] += sum(1 for r in tied if run.doc_id(r) > tie_doc)
+            greater[t] += sum(1 for r in row_of[scores == found[t]].tolist() if run.doc_id(r) > tie_doc)
         ranks[a:b] = greater
-    seen = {out.query_ids[index].encode() for index, _ in present}
-    for key in run.segments.keys() - seen:
-        hashes = run.doc_hash[run.rows(key)]
-        ordered = np.sort(hashes)
-        if (ordered[1:] == ordered[:-1]).any():
-            run.check_duplicates(key, hashes)
     keep = ranks < max_docs if max_docs is not None else slice(None)
     out.set_hits(hit_query[keep], ranks[keep], np.array(judged_grade, dtype=np.float64)[judged_hit][keep])
     return out
