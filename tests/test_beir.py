@@ -250,6 +250,7 @@ def test_invalid_utf8(tmp_path: Path) -> None:
         ("q1\td1\t1\nq2\td1\t1\n\nq1\td1\t0\n", "qrels.tsv:4: duplicate judgement of ('q1', 'd1') (first on line 1)"),
         (HEADER + HEADER, "qrels.tsv:2: grade 'score' is not a number"),  # a header only on line 1
         ("q1\td1\t1x\nq1\td2\t1\n", "qrels.tsv:1: grade '1x' is not a number"),  # not mistaken for a header
+        ("q1\td1\tyes\nq1\td2\t1\n", "qrels.tsv:1: grade 'yes' is not a number"),  # a word grade is no header
         ("q1\td1\tNaN\n", "qrels.tsv:1: grade 'NaN' is not a number"),
     ],
 )

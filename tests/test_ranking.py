@@ -195,3 +195,21 @@ def test_parity_with_pytrec_eval(ranked, judged, k) -> None:  # type: ignore[no-
     assert reciprocal_rank(ranked, judged) == pytest.approx(ref["recip_rank"], abs=1e-12)
     assert average_precision(ranked, judged, k) == pytest.approx(ref[f"map_cut_{k}"], abs=1e-12)
     assert average_precision(ranked, judged) == pytest.approx(ref["map"], abs=1e-12)
+
+
+@pytest.mark.parametrize("fn", [*ALL, *OPTIONAL_K])
+@pytest.mark.parametrize("grade", [math.inf, math.nan, "1", True, None])
+def test_a_grade_must_be_a_finite_number(fn, grade) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=rf"^'relevant' grade of doc id 'd1' must be a finite number \(got {grade!r}\)$"):
+        fn(["d1"], {"d1": grade}, 1)
+
+
+def test_relevant_must_be_a_mapping() -> None:
+    with pytest.raises(TypeError, match=r"^'relevant' must be a mapping \{doc_id: grade\} \(got list\)$"):
+        recall_at_k(["d1"], ["d1"], 1)  # type: ignore[arg-type]
+
+
+def test_numpy_grades_are_numbers() -> None:
+    import numpy as np
+
+    assert ndcg_at_k(["d1"], {"d1": np.float32(2.0), "d2": np.int64(0)}, 1) == 1.0

@@ -126,8 +126,41 @@ def test_ignore_identical_ids_fetches_one_more_and_keeps_the_depth() -> None:
 
 
 def test_unsupported_result_type_is_a_type_error() -> None:
-    with pytest.raises(TypeError, match="retriever returned a int; expected SearchHit, Segment or str doc ids"):
+    with pytest.raises(TypeError, match="retriever returned a int; expected SearchHit, Segment or str doc ids") as info:
         evaluate_retrieval(lambda q, *, limit: [1], QRELS, QUERIES)
+    assert info.value.__notes__ == ["while retrieving for query 'q1'"]
+
+
+@pytest.mark.parametrize(("results", "name"), [("d1", "str"), (None, "NoneType"), (b"d1", "bytes")])
+def test_results_must_be_a_list_not_a_string(results, name) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(
+        TypeError,
+        match=rf"^retriever returned a {name} for query 'q1'; expected a list of SearchHit, Segment or str doc ids$",
+    ):
+        evaluate_retrieval(lambda q, *, limit: results, QRELS, QUERIES)
+
+
+def test_repeated_cutoffs_and_a_short_limit_are_rejected() -> None:
+    with pytest.raises(ValueError, match=r"^'k_values' lists a cutoff more than once \(got \(1, 1\)\)$"):
+        evaluate_retrieval(lambda q, *, limit: [], QRELS, QUERIES, k_values=(1, 1))
+    with pytest.raises(ValueError, match=r"^'limit' must be at least max\(k_values\) = 10 \(got 1\)$"):
+        evaluate_retrieval(lambda q, *, limit: [], QRELS, QUERIES, k_values=(10,), limit=1)
+
+
+def test_show_progress_reaches_search_many() -> None:
+    seen: list[bool] = []
+
+    class Quiet(Corpus):
+        def search_many(  # type: ignore[override]
+            self, queries: Sequence[str], *, limit: int = 10, show_progress: bool | None = None
+        ) -> list[list[SearchHit]]:
+            seen.append(bool(show_progress))
+            return [self.search(q, limit=limit) for q in queries]
+
+    corpus = Quiet({"one": [("d1", 0)], "two": [("d3", 0)]})
+    evaluate_retrieval(corpus, QRELS, QUERIES, k_values=(1,))
+    evaluate_retrieval(corpus, QRELS, QUERIES, k_values=(1,), show_progress=True)
+    assert seen == [False, True]
 
 
 def test_retriever_error_propagates_with_the_query_id() -> None:
@@ -181,3 +214,33 @@ def test_report_table() -> None:
         "ndcg       0.5000  0.7500",
         "mrr        1.0000       -",
     ]
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        (("d", 0.5, "x", 0, 1), TypeError, r"^'index' must be an int \(got float\)$"),
+        (("d", True, "x", 0, 1), TypeError, r"^'index' must be an int \(got bool\)$"),
+        (("d", 0, "x", 0, 2), ValueError, r"^'text' has 1 characters but end - start is 2$"),
+        (("", 0, "x", 0, 1), ValueError, r"^'source_id' must be a non-empty str \(got ''\)$"),
+        (("d", -1, "x", 0, 1), ValueError, r"^'index' must be >= 0 \(got -1\)$"),
+    ],
+)
+def test_segment_rejects_bad_fields(args, error, message) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(error, match=message):
+        Segment(*args)
+
+
+@pytest.mark.parametrize(
+    ("score", "rank", "error", "message"),
+    [
+        (math.inf, 1, ValueError, r"^'score' must be a finite number \(got inf\)$"),
+        (None, 1, ValueError, r"^'score' must be a finite number \(got None\)$"),
+        (1.0, 1.5, TypeError, r"^'rank' must be an int \(got float\)$"),
+        (1.0, True, TypeError, r"^'rank' must be an int \(got bool\)$"),
+        (1.0, 0, ValueError, r"^'rank' must be >= 1 \(got 0\)$"),
+    ],
+)
+def test_search_hit_rejects_bad_fields(score, rank, error, message) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(error, match=message):
+        SearchHit(_seg("d1"), score, rank)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from numbers import Integral
 
 __all__ = ["Segment", "segment_text", "window_spans"]
 
@@ -37,6 +38,12 @@ class Segment:
     def __post_init__(self) -> None:
         if not isinstance(self.source_id, str) or not self.source_id:
             raise ValueError(f"'source_id' must be a non-empty str (got {self.source_id!r})")
+        for name in ("index", "start", "end"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, Integral):
+                raise TypeError(f"'{name}' must be an int (got {type(value).__name__})")
+        if not isinstance(self.text, str):
+            raise TypeError(f"'text' must be a str (got {type(self.text).__name__})")
         if self.index < 0:
             raise ValueError(f"'index' must be >= 0 (got {self.index!r})")
         if not 0 <= self.start <= self.end:

@@ -45,9 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _guarded(command: str, job: object) -> int:
     try:
         return int(job())  # type: ignore[operator]
-    except (OSError, ValueError, ImportError, KeyError) as error:
-        message = error.args[0] if isinstance(error, KeyError) and error.args else error
-        print(f"ef {command}: error: {message}", file=sys.stderr)
+    except (OSError, ValueError, ImportError) as error:
+        # The user's mistakes (a missing file, a malformed line, a bad value): one line, no traceback.
+        print(f"ef {command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"ef {command}: interrupted", file=sys.stderr)

@@ -26,8 +26,9 @@ _DEFAULT_QRELS_PATHS: tuple[str, ...] = ("qrels/test.tsv", "qrels.tsv")
 _QRELS_HEADER = ("query-id", "corpus-id", "score")
 # A plain decimal number; float() alone would also take 'nan', 'inf' and '1_000'.
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-# A header's score column: a name such as 'score' or 'rel', never a mistyped number like '1x'.
-_HEADER_NAME = re.compile(r"[A-Za-z_][A-Za-z_ -]*")
+# A header's score column. Only these names: a word like 'yes' in the first row is a bad grade to
+# report, not a header to skip (that would drop a judgement silently).
+_HEADER_SCORE_NAMES = frozenset({"score", "scores", "rel", "relevance", "grade", "label", "judgement", "judgment"})
 # Characters a BEIR qrels TSV cannot hold in an id: the column and line separators.
 _TSV_UNSAFE = re.compile(r"[\t\n\r]")
 
@@ -146,8 +147,8 @@ def _read_qrels(path: str) -> dict[str, dict[str, float]]:
                 f"{where}: expected 3 tab-separated columns (query-id, corpus-id, score), got {len(fields)}"
             )
         query_id, doc_id, grade_field = fields
-        # The header row is optional: a first row whose score column is a name is one.
-        if index == 0 and _HEADER_NAME.fullmatch(grade_field) and grade_field.lower() not in ("nan", "inf", "infinity"):
+        # The header row is optional: a first row whose score column is a score's name is one.
+        if index == 0 and grade_field.strip().lower() in _HEADER_SCORE_NAMES:
             continue
         if not query_id or not doc_id:
             raise ValueError(f"{where}: empty {'query-id' if not query_id else 'corpus-id'}")
@@ -173,7 +174,8 @@ def read_beir(directory: str | os.PathLike[str], *, qrels: str | None = None) ->
 
     Each file may instead be gzip-compressed with a ``.gz`` suffix (``corpus.jsonl.gz`` is read
     when ``corpus.jsonl`` is absent). Lines end in LF or CRLF; blank lines are skipped; the qrels
-    header row is optional (a first row whose score column is a name, such as ``score``, is one).
+    header row is optional (a first row whose score column is ``score``, ``relevance``, ``rel``,
+    ``grade`` or ``label`` is one; any other word there is reported as a bad grade).
     Extra JSON keys (``metadata``) are ignored; an integer ``_id`` is read as its decimal text.
     Grades are read as floats and may be negative or zero.
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from numbers import Real
 
 __all__ = [
     "RETRIEVAL_METRICS",
@@ -53,6 +54,21 @@ def _check_ranked(ranked: Sequence[str]) -> Sequence[str]:
     return ranked
 
 
+def _check_relevant(relevant: Mapping[str, float]) -> Mapping[str, float]:
+    if not isinstance(relevant, Mapping):
+        raise TypeError(f"'relevant' must be a mapping {{doc_id: grade}} (got {type(relevant).__name__})")
+    for doc_id, value in relevant.items():
+        grade: object = value  # callers pass anything: check it as such
+        if isinstance(grade, bool) or not isinstance(grade, Real) or not math.isfinite(grade):
+            raise ValueError(f"'relevant' grade of doc id {doc_id!r} must be a finite number (got {grade!r})")
+    return relevant
+
+
+def _check(ranked: Sequence[str], relevant: Mapping[str, float]) -> None:
+    _check_ranked(ranked)
+    _check_relevant(relevant)
+
+
 def _n_relevant(relevant: Mapping[str, float]) -> int:
     return sum(1 for grade in relevant.values() if grade > 0)
 
@@ -73,7 +89,7 @@ def dcg_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> fl
     1.5
     """
     _check_k(k)
-    _check_ranked(ranked)
+    _check(ranked, relevant)
     total = 0.0
     for i, doc_id in enumerate(ranked[:k]):
         grade = relevant.get(doc_id, 0)
@@ -116,7 +132,7 @@ def recall_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) ->
     1.0
     """
     _check_k(k)
-    _check_ranked(ranked)
+    _check(ranked, relevant)
     n_rel = _n_relevant(relevant)
     if n_rel == 0:
         return 0.0
@@ -134,7 +150,7 @@ def precision_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int)
     0.25
     """
     _check_k(k)
-    _check_ranked(ranked)
+    _check(ranked, relevant)
     return len(_hits(ranked[:k], relevant)) / k
 
 
@@ -149,7 +165,7 @@ def reciprocal_rank(ranked: Sequence[str], relevant: Mapping[str, float], k: int
     0.0
     """
     k = _check_optional_k(k)
-    _check_ranked(ranked)
+    _check(ranked, relevant)
     window = ranked if k is None else ranked[:k]
     for i, doc_id in enumerate(window):
         if relevant.get(doc_id, 0) > 0:
@@ -168,7 +184,7 @@ def average_precision(ranked: Sequence[str], relevant: Mapping[str, float], k: i
     0.8333333333333333
     """
     k = _check_optional_k(k)
-    _check_ranked(ranked)
+    _check(ranked, relevant)
     n_rel = _n_relevant(relevant)
     if n_rel == 0:
         return 0.0

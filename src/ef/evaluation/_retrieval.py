@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -96,13 +97,23 @@ def _result_score(result: object) -> float | None:
     return result.score if isinstance(result, SearchHit) else None
 
 
-def _dedupe(results: Iterable[object]) -> tuple[list[str], list[float | None]]:
+def _dedupe(query_id: str, results: object) -> tuple[list[str], list[float | None]]:
     """Map results to source ids, keeping each source at its best (first) rank."""
+    # A bare string is iterable too: its characters would be scored as doc ids.
+    if isinstance(results, str | bytes) or not isinstance(results, Iterable):
+        raise TypeError(
+            f"retriever returned a {type(results).__name__} for query {query_id!r}; "
+            "expected a list of SearchHit, Segment or str doc ids"
+        )
     doc_ids: list[str] = []
     scores: list[float | None] = []
     seen: set[str] = set()
     for result in results:
-        doc_id = _result_doc_id(result)
+        try:
+            doc_id = _result_doc_id(result)
+        except TypeError as error:
+            error.add_note(f"while retrieving for query {query_id!r}")
+            raise
         if doc_id not in seen:
             seen.add(doc_id)
             doc_ids.append(doc_id)
@@ -129,8 +140,12 @@ def _retrieve_all(
     """Run every ``(query_id, text)`` job, batched through ``search_many`` when available."""
     search_many = getattr(retriever, "search_many", None)
     if callable(search_many):
+        texts = [text for _, text in jobs]
         try:
-            results = search_many([text for _, text in jobs], limit=limit)
+            if "show_progress" in inspect.signature(search_many).parameters:
+                results = search_many(texts, limit=limit, show_progress=show_progress)
+            else:
+                results = search_many(texts, limit=limit)
         except Exception as error:
             error.add_note(f"while retrieving for {len(jobs)} queries through search_many")
             raise
@@ -236,7 +251,11 @@ def evaluate_retrieval(
     if isinstance(k_values, int) or not k_values:
         raise ValueError(f"'k_values' must be a non-empty sequence of positive integers (got {k_values!r})")
     ks = tuple(_check_k(k, name="k_values") for k in k_values)
+    if len(set(ks)) != len(ks):
+        raise ValueError(f"'k_values' lists a cutoff more than once (got {k_values!r})")
     depth = max(ks) if limit is None else _check_k(limit, name="limit")
+    if depth < max(ks):
+        raise ValueError(f"'limit' must be at least max(k_values) = {max(ks)} (got {limit!r})")
 
     jobs = [
         (query_id, queries[query_id])
@@ -253,7 +272,7 @@ def evaluate_retrieval(
     # BEIR asks for one extra hit when the query's own id may be dropped, so `depth` results remain.
     fetch = depth + 1 if ignore_identical_ids else depth
     for (query_id, _), results in zip(jobs, _retrieve_all(retriever, jobs, fetch, show_progress), strict=True):
-        doc_ids, scores = _dedupe(results)
+        doc_ids, scores = _dedupe(query_id, results)
         if ignore_identical_ids:
             if query_id in doc_ids:
                 at = doc_ids.index(query_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 from ef.segments import Segment
 
@@ -26,7 +27,11 @@ class SearchHit:
     def __post_init__(self) -> None:
         if not isinstance(self.segment, Segment):
             raise TypeError(f"'segment' must be a Segment (got {type(self.segment).__name__})")
-        if math.isnan(self.score):
-            raise ValueError("'score' must not be NaN")
+        score: object = self.score  # callers pass anything: check it as such
+        rank: object = self.rank
+        if isinstance(score, bool) or not isinstance(score, Real) or not math.isfinite(score):
+            raise ValueError(f"'score' must be a finite number (got {score!r})")
+        if isinstance(rank, bool) or not isinstance(rank, Integral):
+            raise TypeError(f"'rank' must be an int (got {type(rank).__name__})")
         if self.rank < 1:
             raise ValueError(f"'rank' must be >= 1 (got {self.rank!r})")
