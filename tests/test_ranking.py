@@ -200,7 +200,8 @@ def test_parity_with_pytrec_eval(ranked, judged, k) -> None:  # type: ignore[no-
 @pytest.mark.parametrize("fn", [*ALL, *OPTIONAL_K])
 @pytest.mark.parametrize("grade", [math.inf, math.nan, "1", True, None])
 def test_a_grade_must_be_a_finite_number(fn, grade) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ValueError, match=rf"^'relevant' grade of doc id 'd1' must be a finite number \(got {grade!r}\)$"):
+    message = rf"^'relevant' grade of doc id 'd1' must be a finite number \(got {grade!r}\)$"
+    with pytest.raises(ValueError, match=message):
         fn(["d1"], {"d1": grade}, 1)
 
 
