@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -52,6 +53,9 @@ class EchoRetriever:
     def retrieve(self, query: str, k: int) -> list[Chunk]:
         self.calls.append(query)
         return [page("p" + query.split()[-1]), page("other")][:k]
+
+
+HEADER_K5 = {"fastrag_outcomes": 1, "top_k": 5, "target": "retriever"}
 
 
 def run(target: Any, items: Sequence[EvalSample], metrics: Sequence[Metric], **options: Any) -> BenchmarkResult:
@@ -291,7 +295,9 @@ def test_outcomes_are_appended_as_jsonl(tmp_path: Path) -> None:
     result = run(EchoRetriever(), samples(3), [Recall(key="source_uri")], results_path=path)
     recorded = sorted((o for _, o in read_outcomes(path)), key=lambda o: o.sample_id)
     assert recorded == list(result.outcomes)
-    first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[0]) == {"fastrag_outcomes": 1, "top_k": 5, "target": "retriever"}
+    first = json.loads(lines[1])
     assert set(first) == {
         "sample_id",
         "query",
@@ -309,7 +315,10 @@ def test_resume_runs_only_what_is_missing_or_failed(tmp_path: Path) -> None:
     done = QueryOutcome("q0", "query 0", (page("p0"),), latency_ms=7.0)
     failed = QueryOutcome("q1", "query 1", latency_ms=1.0, error="TimeoutError: no answer within 1 s")
     torn = json.dumps(QueryOutcome("q2", "query 2").to_dict())[:25]  # the write the crash cut short
-    path.write_text(json.dumps(done.to_dict()) + "\n" + json.dumps(failed.to_dict()) + "\n" + torn, encoding="utf-8")
+    header = json.dumps(HEADER_K5)
+    path.write_text(
+        "\n".join([header, json.dumps(done.to_dict()), json.dumps(failed.to_dict()), torn]), encoding="utf-8"
+    )
 
     retriever = EchoRetriever()
     result = run(retriever, samples(4), [Recall(key="source_uri")], results_path=path)
@@ -323,6 +332,7 @@ def test_resume_runs_only_what_is_missing_or_failed(tmp_path: Path) -> None:
     again = EchoRetriever()
     run(again, samples(4), [Recall()], results_path=path)
     assert again.calls == []  # everything recorded: nothing runs twice
+    assert path.read_text(encoding="utf-8").count('"fastrag_outcomes"') == 1  # one header, not one per run
 
 
 def test_an_interrupted_run_loses_nothing(tmp_path: Path) -> None:
@@ -360,14 +370,14 @@ def test_resume_false_starts_over(tmp_path: Path) -> None:
     retriever = EchoRetriever()
     run(retriever, samples(2), [Recall()], results_path=path, resume=False)
     assert sorted(retriever.calls) == ["query 0", "query 1"]
-    assert len(path.read_text(encoding="utf-8").splitlines()) == 2
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 3  # the header and two outcomes
 
 
 def test_resume_refuses_a_file_from_other_samples(tmp_path: Path) -> None:
     path = tmp_path / "outcomes.jsonl"
     run(EchoRetriever(), samples(2), [Recall()], results_path=path)
-    lines = sorted(path.read_text(encoding="utf-8").splitlines())
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    header, *lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([header, *sorted(lines)]) + "\n", encoding="utf-8")
     with pytest.raises(ValueError) as error:
         run(
             EchoRetriever(),
@@ -376,12 +386,12 @@ def test_resume_refuses_a_file_from_other_samples(tmp_path: Path) -> None:
             results_path=path,
         )
     assert str(error.value) == (
-        f"{path}:1: sample 'q0' was run with query 'query 0', not 'a different query'; pass resume=False to start over"
+        f"{path}:2: sample 'q0' was run with query 'query 0', not 'a different query'; pass resume=False to start over"
     )
     with pytest.raises(ValueError) as error:
         run(EchoRetriever(), samples(1), [Recall()], results_path=path)
     assert str(error.value) == (
-        f"{path}:2: outcome for sample id 'q1', which is not among 'samples'; "
+        f"{path}:3: outcome for sample id 'q1', which is not among 'samples'; "
         "pass resume=False to start over or another 'results_path'"
     )
 
@@ -456,3 +466,144 @@ def test_sync_wrapper() -> None:
 
     with pytest.raises(RuntimeError, match=r"^run_benchmark_sync\(\) cannot run inside an event loop"):
         asyncio.run(inside_a_loop())
+
+
+# --- resume checks what the recorded outcomes depend on: top_k and the kind of target ---
+
+
+class TwoPages:
+    """Retrieves page 'first' then page 'second' (cut to k); the relevant page is 'second'."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def retrieve(self, query: str, k: int) -> list[Chunk]:
+        self.calls += 1
+        return [page("first"), page("second")][:k]
+
+
+class TwoPagesPipeline(TwoPages):
+    def answer(self, query: str, k: int) -> PipelineResponse:
+        return PipelineResponse("an answer", self.retrieve(query, k))
+
+
+SECOND = [EvalSample("q0", "query 0", ["second"])]
+
+
+def test_resume_refuses_outcomes_retrieved_with_another_top_k(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    run(TwoPages(), SECOND, [Recall(k=1, key="source_uri")], results_path=path)
+    before = path.read_text(encoding="utf-8")
+    fresh = run(TwoPages(), SECOND, [Recall(k=2, key="source_uri")])
+    assert fresh.summary["recall@2[source_uri]"].mean == 1.0
+    # Reusing the k=1 outcome would score 0.0: it only ever held page 'first'.
+    message = f"{path}:1: written with top_k=1, this run asks for top_k=2; use a new results_path or resume=False"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        run(TwoPages(), SECOND, [Recall(k=2, key="source_uri")], results_path=path)
+    assert path.read_text(encoding="utf-8") == before  # refused before anything ran or was written
+    retriever = TwoPages()
+    result = run(retriever, SECOND, [Recall(k=2, key="source_uri")], results_path=path, resume=False)
+    assert (retriever.calls, result.summary["recall@2[source_uri]"].mean) == (1, 1.0)
+
+
+def test_resume_with_the_same_top_k_keeps_the_outcomes(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    run(TwoPages(), SECOND, [Recall(k=1, key="source_uri")], top_k=2, results_path=path)
+    retriever = TwoPages()
+    result = run(retriever, SECOND, [Recall(k=2, key="source_uri")], results_path=path)
+    assert (retriever.calls, result.summary["recall@2[source_uri]"].mean) == (0, 1.0)
+
+
+def test_resume_refuses_outcomes_of_another_kind_of_target(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    run(TwoPages(), SECOND, [Recall(k=2)], results_path=path)
+    message = (
+        f"{path}:1: written with target=retriever, this run asks for target=pipeline; "
+        "use a new results_path or resume=False"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        run(TwoPagesPipeline(), SECOND, [Recall(k=2), ExactMatch()], results_path=path)
+    message = (
+        f"{path}:1: written with top_k=2 and target=retriever, this run asks for top_k=5 and target=pipeline; "
+        "use a new results_path or resume=False"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        run(TwoPagesPipeline(), SECOND, [Recall(k=5)], results_path=path)
+
+
+def test_resume_refuses_a_file_without_a_header(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    outcome = QueryOutcome("q0", "query 0", (page("first"),), latency_ms=1.0)
+    path.write_text(json.dumps(outcome.to_dict()) + "\n", encoding="utf-8")  # the format before headers
+    assert [o for _, o in read_outcomes(path)] == [outcome]  # still readable
+    message = (
+        f"{path}:1: no header line says which top_k and target this outcome was run with "
+        "(a file from an older fastrag?); use a new results_path or resume=False"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        run(TwoPages(), SECOND, [Recall(k=2)], results_path=path)
+
+
+def test_every_header_in_the_file_is_checked(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    run(TwoPages(), SECOND, [Recall(k=2)], results_path=path)
+    other = tmp_path / "other.jsonl"
+    run(TwoPages(), [EvalSample("q1", "query 1", ["second"])], [Recall(k=1)], results_path=other)
+    path.write_text(path.read_text(encoding="utf-8") + other.read_text(encoding="utf-8"), encoding="utf-8")
+    message = f"{path}:3: written with top_k=1, this run asks for top_k=2; use a new results_path or resume=False"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        run(TwoPages(), [*SECOND, EvalSample("q1", "query 1")], [Recall(k=2)], results_path=path)
+
+
+@pytest.mark.parametrize(
+    ("header", "reason"),
+    [
+        (
+            {"fastrag_outcomes": 2, "top_k": 2, "target": "retriever"},
+            "header has format version 2; this fastrag reads version 1",
+        ),
+        (
+            {"fastrag_outcomes": 1, "top_k": 0, "target": "retriever"},
+            "header 'top_k' must be a positive integer (got 0)",
+        ),
+        (
+            {"fastrag_outcomes": 1, "top_k": 2, "target": "agent"},
+            "header 'target' must be 'retriever' or 'pipeline' (got 'agent')",
+        ),
+        ({"fastrag_outcomes": 1, "top_k": 2}, "header is missing 'target'"),
+    ],
+)
+def test_a_bad_header_names_the_line(tmp_path: Path, header: dict[str, object], reason: str) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps(header) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=f"^{re.escape(f'{path}:1: {reason}')}$"):
+        run(TwoPages(), SECOND, [Recall(k=2)], results_path=path)
+
+
+@pytest.mark.parametrize("content", ["", "\n\n", '{"fastrag_outcomes": 1, "top'])
+def test_an_empty_or_torn_file_gets_this_runs_header(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_text(content, encoding="utf-8")
+    run(TwoPages(), SECOND, [Recall(k=2)], results_path=path)
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert records[0] == {"fastrag_outcomes": 1, "top_k": 2, "target": "retriever"}
+    assert [r["sample_id"] for r in records[1:]] == ["q0"]
+    retriever = TwoPages()
+    run(retriever, SECOND, [Recall(k=2)], results_path=path)
+    assert retriever.calls == 0
+
+
+def test_save_jsonl_is_atomic_and_names_the_bad_record(tmp_path: Path) -> None:
+    class NanScore:
+        def retrieve(self, query: str, k: int) -> list[Chunk]:
+            score = float("nan") if query == "query 1" else 0.5
+            return [Chunk("p" + query.split()[-1], 0, "text", {"score": score})]
+
+    result = run(NanScore(), samples(3), [Recall(key="source_uri")])
+    path = tmp_path / "result.jsonl"
+    path.write_text("the previous result\n", encoding="utf-8")
+    message = f"{path}: record 1 (sample 'q1'): Out of range float values are not JSON compliant"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+        result.save_jsonl(path)
+    assert path.read_text(encoding="utf-8") == "the previous result\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result.jsonl"]  # no temporary file left

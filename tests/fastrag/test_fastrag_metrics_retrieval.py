@@ -217,3 +217,79 @@ def test_source_uri_key_is_ef_kernels_on_first_distinct_pages(ranked: list[int],
         value = score(metric(k=k, key="source_uri"), relevant_pages, retrieved)
         assert value is not None
         assert 0.0 <= value <= 1.0
+
+
+# --- an independent reference: the documented definitions from scratch, no ef kernel in sight ---
+
+
+def reference_scores(retrieved_ids: list[str], relevant: set[str], k: int) -> dict[str, float]:
+    """The five metrics as documented, written out longhand.
+
+    The window is the first `k` distinct ids of the retrieved list, each at its first position;
+    ranks are 1-based within it. Binary gain; the ideal DCG covers min(|relevant|, k) documents;
+    precision divides by the window's length (0.0 for an empty window).
+    """
+    window: list[str] = []
+    for doc_id in retrieved_ids:
+        if doc_id not in window:
+            window.append(doc_id)
+        if len(window) == k:
+            break
+    hits = [rank for rank, doc_id in enumerate(window, start=1) if doc_id in relevant]
+    dcg = 0.0
+    for rank in hits:
+        dcg += 1.0 / math.log2(rank + 1)
+    ideal = 0.0
+    for rank in range(1, min(len(relevant), k) + 1):
+        ideal += 1.0 / math.log2(rank + 1)
+    return {
+        "recall": len(hits) / len(relevant),
+        "precision": len(hits) / len(window) if window else 0.0,
+        "mrr": 1.0 / hits[0] if hits else 0.0,
+        "ndcg": dcg / ideal,
+        "hit_rate": 1.0 if hits else 0.0,
+    }
+
+
+def test_reference_on_a_hand_worked_case() -> None:
+    # window x, a, b (the second x and a are repeats); relevant a, b, c -> hits at ranks 2 and 3.
+    got = reference_scores(["x", "a", "x", "a", "b", "c"], {"a", "b", "c"}, 3)
+    ideal = 1 + 1 / LOG2_3 + 1 / LOG2_4
+    assert got == pytest.approx(
+        {"recall": 2 / 3, "precision": 2 / 3, "mrr": 1 / 2, "ndcg": (1 / LOG2_3 + 1 / LOG2_4) / ideal, "hit_rate": 1.0}
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    # Few distinct numbers, long lists: duplicates are common, as are windows shorter than k.
+    ranked=st.lists(st.integers(min_value=0, max_value=12), max_size=20),
+    relevant=st.sets(st.integers(min_value=0, max_value=15), min_size=1, max_size=8),
+    k=st.integers(min_value=1, max_value=12),
+)
+def test_key_id_matches_an_independent_reference(ranked: list[int], relevant: set[int], k: int) -> None:
+    retrieved = chunks_for(ranked)
+    relevant_ids = sorted(chunk.id for chunk in chunks_for(sorted(relevant)))
+    expected = reference_scores([chunk.id for chunk in retrieved], set(relevant_ids), k)
+    for cls in (Recall, Precision, MRR, NDCG, HitRate):
+        metric = cls(k=k)
+        assert score(metric, relevant_ids, retrieved) == pytest.approx(
+            expected[metric.name.split("@")[0]], abs=1e-12
+        ), metric.name
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    ranked=st.lists(st.integers(min_value=0, max_value=25), max_size=20),
+    relevant=st.sets(st.integers(min_value=0, max_value=8), min_size=1, max_size=4),
+    k=st.integers(min_value=1, max_value=8),
+)
+def test_key_source_uri_matches_an_independent_reference(ranked: list[int], relevant: set[int], k: int) -> None:
+    retrieved = chunks_for(ranked)  # several chunks per page: page repeats are common
+    relevant_pages = [f"page-{n}" for n in sorted(relevant)]  # page-7, page-8 are never retrieved
+    expected = reference_scores([chunk.source_uri for chunk in retrieved], set(relevant_pages), k)
+    for cls in (Recall, Precision, MRR, NDCG, HitRate):
+        metric = cls(k=k, key="source_uri")
+        assert score(metric, relevant_pages, retrieved) == pytest.approx(
+            expected[metric.name.split("@")[0]], abs=1e-12
+        ), metric.name

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 from pathlib import Path
 
 import pytest
@@ -44,6 +47,17 @@ def test_blank_lines_are_skipped(tmp_path: Path) -> None:
         ('{"id": "b", "query": "x", "relevant_ids": [3]}', "'relevant_ids' must hold str ids (got 3)"),
         ('{"id": "", "query": "x"}', "'id' must be a non-empty str (got '')"),
         ('{"id": "a", "query": "x"}', "sample id 'a' already used on line 1"),
+        # Falsy non-lists are mistakes too, not "no relevant ids".
+        ('{"id": "b", "query": "x", "relevant_ids": ""}', "'relevant_ids' must be a list of str ids (got '')"),
+        ('{"id": "b", "query": "x", "relevant_ids": 0}', "'relevant_ids' must be a list of str ids (got 0)"),
+        ('{"id": "b", "query": "x", "relevant_ids": {}}', "'relevant_ids' must be a list of str ids (got {})"),
+        ('{"id": "b", "query": "x", "relevant_ids": false}', "'relevant_ids' must be a list of str ids (got False)"),
+        ('{"id": "b", "query": "x", "metadata": []}', "'metadata' must be a JSON object or null (got [])"),
+        ('{"id": "b", "query": "x", "metadata": ""}', "'metadata' must be a JSON object or null (got '')"),
+        (
+            '{"id": "b", "query": "x", "metadata": {"x": NaN}}',
+            "sample 'b': metadata['x'] is nan, which JSON cannot hold; use null or a string",
+        ),
     ],
 )
 def test_bad_sample_lines_report_file_and_line(tmp_path: Path, line: str, reason: str) -> None:
@@ -101,3 +115,73 @@ def test_records_are_frozen_values() -> None:
         sample.query = "y"  # type: ignore[misc]
     assert sample == EvalSample("q1", "x", ("a",), metadata={"ignored": True})
     assert hash(sample) == hash(EvalSample("q1", "x", ["a"]))
+
+
+def test_absent_or_null_relevant_ids_and_metadata_mean_none(tmp_path: Path) -> None:
+    path = tmp_path / "samples.jsonl"
+    path.write_text(
+        '{"id": "a", "query": "x", "relevant_ids": null, "metadata": null}\n{"id": "b", "query": "y"}\n',
+        encoding="utf-8",
+    )
+    loaded = load_samples(path)
+    assert [(s.relevant_ids, dict(s.metadata)) for s in loaded] == [((), {}), ((), {})]
+
+
+@pytest.mark.parametrize("retrieved", ["", 0, {}])
+def test_falsy_non_list_retrieved_is_an_error(tmp_path: Path, retrieved: object) -> None:
+    path = tmp_path / "outcomes.jsonl"
+    path.write_text(json.dumps({"sample_id": "q1", "query": "q", "retrieved": retrieved}) + "\n", encoding="utf-8")
+    message = f"{path}:1: 'retrieved' must be a list of chunks (got {type(retrieved).__name__})"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        list(read_outcomes(path))
+
+
+@pytest.mark.parametrize(
+    ("metadata", "where"),
+    [
+        ({"x": float("nan")}, "metadata['x'] is nan"),
+        ({"x": [1.0, {"y": float("-inf")}]}, "metadata['x'][1]['y'] is -inf"),
+    ],
+)
+def test_non_finite_metadata_is_refused_naming_the_sample(metadata: dict[str, object], where: str) -> None:
+    message = f"sample 'q7': {where}, which JSON cannot hold; use null or a string"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        EvalSample("q7", "x", metadata=metadata)
+
+
+def test_save_samples_keeps_the_old_file_when_a_record_is_bad(tmp_path: Path) -> None:
+    path = tmp_path / "samples.jsonl"
+    save_samples([EvalSample("old", "x")], path)
+    before = path.read_text(encoding="utf-8")
+    changed = EvalSample("q2", "y", metadata={"score": 1.0})
+    changed.metadata["score"] = float("nan")  # type: ignore[index]  # mutated after the check
+    message = f"{path}: record 1 (sample 'q2'): Out of range float values are not JSON compliant"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+        save_samples([EvalSample("q1", "x"), changed, EvalSample("q3", "z")], path)
+    assert path.read_text(encoding="utf-8") == before
+    odd = EvalSample("q1", "x", metadata={"when": object()})
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: record 0 \(sample 'q1'\): Object of type object"):
+        save_samples([odd], path)
+    assert path.read_text(encoding="utf-8") == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["samples.jsonl"]  # no temporary file left
+
+
+def test_save_samples_replaces_the_file_with_umask_permissions(tmp_path: Path) -> None:
+    path = tmp_path / "samples.jsonl"
+    old_mask = os.umask(0o027)
+    try:
+        save_samples([EvalSample("q1", "x")], path)
+        assert stat.S_IMODE(path.stat().st_mode) == 0o640  # 0o666 less the umask, not mkstemp's 0o600
+        save_samples([EvalSample("q2", "y")], path)
+    finally:
+        os.umask(old_mask)
+    assert [s.id for s in load_samples(path)] == ["q2"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["samples.jsonl"]
+
+
+def test_outcomes_header_is_skipped_by_read_outcomes(tmp_path: Path) -> None:
+    outcome = QueryOutcome("q1", "query", (Chunk("p", 0, "a"),), latency_ms=1.0)
+    path = tmp_path / "outcomes.jsonl"
+    header = {"fastrag_outcomes": 1, "top_k": 5, "target": "retriever"}
+    path.write_text(json.dumps(header) + "\n" + json.dumps(outcome.to_dict()) + "\n", encoding="utf-8")
+    assert list(read_outcomes(path)) == [(2, outcome)]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import secrets
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -37,8 +39,46 @@ def read_jsonl(path: str | os.PathLike[str], parse: Callable[[Any], T]) -> Itera
                 raise ValueError(f"{os.fspath(path)}:{number}: {error}") from None
 
 
+def _describe(index: int, record: object) -> str:
+    """``record 3 (sample 'q3')``: the position, plus the id when the record carries one."""
+    label = f"record {index}"
+    if isinstance(record, dict):
+        for field in ("sample_id", "id"):
+            if isinstance(record.get(field), str):
+                return f"{label} (sample {record[field]!r})"
+    return label
+
+
 def write_jsonl(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> None:
-    """Write one JSON object per line to `path`, replacing it."""
-    with open(path, "w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(dump_line(record))
+    """Write one JSON object per line to `path`, replacing it atomically.
+
+    Every record is serialised before the file is touched, so a record JSON cannot hold (NaN, an
+    infinity, an object of no JSON type) raises ``ValueError("<path>: record <i> (sample '<id>'):
+    <reason>")`` and leaves the old file as it was. The lines go to a temporary file in the same
+    directory, which then replaces `path` in one ``os.replace``: a reader or a crash sees the old
+    file or the new one, never half of either. The new file gets the permissions ``open()`` would
+    give it (``0o666`` less the umask).
+    """
+    lines: list[str] = []
+    for index, record in enumerate(records):
+        try:
+            lines.append(dump_line(record))
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"{os.fspath(path)}: {_describe(index, record)}: {error}") from None
+    target = os.fspath(path)
+    # Created like open() would create it, so the kernel applies the umask (mkstemp's 0o600 would
+    # survive the rename); O_EXCL and a random name keep two writers from sharing it.
+    temporary = os.path.join(
+        os.path.dirname(os.path.abspath(target)), f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp"
+    )
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.writelines(lines)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

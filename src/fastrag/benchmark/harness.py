@@ -10,7 +10,9 @@ At most `concurrency` samples are in flight at once. The harness times each call
 that raises or exceeds `timeout_s` becomes an outcome with its ``error`` set, whose scores are all
 missing, and the run goes on. With `results_path`, each outcome is appended to that JSONL file as
 soon as it finishes, so an interrupted run loses nothing; rerunning with ``resume=True`` keeps
-the successful outcomes recorded there and runs only the rest (failed samples are retried).
+the successful outcomes recorded there and runs only the rest (failed samples are retried). The
+file starts with a header line recording ``top_k`` and the kind of target, since the recorded
+chunks depend on both; resuming with a different one is a ``ValueError``, not a silent rescore.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ef._progress import Progress
 from fastrag.benchmark._jsonl import dump_line
 from fastrag.benchmark.metrics import Metric, RetrievalMetric
 from fastrag.benchmark.result import BenchmarkResult
-from fastrag.benchmark.samples import EvalSample, QueryOutcome, read_outcomes
+from fastrag.benchmark.samples import EvalSample, OutcomesHeader, QueryOutcome, read_outcome_lines
 from fastrag.documents import Chunk
 
 __all__ = ["Pipeline", "PipelineResponse", "Retriever", "run_benchmark", "run_benchmark_sync"]
@@ -136,25 +138,52 @@ def _check_arguments(
     return is_pipeline, top_k
 
 
-def _resume(path: str | os.PathLike[str], samples: Sequence[EvalSample]) -> dict[str, QueryOutcome]:
-    """Successful outcomes recorded in `path`, by sample id; checks they belong to `samples`."""
+def _resume(
+    path: str | os.PathLike[str], samples: Sequence[EvalSample], header: OutcomesHeader
+) -> dict[str, QueryOutcome]:
+    """Successful outcomes recorded in `path`, by sample id, after checking they fit this run.
+
+    Every outcome must follow a header line that matches `header` (same ``top_k``, same kind of
+    target) and belong to one of `samples` with the same query. A file with no line at all gets
+    `header` appended, so the outcomes this run appends are covered by it.
+    """
     queries = {sample.id: sample.query for sample in samples}
     _drop_torn_tail(path)
+    name = os.fspath(path)
     done: dict[str, QueryOutcome] = {}
-    for number, outcome in read_outcomes(path):
+    current: OutcomesHeader | None = None
+    for number, record in read_outcome_lines(path):
+        if isinstance(record, OutcomesHeader):
+            different = record.differences(header)
+            if different is not None:
+                raise ValueError(
+                    f"{name}:{number}: written with {different[0]}, this run asks for {different[1]}; "
+                    "use a new results_path or resume=False"
+                )
+            current = record
+            continue
+        outcome = record
+        if current is None:
+            raise ValueError(
+                f"{name}:{number}: no header line says which top_k and target this outcome was run with "
+                "(a file from an older fastrag?); use a new results_path or resume=False"
+            )
         expected = queries.get(outcome.sample_id)
         if expected is None:
             raise ValueError(
-                f"{os.fspath(path)}:{number}: outcome for sample id {outcome.sample_id!r}, which is not "
+                f"{name}:{number}: outcome for sample id {outcome.sample_id!r}, which is not "
                 f"among 'samples'; pass resume=False to start over or another 'results_path'"
             )
         if outcome.query != expected:
             raise ValueError(
-                f"{os.fspath(path)}:{number}: sample {outcome.sample_id!r} was run with query "
+                f"{name}:{number}: sample {outcome.sample_id!r} was run with query "
                 f"{outcome.query!r}, not {expected!r}; pass resume=False to start over"
             )
         if outcome.ok:  # a recorded failure is not kept: the sample runs again
             done[outcome.sample_id] = outcome
+    if current is None:  # empty (or only blank lines): start it with this run's header
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(dump_line(header.to_dict()))
     return done
 
 
@@ -232,10 +261,14 @@ async def run_benchmark(
         when several chunks of a page tend to come back together.
     results_path
         A JSONL file to append each outcome to as it finishes (one :meth:`QueryOutcome.to_dict`
-        per line). Missing, it is created.
+        per line), after a header line recording `top_k` and whether the target is a retriever
+        or a pipeline (see :class:`~fastrag.benchmark.samples.OutcomesHeader`). Missing, it is
+        created.
     resume
         With `results_path`: keep the successful outcomes already recorded there and run only
-        the other samples. ``False`` empties the file first.
+        the other samples. The file's header must match this run's `top_k` and kind of target,
+        else the recorded chunks would be scored as if this run had retrieved them. ``False``
+        starts the file over.
     show_progress
         Draw a progress bar on stderr.
 
@@ -251,7 +284,8 @@ async def run_benchmark(
     ValueError
         Before anything runs: for a metric that needs an answer with a bare Retriever, empty or
         duplicate samples or metric names, a bad `concurrency`, `timeout_s` or `top_k`, or a
-        `results_path` whose lines do not match `samples` (reported as ``path:line``).
+        `results_path` to resume whose lines do not match `samples`, whose header records another
+        `top_k` or kind of target, or that has no header (reported as ``path:line``).
 
     Notes
     -----
@@ -277,10 +311,12 @@ async def run_benchmark(
     is_pipeline, k = _check_arguments(target, samples, metrics, concurrency, timeout_s, top_k)
     done: dict[str, QueryOutcome] = {}
     if results_path is not None:
+        header = OutcomesHeader(k, "pipeline" if is_pipeline else "retriever")
         if resume and os.path.exists(results_path):
-            done = _resume(results_path, samples)
-        elif not resume:
-            open(results_path, "w").close()
+            done = _resume(results_path, samples, header)
+        else:
+            with open(results_path, "w", encoding="utf-8") as handle:
+                handle.write(dump_line(header.to_dict()))
 
     outcomes: list[QueryOutcome | None] = [done.get(sample.id) for sample in samples]
     scores: dict[str, list[float | None]] = {metric.name: [None] * len(samples) for metric in metrics}

@@ -44,6 +44,27 @@ def _optional_number(name: str, value: object, kind: type) -> None:
         raise ValueError(f"'{name}' must be finite and >= 0 (got {value!r})")
 
 
+def _non_finite(value: object, where: str) -> tuple[str, float] | None:
+    """The path and value of the first NaN or infinity inside `value` (dicts and lists), if any.
+
+    >>> _non_finite({"a": [1.0, {"b": float("inf")}]}, "metadata")
+    ("metadata['a'][1]['b']", inf)
+    """
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (where, value)
+    if isinstance(value, Mapping):
+        items: Iterable[tuple[object, object]] = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite(item, f"{where}[{key!r}]")
+        if found is not None:
+            return found
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class EvalSample:
     """One evaluation query with its ground truth.
@@ -101,6 +122,11 @@ class EvalSample:
             raise ValueError(f"'reference_answer' must be a str or None (got {self.reference_answer!r})")
         if not isinstance(self.metadata, Mapping):
             raise ValueError(f"'metadata' must be a mapping (got {type(self.metadata).__name__})")
+        where = _non_finite(self.metadata, "metadata")
+        if where is not None:
+            raise ValueError(
+                f"sample {self.id!r}: {where[0]} is {where[1]!r}, which JSON cannot hold; use null or a string"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of one samples-file line."""
@@ -124,10 +150,18 @@ class EvalSample:
         ValueError: sample is missing 'query'
         """
         _check_keys(data, "sample", ("id", "query"), ("relevant_ids", "reference_answer", "metadata"))
-        relevant = data.get("relevant_ids") or ()
-        if not isinstance(relevant, list | tuple):
+        # Absent or null means none; any other non-list ("", 0, {}) is a mistake, not an empty list.
+        relevant = data.get("relevant_ids")
+        if relevant is None:
+            relevant = ()
+        elif not isinstance(relevant, list | tuple):
             raise ValueError(f"'relevant_ids' must be a list of str ids (got {relevant!r})")
-        return cls(data["id"], data["query"], tuple(relevant), data.get("reference_answer"), data.get("metadata") or {})
+        metadata = data.get("metadata")
+        if metadata is None:
+            metadata = {}
+        elif not isinstance(metadata, Mapping):
+            raise ValueError(f"'metadata' must be a JSON object or null (got {metadata!r})")
+        return cls(data["id"], data["query"], tuple(relevant), data.get("reference_answer"), metadata)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,8 +259,10 @@ class QueryOutcome:
             ("sample_id", "query"),
             ("retrieved", "answer", "latency_ms", "total_tokens", "cost_usd", "error"),
         )
-        retrieved = data.get("retrieved") or []
-        if not isinstance(retrieved, list):
+        retrieved = data.get("retrieved")
+        if retrieved is None:
+            retrieved = []
+        elif not isinstance(retrieved, list):
             raise ValueError(f"'retrieved' must be a list of chunks (got {type(retrieved).__name__})")
         return cls(
             data["sample_id"],
@@ -238,6 +274,71 @@ class QueryOutcome:
             data.get("cost_usd"),
             data.get("error"),
         )
+
+
+_HEADER_KEY = "fastrag_outcomes"
+_HEADER_VERSION = 1
+_TARGET_KINDS = ("retriever", "pipeline")
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomesHeader:
+    """The header line of an outcomes file: what every outcome after it was run with.
+
+    ``run_benchmark`` writes it first, as ``{"fastrag_outcomes": 1, "top_k": 5, "target":
+    "retriever"}``, and resuming refuses a file whose header does not match the run, since the
+    recorded chunks depend on how many were asked for and from which kind of target.
+
+    >>> OutcomesHeader.from_dict(OutcomesHeader(5, "pipeline").to_dict())
+    OutcomesHeader(top_k=5, target='pipeline')
+    >>> OutcomesHeader(0, "retriever")
+    Traceback (most recent call last):
+    ...
+    ValueError: header 'top_k' must be a positive integer (got 0)
+    """
+
+    top_k: int
+    target: str
+
+    def __post_init__(self) -> None:
+        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 1:
+            raise ValueError(f"header 'top_k' must be a positive integer (got {self.top_k!r})")
+        if self.target not in _TARGET_KINDS:
+            raise ValueError(f"header 'target' must be 'retriever' or 'pipeline' (got {self.target!r})")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the header line."""
+        return {_HEADER_KEY: _HEADER_VERSION, "top_k": self.top_k, "target": self.target}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> OutcomesHeader:
+        """Parse a header line; an unknown format version or field is a ``ValueError``."""
+        _check_keys(data, "header", (_HEADER_KEY, "top_k", "target"), ())
+        if data[_HEADER_KEY] != _HEADER_VERSION:
+            raise ValueError(
+                f"header has format version {data[_HEADER_KEY]!r}; this fastrag reads version {_HEADER_VERSION}"
+            )
+        return cls(data["top_k"], data["target"])
+
+    def differences(self, other: OutcomesHeader) -> tuple[str, str] | None:
+        """``("top_k=1", "top_k=2")``-style descriptions of the fields that differ, or ``None``."""
+        fields = [name for name in ("top_k", "target") if getattr(self, name) != getattr(other, name)]
+        if not fields:
+            return None
+        mine = " and ".join(f"{name}={getattr(self, name)}" for name in fields)
+        theirs = " and ".join(f"{name}={getattr(other, name)}" for name in fields)
+        return mine, theirs
+
+
+def _parse_outcome_line(data: Any) -> QueryOutcome | OutcomesHeader:
+    if isinstance(data, Mapping) and _HEADER_KEY in data:
+        return OutcomesHeader.from_dict(data)
+    return QueryOutcome.from_dict(data)
+
+
+def read_outcome_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, QueryOutcome | OutcomesHeader]]:
+    """Every line of an outcomes file, header lines included, as ``(line_number, record)``."""
+    return read_jsonl(path, _parse_outcome_line)
 
 
 def load_samples(path: str | os.PathLike[str]) -> list[EvalSample]:
@@ -272,5 +373,11 @@ def save_samples(samples: Iterable[EvalSample], path: str | os.PathLike[str]) ->
 
 
 def read_outcomes(path: str | os.PathLike[str]) -> Iterator[tuple[int, QueryOutcome]]:
-    """Yield ``(line_number, outcome)`` from an outcomes JSONL file written by the harness."""
-    return read_jsonl(path, QueryOutcome.from_dict)
+    """Yield ``(line_number, outcome)`` from an outcomes JSONL file written by the harness.
+
+    The header line (see :class:`OutcomesHeader`) is checked and skipped; files without one, as
+    written before it existed, read the same.
+    """
+    for number, record in read_outcome_lines(path):
+        if isinstance(record, QueryOutcome):
+            yield number, record
