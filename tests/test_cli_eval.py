@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
+import os
 import re
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -89,6 +92,70 @@ def test_run_out_writes_the_rankings(capsys: pytest.CaptureFixture[str], tmp_pat
             assert list(docs.values()) == pytest.approx(scores, rel=1e-6)
         else:  # tied scores become n - rank, so TREC readers keep ef's order (evaluate_retrieval's rule)
             assert list(docs.values()) == [float(len(hits) - i) for i in range(len(hits))]
+
+
+@pytest.mark.parametrize("flag", ["--json", "--run-out"])
+@pytest.mark.parametrize(
+    ("make", "path", "message"),
+    [
+        (None, "{tmp}/missing/out", "{flag} {tmp}/missing/out: directory {tmp}/missing does not exist"),
+        (lambda t: (t / "file").write_text(""), "{tmp}/file/out",
+         "{flag} {tmp}/file/out: {tmp}/file is not a directory"),
+        (lambda t: (t / "out").mkdir(), "{tmp}/out", "{flag} {tmp}/out is a directory"),
+    ],
+)
+def test_an_unwritable_output_path_fails_before_any_work(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    flag: str, make: object, path: str, message: str,
+) -> None:
+    def no_reading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the dataset was read before the output path was checked")
+
+    monkeypatch.setattr("ef.evaluation.read_beir", no_reading)
+    if make is not None:
+        make(tmp_path)  # type: ignore[operator]
+    status, out, err = run(capsys, "--quiet", flag, path.format(tmp=tmp_path))
+    assert (status, out) == (2, "")
+    assert err == f"ef eval: error: {message.format(tmp=tmp_path, flag=flag)}\n"
+
+
+def test_written_files_get_the_usual_permissions(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        status, _, _ = run(capsys, "--quiet", "--k", "1", "--json", str(tmp_path / "r.json"))
+    finally:
+        os.umask(previous)
+    assert status == 0
+    assert stat.S_IMODE((tmp_path / "r.json").stat().st_mode) == 0o644  # as open() makes it, not mkstemp's 0o600
+
+
+def test_a_report_that_cannot_be_written_names_the_users_path(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import ef.evaluation._beir
+
+    def full_disk(directory: str, name: str) -> object:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), f"{directory}/.{name}.1234.tmp")
+
+    monkeypatch.setattr(ef.evaluation._beir, "_create_temporary", full_disk)
+    status, _, err = run(capsys, "--quiet", "--k", "1", "--json", str(tmp_path / "r.json"))
+    assert status == 2
+    assert err == f"ef eval: error: --json {tmp_path / 'r.json'}: cannot write the report (No space left on device)\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_that_cannot_be_written_names_the_users_path(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import ef.trec
+
+    def full_disk(path: object, run: object, *, run_id: str = "ef") -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), f"{tmp_path}/.ef-1234.tmp")
+
+    monkeypatch.setattr(ef.trec, "write_run", full_disk)
+    status, _, err = run(capsys, "--quiet", "--k", "1", "--run-out", str(tmp_path / "run.trec"))
+    assert status == 2
+    assert err == f"ef eval: error: --run-out {tmp_path / 'run.trec'}: cannot write the run (No space left on device)\n"
 
 
 def test_index_dir_caches_the_index(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

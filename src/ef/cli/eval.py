@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -99,17 +98,42 @@ class _TimedRetriever:
         return hits  # type: ignore[no-any-return]
 
 
-def _write_json(path: str, data: dict[str, Any]) -> None:
-    """Write atomically: a temporary file in the same directory, renamed over `path`."""
+def _check_output(flag: str, path: str | None) -> None:
+    """Fail now, before any reading or indexing, if `path` cannot be written at the end."""
+    if path is None:
+        return
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    parent = target.parent
+    if target.is_dir():
+        raise IsADirectoryError(f"{flag} {path} is a directory")
+    if not parent.exists():
+        raise FileNotFoundError(f"{flag} {path}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise NotADirectoryError(f"{flag} {path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise PermissionError(f"{flag} {path}: cannot create files in directory {parent}")
+
+
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    """Write atomically: a temporary file in the same directory, renamed over `path`.
+
+    The file gets the usual permissions (0o666 less the umask), as ``open`` would give it; an
+    error names `path`, not the temporary file.
+    """
+    from ef.evaluation._beir import _create_temporary
+
+    target = Path(path)
+    tmp: str | None = None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
+        tmp, stream = _create_temporary(str(target.parent), target.name)
+        with stream:
+            stream.write(json.dumps(data, indent=2).encode("utf-8") + b"\n")
         os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as error:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise OSError(f"--json {path}: cannot write the report ({error.strerror or error})") from error
         raise
 
 
@@ -150,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
     parse_embedder(args.embedder)  # a bad name fails before any file is read
     if args.batch_size < 1:
         raise ValueError(f"--batch-size must be a positive integer (got {args.batch_size})")
+    _check_output("--json", args.json)  # before the work, not after it
+    _check_output("--run-out", args.run_out)
     dataset = Path(args.dataset) if args.dataset is not None else DEMO_DATASET
     if not dataset.is_dir():
         raise FileNotFoundError(f"dataset directory {dataset} does not exist")
@@ -167,14 +193,19 @@ def run(args: argparse.Namespace) -> int:
 
     mark = time.perf_counter()
     retriever = _TimedRetriever(index, show)
-    report = evaluate_retrieval(
-        retriever, qrels, queries,
-        k_values=args.k,
-        metrics=args.metrics,
-        limit=max(args.k),
-        ignore_identical_ids=args.ignore_identical_ids,
-        run_path=args.run_out,
-    )
+    try:
+        report = evaluate_retrieval(
+            retriever, qrels, queries,
+            k_values=args.k,
+            metrics=args.metrics,
+            limit=max(args.k),
+            ignore_identical_ids=args.ignore_identical_ids,
+            run_path=args.run_out,
+        )
+    except OSError as error:  # only the run file is written here; its writer names a temporary file
+        if args.run_out is None:
+            raise
+        raise OSError(f"--run-out {args.run_out}: cannot write the run ({error.strerror or error})") from error
     timings["retrieve"] = retriever.seconds
     timings["score"] = time.perf_counter() - mark - retriever.seconds
     timings["total"] = time.perf_counter() - started

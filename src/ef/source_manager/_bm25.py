@@ -128,8 +128,15 @@ class Bm25Index:
             if not self._doc_ids:
                 return None
             model = self._bm25s.BM25(k1=BM25_PARAMS["k1"], b=BM25_PARAMS["b"], method=BM25_PARAMS["method"])
-            # bm25s appends its empty-document token to the vocabulary dict it is given.
-            model.index((self._doc_ids, dict(self._tokenizer.vocab)), show_progress=False)
+            vocab = dict(self._tokenizer.vocab)  # bm25s appends its empty-document token to the dict it is given
+            if vocab:
+                model.index((self._doc_ids, vocab), show_progress=False)
+            else:
+                # No segment holds an indexable word (all stopwords, one-letter words or blank): a
+                # valid index that matches no query. bm25s needs a vocabulary (its empty-document
+                # token, which no query word stems to) and divides by the mean length, 0 here.
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    model.index((self._doc_ids, {"": 0}), show_progress=False)
             self._model = model
         return self._model
 

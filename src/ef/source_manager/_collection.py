@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -321,6 +321,24 @@ class Collection:
         self._segments = [None] * n
 
 
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+# Every manifest field Collection.load reads: (name, check, what the check wants).
+_FIELDS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("embedder", lambda v: isinstance(v, str), "an embedder name"),
+    ("segment_size", lambda v: v is None or (_count(v) and v > 0), "a positive integer or null"),
+    ("segment_overlap", _count, "a non-negative integer"),
+    ("n_sources", _count, "a non-negative integer"),
+    ("n_segments", _count, "a non-negative integer"),
+    ("corpus_sha256", lambda v: isinstance(v, str), "a string"),
+    ("index", lambda v: isinstance(v, dict), "an object"),
+    ("files", lambda v: isinstance(v, dict) and all(_count(size) for size in v.values()),
+     "an object of file sizes in bytes"),
+)
+
+
 def read_manifest(root: Path) -> dict[str, Any]:
     """The manifest of the index in `root`, its fields checked."""
     path = root / MANIFEST
@@ -340,15 +358,21 @@ def read_manifest(root: Path) -> dict[str, Any]:
             f"{root} holds an ef index of format version {version!r}; this ef (version {ef.__version__}) "
             f"reads version {FORMAT_VERSION}: delete the directory and build the index again"
         )
-    expected: dict[str, Any] = {
-        "embedder": str, "n_sources": int, "n_segments": int, "segment_overlap": int,
-        "corpus_sha256": str, "index": dict, "files": dict,
-    }
-    for key, kind in expected.items():
-        if not isinstance(manifest.get(key), kind):
-            raise ValueError(f"{path}: field {key!r} is missing or not a {kind.__name__}; {DAMAGED}")
-    if manifest.get("segment_size") is not None and not isinstance(manifest.get("segment_size"), int):
-        raise ValueError(f"{path}: field 'segment_size' must be an integer or null; {DAMAGED}")
+    for key, valid, what in _FIELDS:
+        if key not in manifest:
+            raise ValueError(f"{path}: field {key!r} is missing; {DAMAGED}")
+        if not valid(manifest[key]):
+            raise ValueError(f"{path}: field {key!r} must be {what} (got {manifest[key]!r:.80}); {DAMAGED}")
+    try:
+        parse_embedder(manifest["embedder"])
+    except ValueError as error:
+        raise ValueError(f"{path}: field 'embedder' is invalid ({error}); {DAMAGED}") from error
+    try:
+        window_spans("", size=manifest["segment_size"], overlap=manifest["segment_overlap"])
+    except ValueError as error:
+        raise ValueError(
+            f"{path}: fields 'segment_size' and 'segment_overlap' do not fit together ({error}); {DAMAGED}"
+        ) from error
     return manifest
 
 

