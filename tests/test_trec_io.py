@@ -182,3 +182,12 @@ def test_qrels_errors_name_file_and_line(tmp_path: Path, text: str, problem: str
 def test_write_qrels_rejects_infinite_grade(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"^grade of doc 'd' in query 'q' must be a finite number \(got inf\)$"):
         write_qrels(tmp_path / "q", {"q": {"d": float("inf")}})
+
+
+@pytest.mark.parametrize("separator", [" ", "  "], ids=["fast-path", "line-path"])
+def test_the_earliest_duplicate_is_reported(tmp_path: Path, separator: str) -> None:
+    lines = ["q1 Q0 zz 1 5 r", "q1 Q0 a 2 4 r", "q1 Q0 a 3 3 r", "q1 Q0 zz 4 2 r", "q1 Q0 a 5 1 r"]
+    path = _write(tmp_path / "run.txt", "".join(line.replace(" ", separator) + "\n" for line in lines))
+    with pytest.raises(ValueError) as info:
+        read_run(path)
+    assert str(info.value) == f"{path}:3: doc id 'a' appears twice in query 'q1' (first at line 2)"

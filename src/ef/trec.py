@@ -203,9 +203,14 @@ def read_qrels(path: PathLike) -> dict[str, dict[str, float]]:
                 continue  # BEIR header row
         if len(fields) != width:
             raise ValueError(f"{os.fspath(path)}:{number}: expected {width} columns like line 1, got {len(fields)}")
-        query_id = _text(path, number, fields[0])
-        doc_id = _text(path, number, fields[width - 2])
-        grade = _grade(path, number, fields[width - 1])
+        try:
+            # The common case inline; anything unusual goes through the checks that name the problem.
+            grade: float = int(fields[width - 1])
+            query_id, doc_id = fields[0].decode(), fields[width - 2].decode()
+        except ValueError:
+            query_id = _text(path, number, fields[0])
+            doc_id = _text(path, number, fields[width - 2])
+            grade = _grade(path, number, fields[width - 1])
         docs = qrels.setdefault(query_id, {})
         if doc_id in docs:
             raise ValueError(f"{os.fspath(path)}:{number}: doc id {doc_id!r} is judged twice in query {query_id!r}")
@@ -278,15 +283,18 @@ class RunColumns:
         order = np.argsort(values, kind="stable")
         ordered = values[order]
         same = np.flatnonzero(ordered[1:] == ordered[:-1])
+        found = []  # (line, first line, doc id) of each true repeat; equal keys may be a hash collision
         for i in same.tolist():
             first, second = int(row_index[order[i]]), int(row_index[order[i + 1]])
             doc_id = self.doc_id(first)
             if doc_id == self.doc_id(second):
-                line, earlier = max(first, second) + 1, min(first, second) + 1
-                raise ValueError(
-                    f"{self.path}:{line}: doc id {doc_id.decode(errors='replace')!r} appears twice in query "
-                    f"{query_id.decode(errors='replace')!r} (first at line {earlier})"
-                )
+                found.append((max(first, second) + 1, min(first, second) + 1, doc_id))
+        if found:
+            line, earlier, doc_id = min(found)  # the earliest line, as the line-by-line reader reports
+            raise ValueError(
+                f"{self.path}:{line}: doc id {doc_id.decode(errors='replace')!r} appears twice in query "
+                f"{query_id.decode(errors='replace')!r} (first at line {earlier})"
+            )
 
 
 class _IrregularError(Exception):
@@ -319,6 +327,7 @@ def _words(
 
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+_FMIX1, _FMIX2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
 
 
 def _hash_words(words: list[npt.NDArray[np.uint64]]) -> npt.NDArray[np.uint64]:
@@ -326,6 +335,13 @@ def _hash_words(words: list[npt.NDArray[np.uint64]]) -> npt.NDArray[np.uint64]:
     h = words[0].copy()
     for word in words[1:]:
         h = (h ^ (h >> np.uint64(29))) * _MIX + word
+    # MurmurHash3's finaliser: every output bit depends on every input bit, so a slice of the
+    # hash (the bit tables of evaluate_run) spreads ids that share a prefix like "doc000".
+    h ^= h >> np.uint64(33)
+    h *= _FMIX1
+    h ^= h >> np.uint64(33)
+    h *= _FMIX2
+    h ^= h >> np.uint64(33)
     return h
 
 
@@ -371,18 +387,21 @@ def _parse_scores(
     dot_at = length.copy()  # no dot: no decimals
     byte, digit = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
     is_digit, is_dot, inside = (np.empty(n, dtype=bool) for _ in range(3))
+    shortest = int(length.min()) if n else 0
     for j in range(longest):
         np.take(buf[j:], start, out=byte, mode="clip")  # clip: bytes past the field are masked
-        np.greater(length, j, out=inside)
         np.subtract(byte, 48, out=digit)
         np.less(digit, 10, out=is_digit)
-        is_digit &= inside
+        if j >= shortest:  # some fields have ended: mask their bytes out
+            np.greater(length, j, out=inside)
+            is_digit &= inside
         np.multiply(mantissa, 10.0, out=scaled)
         scaled += digit
         np.copyto(mantissa, scaled, where=is_digit)
         digits += is_digit
         np.equal(byte, 46, out=is_dot)
-        is_dot &= inside
+        if j >= shortest:
+            is_dot &= inside
         dots += is_dot
         np.copyto(dot_at, j, where=is_dot)
     negative = buf[start] == 45
@@ -410,8 +429,9 @@ def _tokenise(
     if len(pos) != 6 * (rows.stop - rows.start):
         raise _IrregularError
     grid = pos.reshape(-1, 6)
-    # Exactly one newline per row, in the last column: then no row holds another one.
-    if not np.array_equal(np.flatnonzero(chunk == 10), grid[:, 5]):
+    # The chunk has exactly one newline per row (``rows`` counts them): if each row's last
+    # separator is a newline, no row holds another one.
+    if not (chunk[grid[:, 5]] == 10).all():
         raise _IrregularError
     if pos[0] == 0 or (np.diff(pos) < 2).any():
         raise _IrregularError  # an empty field: doubled separators, a blank line, CRLF
@@ -460,7 +480,7 @@ def _run_columns(path: PathLike, padded: bytearray, size: int) -> RunColumns | N
         cut = padded.find(b"\n", min(bounds[-1] + _CHUNK, size - 1), size) + 1
         bounds.append(cut if cut > 0 else size)
     pairs = list(itertools.pairwise(bounds))
-    counts = [padded.count(b"\n", a, b) for a, b in pairs]
+    counts = [int(np.count_nonzero(buf[a:b] == 10)) for a, b in pairs]  # 3x faster than bytearray.count
     firsts = [0, *itertools.accumulate(counts)]
     n_rows = firsts[-1]
     out: dict[str, Any] = {

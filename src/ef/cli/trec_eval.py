@@ -148,13 +148,12 @@ def _value(measure: Measure, value: float) -> str:
 
 def main(argv: Sequence[str]) -> int:
     """Run ``ef trec-eval`` with ``argv`` (the arguments after ``trec-eval``); return the exit status."""
-    from ef.evaluation._run import _evaluate, _load_qrels, _load_run
+    from ef.evaluation._run import _evaluate, _load
 
     args = _parser().parse_args(list(argv))
     specs = args.measures or ["official"]
     measures = _measures(specs)
-    qrels = _load_qrels(args.qrels)
-    run = _load_run(args.run)
+    run, qrels = _load(args.run, args.qrels)
     result = _evaluate(
         run,
         qrels,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 from collections.abc import Mapping, Sequence
@@ -347,10 +348,18 @@ def _evaluate(
 ) -> _Evaluation:
     # trec_eval's query order: ids compared byte-wise (str order is UTF-8 byte order).
     query_ids = sorted(qrels)
-    if isinstance(run, RunColumns):
-        built = _from_columns(run, qrels, query_ids, missing, max_docs)
-    else:
-        built = _from_mapping(run, qrels, query_ids, missing, max_docs)
+    # No reference cycles are made here, so the cyclic GC would only rescan the caller's (maybe
+    # millions of) objects while the hit lists grow.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        if isinstance(run, RunColumns):
+            built = _from_columns(run, qrels, query_ids, missing, max_docs)
+        else:
+            built = _from_mapping(run, qrels, query_ids, missing, max_docs)
+    finally:
+        if collecting:
+            gc.enable()
     if not built.query_ids:
         raise ValueError(
             "no query to evaluate: 'qrels' is empty"
@@ -368,6 +377,20 @@ def _load_qrels(qrels: Run | str | os.PathLike[str]) -> Run:
     if not isinstance(qrels, Mapping):
         raise TypeError(f"'qrels' must be a mapping or a path (got {type(qrels).__name__})")
     return qrels
+
+
+def _load(run: Run | str | os.PathLike[str], qrels: Run | str | os.PathLike[str]) -> tuple[Run | RunColumns, Run]:
+    """Both inputs; a run file is tokenised on other threads while the qrels are read here."""
+    if not isinstance(run, str | os.PathLike):
+        return _load_run(run), _load_qrels(qrels)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        loading = pool.submit(_load_run, run)
+        try:
+            judged = _load_qrels(qrels)
+        except BaseException:
+            loading.cancel()
+            raise
+        return loading.result(), judged
 
 
 def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunColumns:
@@ -447,9 +470,10 @@ def evaluate_run(
     if repeated:
         raise ValueError(f"'measures' lists {repeated[0]!r} twice")
     _check_options(missing, relevance_level, max_docs)
+    loaded_run, loaded_qrels = _load(run, qrels)
     result = _evaluate(
-        _load_run(run),
-        _load_qrels(qrels),
+        loaded_run,
+        loaded_qrels,
         parsed,
         missing=missing,
         relevance_level=relevance_level,
