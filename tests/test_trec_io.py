@@ -191,3 +191,17 @@ def test_the_earliest_duplicate_is_reported(tmp_path: Path, separator: str) -> N
     with pytest.raises(ValueError) as info:
         read_run(path)
     assert str(info.value) == f"{path}:3: doc id 'a' appears twice in query 'q1' (first at line 2)"
+
+
+def test_written_files_get_the_usual_permissions(tmp_path: Path) -> None:
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        write_run(tmp_path / "run.txt", {"q1": {"d1": 1.0}})
+        write_qrels(tmp_path / "qrels.txt", {"q1": {"d1": 1}})
+    finally:
+        os.umask(old)
+    for name in ("run.txt", "qrels.txt"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644  # not mkstemp's 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["qrels.txt", "run.txt"]

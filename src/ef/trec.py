@@ -26,7 +26,6 @@ import gzip
 import itertools
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -34,6 +33,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from ef._atomic import atomic_writer
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
 
@@ -544,23 +545,15 @@ def _check_id(value: object, what: str) -> str:
 
 
 def _atomic_write(path: PathLike, lines: Iterable[str]) -> None:
-    """Write ``lines`` to a temporary file beside ``path``, then rename it over ``path``."""
-    target = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(target))
-    fd, temporary = tempfile.mkstemp(prefix=".ef-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            if target.endswith(".gz"):
-                with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
-                    for line in lines:
-                        out.write(line.encode())
-            else:
+    """Write ``lines`` to ``path`` atomically (gzip-compressed when it ends in ``.gz``)."""
+    with atomic_writer(path) as raw:
+        if os.fspath(path).endswith(".gz"):
+            with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
                 for line in lines:
-                    raw.write(line.encode())
-        os.replace(temporary, target)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+                    out.write(line.encode())
+        else:
+            for line in lines:
+                raw.write(line.encode())
 
 
 def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> None:

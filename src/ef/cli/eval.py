@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ef._atomic import atomic_writer
 from ef.datasets import demo_dataset
 
 __all__ = ["DEMO_DATASET", "add_parser", "run"]
@@ -120,21 +121,11 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
     The file gets the usual permissions (0o666 less the umask), as ``open`` would give it; an
     error names `path`, not the temporary file.
     """
-    from ef.evaluation._beir import _create_temporary
-
-    target = Path(path)
-    tmp: str | None = None
     try:
-        tmp, stream = _create_temporary(str(target.parent), target.name)
-        with stream:
+        with atomic_writer(path) as stream:
             stream.write(json.dumps(data, indent=2).encode("utf-8") + b"\n")
-        os.replace(tmp, target)
-    except BaseException as error:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
-        if isinstance(error, OSError):
-            raise OSError(f"--json {path}: cannot write the report ({error.strerror or error})") from error
-        raise
+    except OSError as error:
+        raise OSError(f"--json {path}: cannot write the report ({error.strerror or error})") from error
 
 
 def _index(args: argparse.Namespace, corpus: dict[str, str], show: bool) -> tuple[Any, str]:

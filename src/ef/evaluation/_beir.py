@@ -14,9 +14,10 @@ import math
 import numbers
 import os
 import re
-import secrets
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
+
+from ef._atomic import create_temporary
 
 __all__ = ["read_beir", "write_beir"]
 
@@ -306,17 +307,6 @@ def _write_lines(stream: IO[bytes], lines: Iterator[tuple[str, str]]) -> None:
             raise ValueError(f"{label} is not encodable as UTF-8 ({error.reason})") from None
 
 
-def _create_temporary(directory: str, name: str) -> tuple[str, IO[bytes]]:
-    """A new file beside `name`; mode 0o666 less the umask, as ``open`` would (mkstemp gives 0o600)."""
-    while True:
-        path = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue
-        return path, os.fdopen(fd, "wb")
-
-
 def write_beir(
     directory: str | os.PathLike[str],
     corpus: Mapping[str, str],
@@ -399,7 +389,7 @@ def write_beir(
     written: list[tuple[str, str]] = []  # (temporary path, final path)
     try:
         for name, lines in jobs:
-            temporary, stream = _create_temporary(root, name)
+            temporary, stream = create_temporary(os.path.join(root, name))
             written.append((temporary, os.path.join(root, name)))
             with stream:
                 _write_lines(stream, lines)

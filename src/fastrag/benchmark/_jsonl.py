@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import secrets
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
+
+from ef._atomic import atomic_writer
 
 __all__ = ["dump_line", "read_jsonl", "write_jsonl"]
 
@@ -65,20 +65,5 @@ def write_jsonl(path: str | os.PathLike[str], records: Iterable[dict[str, Any]])
             lines.append(dump_line(record))
         except (ValueError, TypeError) as error:
             raise ValueError(f"{os.fspath(path)}: {_describe(index, record)}: {error}") from None
-    target = os.fspath(path)
-    # Created like open() would create it, so the kernel applies the umask (mkstemp's 0o600 would
-    # survive the rename); O_EXCL and a random name keep two writers from sharing it.
-    temporary = os.path.join(
-        os.path.dirname(os.path.abspath(target)), f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp"
-    )
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.writelines(lines)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    with atomic_writer(path) as stream:
+        stream.write("".join(lines).encode("utf-8"))
