@@ -234,39 +234,23 @@ _AT_ALIASES = {
     "iprec_at_recall": "iprec_at_recall",
 }
 
+_OFFICIAL = (
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+)
 _NICKNAMES = {
-    "official": (
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "gm_map",
-        "Rprec",
-        "bpref",
-        "recip_rank",
-        "iprec_at_recall",
-        "P",
-    ),
+    "official": _OFFICIAL,
     # all_trec, less the families ef does not compute (listed in _UNSUPPORTED).
-    "all_trec": (
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "gm_map",
-        "Rprec",
-        "bpref",
-        "recip_rank",
-        "iprec_at_recall",
-        "P",
-        "recall",
-        "ndcg",
-        "ndcg_cut",
-        "map_cut",
-        "success",
-    ),
+    "all_trec": (*_OFFICIAL, "recall", "ndcg", "ndcg_cut", "map_cut", "success"),
 }
 
 # trec_eval measures ef does not compute: named in the error instead of "unknown".
