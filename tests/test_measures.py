@@ -173,3 +173,12 @@ def test_bad_parameter_lists(spec: str, why: str) -> None:
     with pytest.raises(ValueError) as info:
         expand_measure_spec(spec)
     assert str(info.value).startswith(f"measure {spec!r}: {why};")
+
+
+def test_the_docs_table_is_the_registry() -> None:
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "trec-eval.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| (.+) \| (\w+) \|$", doc, flags=re.M)
+    assert rows == [(f.name, f.description, f.aggregate) for f in MEASURES.values()]
