@@ -244,3 +244,21 @@ def test_segment_rejects_bad_fields(args, error, message) -> None:  # type: igno
 def test_search_hit_rejects_bad_fields(score, rank, error, message) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(error, match=message):
         SearchHit(_seg("d1"), score, rank)
+
+
+def test_run_path_saves_the_rankings_as_a_trec_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ef.trec import read_run
+
+    corpus = Corpus({"one": [("d2", 0), ("d2", 1), ("d1", 0)], "two": [("x", 0), ("d3", 0)]})
+    evaluate_retrieval(corpus, QRELS, QUERIES, k_values=(3,), run_path=tmp_path / "run.trec")
+    # hit scores are kept (strictly decreasing after de-duplication); the duplicate d2 is gone
+    assert read_run(tmp_path / "run.trec") == {"q1": {"d2": 10.0, "d1": 8.0}, "q2": {"x": 10.0, "d3": 9.0}}
+    assert (tmp_path / "run.trec").read_text().splitlines()[0] == "q1 Q0 d2 1 10.0 ef"
+
+
+def test_run_path_replaces_tied_or_missing_scores_by_rank(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ef.trec import read_run
+
+    # bare ids have no score; TREC readers sort by score, so n - rank keeps the order (z before a)
+    evaluate_retrieval(lambda q, *, limit: ["z", "d1", "a"], QRELS, QUERIES, k_values=(3,), run_path=tmp_path / "r")
+    assert read_run(tmp_path / "r")["q1"] == {"z": 3.0, "d1": 2.0, "a": 1.0}
