@@ -134,6 +134,8 @@ def test_bad_arguments(kwargs: dict, error: type[Exception], message: str) -> No
     [
         ({"q": {"a": float("nan")}}, {"q": {"a": 1}}, "run: score of doc 'a' in query 'q' is NaN"),
         ({"q": {"a": "high"}}, {"q": {"a": 1}}, "run: score of doc 'a' in query 'q' is not a number (got 'high')"),
+        ({"q": {"a": "1.5"}}, {"q": {"a": 1}}, "run: score of doc 'a' in query 'q' is not a number (got '1.5')"),
+        ({"q": {"a": 1.0}}, {"q": {"a": "2"}}, "qrels: a grade of query 'q' is not a number (got '2')"),
         ({"q": {"a": 1.0}}, {"q": {"a": float("nan")}}, "qrels: a grade of query 'q' is NaN"),
         ({"q": {"a": 1.0}}, {"q": {"a": None}}, "qrels: a grade of query 'q' is not a number (got None)"),
         ({"p": {"a": 1.0}}, {}, "no query to evaluate: 'qrels' is empty"),

@@ -94,6 +94,8 @@ def _not_a_number(values: Mapping[str, object]) -> tuple[str, object] | None:
 
 def _grades(query_id: str, judged: Mapping[str, float]) -> npt.NDArray[np.float64]:
     try:
+        # sum() refuses str and None in C; np.fromiter alone would quietly parse "1.5".
+        sum(judged.values(), 0.0)
         grades = np.fromiter(judged.values(), dtype=np.float64, count=len(judged))
     except (TypeError, ValueError):
         grades = np.array([np.nan])
@@ -133,6 +135,8 @@ class _Builder:
         judged = [self.qrels[q] for q in self.query_ids]
         sizes = [len(j) for j in judged]
         try:
+            for j in judged:  # refuses str and None, which np.fromiter would parse or choke on unnamed
+                sum(j.values(), 0.0)
             grades = np.fromiter(
                 itertools.chain.from_iterable(j.values() for j in judged), dtype=np.float64, count=sum(sizes)
             )
@@ -164,6 +168,7 @@ class _Builder:
 def _scores(query_id: str, ranking: Mapping[str, float]) -> npt.NDArray[np.float64]:
     """The scores of one query, sorted ascending; ``ValueError`` naming the doc if one is not a number."""
     try:
+        sum(ranking.values(), 0.0)  # refuses a str score in C; np.fromiter alone would parse "1.5"
         scores = np.sort(np.fromiter(ranking.values(), dtype=np.float64, count=len(ranking)))
     except (TypeError, ValueError):
         scores = np.array([np.nan])
