@@ -66,6 +66,27 @@ def chunk_id(source_uri: str, chunk_index: int, content: str) -> str:
     return digest.hexdigest()
 
 
+def _non_finite(value: object, where: str) -> tuple[str, float] | None:
+    """The path and value of the first NaN or infinity inside `value` (dicts and lists), if any.
+
+    >>> _non_finite({"a": [1.0, {"b": float("inf")}]}, "metadata")
+    ("metadata['a'][1]['b']", inf)
+    """
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (where, value)
+    if isinstance(value, Mapping):
+        items: Iterable[tuple[object, object]] = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite(item, f"{where}[{key!r}]")
+        if found is not None:
+            return found
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """A retrievable piece of a source page; ``id`` is derived, never passed.
@@ -108,6 +129,11 @@ class Chunk:
             raise ValueError(f"'content' must be a str (got {type(self.content).__name__})")
         if not isinstance(self.metadata, Mapping):
             raise ValueError(f"'metadata' must be a mapping (got {type(self.metadata).__name__})")
+        # Outcomes are saved as JSON, which cannot hold NaN or infinity: refuse them here, at the source.
+        bad = _non_finite(self.metadata, "metadata") if self.metadata else None
+        if bad is not None:
+            where = f"chunk {self.source_uri!r}#{self.chunk_index}"
+            raise ValueError(f"{where}: {bad[0]} is {bad[1]!r}, which JSON cannot hold")
         # Stored once: the metrics read ids for every sample, hashing each time would be waste.
         object.__setattr__(self, "id", chunk_id(self.source_uri, self.chunk_index, self.content))
 

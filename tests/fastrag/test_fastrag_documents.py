@@ -122,3 +122,15 @@ def test_chunks_cover_the_text_and_match_their_offsets(text: str, size: int, dat
         covered[start:end] = [True] * (end - start)
     # Every non-blank character lands in some chunk.
     assert all(covered[i] for i, ch in enumerate(text) if not ch.isspace())
+
+
+def test_chunk_metadata_must_be_json_safe() -> None:
+    import math
+
+    import pytest
+
+    from fastrag.documents import Chunk
+
+    with pytest.raises(ValueError, match=r"^chunk 'p'#2: metadata\['score'\] is nan, which JSON cannot hold$"):
+        Chunk("p", 2, "x", metadata={"score": math.nan})
+    assert Chunk("p", 2, "x", metadata={"score": 1.5}).metadata == {"score": 1.5}

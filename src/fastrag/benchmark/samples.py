@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastrag.benchmark._jsonl import read_jsonl, write_jsonl
-from fastrag.documents import Chunk
+from fastrag.documents import Chunk, _non_finite
 
 __all__ = ["EvalSample", "QueryOutcome", "load_samples", "read_outcomes", "save_samples"]
 
@@ -42,27 +42,6 @@ def _optional_number(name: str, value: object, kind: type) -> None:
         raise ValueError(f"'{name}' must be {article} or None (got {value!r})")
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"'{name}' must be finite and >= 0 (got {value!r})")
-
-
-def _non_finite(value: object, where: str) -> tuple[str, float] | None:
-    """The path and value of the first NaN or infinity inside `value` (dicts and lists), if any.
-
-    >>> _non_finite({"a": [1.0, {"b": float("inf")}]}, "metadata")
-    ("metadata['a'][1]['b']", inf)
-    """
-    if isinstance(value, float):
-        return None if math.isfinite(value) else (where, value)
-    if isinstance(value, Mapping):
-        items: Iterable[tuple[object, object]] = value.items()
-    elif isinstance(value, list | tuple):
-        items = enumerate(value)
-    else:
-        return None
-    for key, item in items:
-        found = _non_finite(item, f"{where}[{key!r}]")
-        if found is not None:
-            return found
-    return None
 
 
 @dataclass(frozen=True, slots=True)
