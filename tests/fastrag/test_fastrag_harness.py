@@ -596,8 +596,10 @@ def test_an_empty_or_torn_file_gets_this_runs_header(tmp_path: Path, content: st
 def test_save_jsonl_is_atomic_and_names_the_bad_record(tmp_path: Path) -> None:
     class NanScore:
         def retrieve(self, query: str, k: int) -> list[Chunk]:
-            score = float("nan") if query == "query 1" else 0.5
-            return [Chunk("p" + query.split()[-1], 0, "text", {"score": score})]
+            chunk = Chunk("p" + query.split()[-1], 0, "text", {"score": 0.5})
+            if query == "query 1":  # a Chunk refuses NaN metadata; a caller mutating its dict is caught at save
+                chunk.metadata["score"] = float("nan")  # type: ignore[index]
+            return [chunk]
 
     result = run(NanScore(), samples(3), [Recall(key="source_uri")])
     path = tmp_path / "result.jsonl"
@@ -607,3 +609,16 @@ def test_save_jsonl_is_atomic_and_names_the_bad_record(tmp_path: Path) -> None:
         result.save_jsonl(path)
     assert path.read_text(encoding="utf-8") == "the previous result\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["result.jsonl"]  # no temporary file left
+
+
+def test_a_chunk_with_nan_metadata_is_that_samples_error(tmp_path: Path) -> None:
+    class NanScore:
+        def retrieve(self, query: str, k: int) -> list[Chunk]:
+            score = float("nan") if query == "query 1" else 0.5
+            return [Chunk("p" + query.split()[-1], 0, "text", {"score": score})]
+
+    result = run(NanScore(), samples(3), [Recall(key="source_uri")], results_path=tmp_path / "out.jsonl")
+    errors = [o.error for o in result.outcomes]
+    assert errors[0] is None and errors[2] is None
+    assert errors[1] is not None and "metadata['score'] is nan, which JSON cannot hold" in errors[1]
+    assert result.summary["recall@5[source_uri]"].missing == 1
