@@ -619,6 +619,8 @@ def test_a_chunk_with_nan_metadata_is_that_samples_error(tmp_path: Path) -> None
 
     result = run(NanScore(), samples(3), [Recall(key="source_uri")], results_path=tmp_path / "out.jsonl")
     errors = [o.error for o in result.outcomes]
-    assert errors[0] is None and errors[2] is None
-    assert errors[1] is not None and "metadata['score'] is nan, which JSON cannot hold" in errors[1]
+    assert errors[0] is None
+    assert errors[2] is None
+    assert errors[1] is not None
+    assert "metadata['score'] is nan, which JSON cannot hold" in errors[1]
     assert result.summary["recall@5[source_uri]"].missing == 1
