@@ -103,6 +103,8 @@ def test_unknown_name_lists_the_valid_forms() -> None:
         ("ndcg@ten", "cutoff must be a positive integer (got 'ten')"),
         ("P_2.5", "cutoff must be a positive integer (got '2.5')"),
         ("iprec_at_recall_1.5", "recall level must be in [0, 1] (got 1.5)"),
+        ("iprec_at_recall_0.501", "recall level must have at most 2 decimals (got 0.501)"),
+        ("iprec_at_recall@0.125", "recall level must have at most 2 decimals (got 0.125)"),
         ("utility", "trec_eval measure 'utility' is not computed by ef"),
         ("Rprec_mult_0.20", "trec_eval measure 'Rprec_mult_0' is not computed by ef"),
         ("ndcg_10", "unknown measure"),
@@ -182,3 +184,11 @@ def test_the_docs_table_is_the_registry() -> None:
     doc = (Path(__file__).resolve().parents[1] / "docs" / "trec-eval.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `(\w+)` \| (.+) \| (\w+) \|$", doc, flags=re.M)
     assert rows == [(f.name, f.description, f.aggregate) for f in MEASURES.values()]
+
+
+@pytest.mark.parametrize(
+    "name", ["iprec_at_recall_0.5", "iprec_at_recall_0.05", "iprec_at_recall_1", "iprec_at_recall_.25"]
+)
+def test_accepted_recall_levels_round_trip_through_their_canonical_name(name: str) -> None:
+    measure = parse_measure(name)
+    assert parse_measure(str(measure)) == measure

@@ -262,3 +262,14 @@ def test_run_path_replaces_tied_or_missing_scores_by_rank(tmp_path) -> None:  # 
     # bare ids have no score; TREC readers sort by score, so n - rank keeps the order (z before a)
     evaluate_retrieval(lambda q, *, limit: ["z", "d1", "a"], QRELS, QUERIES, k_values=(3,), run_path=tmp_path / "r")
     assert read_run(tmp_path / "r")["q1"] == {"z": 3.0, "d1": 2.0, "a": 1.0}
+
+
+def test_run_path_leaves_out_queries_that_retrieved_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ef.trec import read_run
+
+    def retriever(query: str, *, limit: int = 10) -> list[str]:
+        return ["d1"] if query == "one" else []
+
+    report = evaluate_retrieval(retriever, QRELS, QUERIES, k_values=(1,), metrics=("mrr",), run_path=tmp_path / "r")
+    assert report.per_query == {"q1": {"mrr@1": 1.0}, "q2": {"mrr@1": 0.0}}
+    assert read_run(tmp_path / "r") == {"q1": {"d1": 1.0}}

@@ -308,3 +308,90 @@ def test_duplicate_doc_in_a_run_file_is_an_error(tmp_path: Path, query: str) -> 
     with pytest.raises(ValueError) as info:
         evaluate_run(path, QRELS, ["map"])
     assert str(info.value) == f"{path}:4: doc id 'b' appears twice in query '{query}' (first at line 2)"
+
+
+# --- regressions -----------------------------------------------------------------------------
+
+
+def test_a_judged_doc_id_over_256_bytes_does_not_hide_the_others(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\nq2 0 " + "x" * 300 + " 1\nq2 0 b 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 a 1 1 r\nq2 Q0 b 1 1 r\n")
+    expected = {"q1": {"map": 1.0, "num_rel_ret": 1}, "q2": {"map": 0.5, "num_rel_ret": 1}}
+    assert evaluate_run(run, qrels, ["map", "num_rel_ret"]).per_query == expected
+    as_dict = {"q1": {"a": 1.0}, "q2": {"b": 1.0}}
+    assert evaluate_run(as_dict, qrels, ["map", "num_rel_ret"]).per_query == expected
+
+
+def test_dict_scores_tie_as_doubles() -> None:
+    # 10**17 and 10**17 + 1 are the same double: a tie, broken by doc id descending ('b' first).
+    run = {"q1": {"a": 10**17, "b": 10**17 + 1}}
+    assert evaluate_run(run, {"q1": {"a": 1}}, ["mrr"]).metrics == {"mrr": 0.5}
+    assert evaluate_run(run, {"q1": {"b": 1}}, ["mrr"]).metrics == {"mrr": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("grade", "message"),
+    [
+        (float("inf"), "qrels: a grade of query 'q1' is not finite (got inf)"),
+        (float("-inf"), "qrels: a grade of query 'q1' is not finite (got -inf)"),
+        (np.float64("inf"), "qrels: a grade of query 'q1' is not finite (got np.float64(inf))"),
+        (10**400, f"qrels: a grade of query 'q1' is not finite (got {10**400!r})"),
+    ],
+)
+@pytest.mark.parametrize("as_file", [False, True], ids=["dict-run", "file-run"])
+def test_non_finite_grades_are_rejected(tmp_path: Path, grade: float, message: str, as_file: bool) -> None:
+    run: object = {"q1": {"a": 1.0}}
+    if as_file:
+        run = tmp_path / "run.txt"
+        run.write_text("q1 Q0 a 1 1 r\n")
+    with pytest.raises(ValueError) as info:
+        evaluate_run(run, {"q1": {"a": grade}}, ["ndcg"])  # type: ignore[arg-type]
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("as_file", [False, True], ids=["dict-run", "file-run"])
+def test_many_ties_rank_by_doc_id_descending(tmp_path: Path, as_file: bool) -> None:
+    # All 300 docs tie except one; a judged doc's rank is the docs scored above it plus the tied docs
+    # with a greater id (byte-wise: "d99" > "d299" > "d100").
+    docs = {f"d{i}": 1.0 for i in range(300)}
+    docs["top"] = 2.0
+    judged = {"d99": 1, "d299": 1, "d100": 1, "d0": 0, "top": 0}
+    ids = sorted((d for d in docs if d != "top"), key=str.encode, reverse=True)
+    ranks = sorted(1 + ids.index(d) for d in ("d99", "d299", "d100"))
+    expected_map = sum((i + 1) / (r + 1) for i, r in enumerate(ranks)) / 3
+    run: object = {"q": docs}
+    if as_file:
+        run = tmp_path / "run.txt"
+        write_run(run, {"q": docs})
+    report = evaluate_run(run, {"q": judged}, ["map", "mrr"])  # type: ignore[arg-type]
+    assert report.metrics == {"map": expected_map, "mrr": 1 / (ranks[0] + 1)}
+    assert ranks == [1, 78, 297]  # 0-based
+
+
+def test_numpy_integers_are_accepted_for_relevance_level_and_max_docs() -> None:
+    plain = evaluate_run(RUN, QRELS, ["map", "num_ret"], relevance_level=2, max_docs=2)
+    numpy = evaluate_run(RUN, QRELS, ["map", "num_ret"], relevance_level=np.int64(2), max_docs=np.int32(2))
+    assert numpy == plain
+    assert plain.metrics["num_ret"] == 4  # q1 2, q2 2, q3 not in the run
+    with pytest.raises(ValueError, match=r"^'max_docs' must be a positive integer or None \(got np.True_\)$"):
+        evaluate_run(RUN, QRELS, ["map"], max_docs=np.True_)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^'max_docs' must be a positive integer or None \(got np.float64\(2.0\)\)$"):
+        evaluate_run(RUN, QRELS, ["map"], max_docs=np.float64(2))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("as_file", [False, True], ids=["dict-run", "file-run"])
+def test_bool_scores_and_grades_are_refused(tmp_path: Path, as_file: bool) -> None:
+    with pytest.raises(ValueError) as info:
+        evaluate_run({"q": {"a": 0.5, "b": True}}, {"q": {"a": 1}}, ["map"])
+    assert str(info.value) == "run: score of doc 'b' in query 'q' is not a number (got True)"
+    run: object = {"q": {"a": 1.0}}
+    if as_file:
+        run = tmp_path / "run.txt"
+        run.write_text("q Q0 a 1 1 r\n")
+    with pytest.raises(ValueError) as info:
+        evaluate_run(run, {"q": {"a": 1, "b": False}}, ["map"])  # type: ignore[arg-type]
+    assert str(info.value) == "qrels: a grade of query 'q' is not a number (got False)"
+    # Scores of exactly 0 and 1 (what a bool would give) are fine when they are numbers.
+    assert evaluate_run({"q": {"a": 1, "b": 0.0}}, {"q": {"b": 1}}, ["mrr"]).metrics == {"mrr": 0.5}

@@ -155,7 +155,11 @@ def test_bad_measures_exit_2_naming_the_problem(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-l", "0"], "ef trec-eval: error: argument -l: must be a number > 0 (got '0')\n"),
+        (["-l", "0"], "ef trec-eval: error: argument -l: must be an integer > 0, as trec_eval reads it (got '0')\n"),
+        (
+            ["-l", "1.5"],
+            "ef trec-eval: error: argument -l: must be an integer > 0, as trec_eval reads it (got '1.5')\n",
+        ),
         (["-M", "x"], "ef trec-eval: error: argument -M: must be a positive integer (got 'x')\n"),
     ],
 )

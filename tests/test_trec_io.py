@@ -39,7 +39,7 @@ def test_gzip_round_trip_and_no_temporary_left(tmp_path: Path) -> None:
     write_run(path, run)
     assert gzip.decompress(path.read_bytes()).decode() == "q1 Q0 d1 1 0.30000000000000004 ef\nq1 Q0 d2 2 1e-300 ef\n"
     assert read_run(path) == run
-    qrels = {"q1": {"d1": 2, "d2": 0, "d3": 0.5}}
+    qrels = {"q1": {"d1": 2, "d2": 0, "d3": -1}}
     write_qrels(tmp_path / "qrels.gz", qrels)
     assert read_qrels(tmp_path / "qrels.gz") == qrels
     assert sorted(os.listdir(tmp_path)) == ["qrels.gz", "run.txt.gz"]
@@ -141,8 +141,8 @@ def test_missing_final_newline_and_scores_beyond_the_exact_fast_path(tmp_path: P
 
 
 def test_trec_qrels(tmp_path: Path) -> None:
-    path = _write(tmp_path / "qrels", "301 0 d1 1\n301 0 d2 0\n\n302 0 d1 -1\n302 0 d9 2.5\n")
-    assert read_qrels(path) == {"301": {"d1": 1, "d2": 0}, "302": {"d1": -1, "d9": 2.5}}
+    path = _write(tmp_path / "qrels", "301 0 d1 1\n301 0 d2 0\n\n302 0 d1 -1\n302 0 d9 2.0\n")
+    assert read_qrels(path) == {"301": {"d1": 1, "d2": 0}, "302": {"d1": -1, "d9": 2}}
     assert isinstance(read_qrels(path)["301"]["d1"], int)
 
 
@@ -205,3 +205,130 @@ def test_written_files_get_the_usual_permissions(tmp_path: Path) -> None:
     for name in ("run.txt", "qrels.txt"):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644  # not mkstemp's 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == ["qrels.txt", "run.txt"]
+
+
+# --- regressions -----------------------------------------------------------------------------
+
+
+_COMPRESSED = gzip.compress(bytes(range(256)) * 50 + b"x" * 1000, mtime=0)
+_CORRUPT = _COMPRESSED[:20] + b"\xff" * 40 + _COMPRESSED[60:]
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (_COMPRESSED[:-12], "Compressed file ended before the end-of-stream marker was reached"),
+        (_CORRUPT, "Error -3 while decompressing data: invalid code -- missing end-of-block)"),
+        (b"plain text", "Not a gzipped file (b'pl')"),
+    ],
+    ids=["truncated", "corrupt", "not-gzip"],
+)
+def test_a_broken_gzip_file_is_a_value_error_naming_it(tmp_path: Path, data: bytes, why: str) -> None:
+    path = tmp_path / "run.txt.gz"
+    path.write_bytes(data)
+    for reader in (read_run, read_qrels):
+        with pytest.raises(ValueError) as info:
+            reader(path)
+        assert str(info.value).startswith(f"{path}: not a valid gzip file ({why}")
+
+
+def test_cli_reports_a_truncated_gzip_run_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ef.cli import main
+
+    qrels = _write(tmp_path / "qrels", "q1 0 d1 1\n")
+    run = tmp_path / "run.gz"
+    run.write_bytes(gzip.compress(b"q1 Q0 d1 1 1 r\n" * 100)[:-12])
+    assert main(["trec-eval", qrels, str(run)]) == 2
+    assert capsys.readouterr().err == (
+        f"ef trec-eval: error: {run}: not a valid gzip file "
+        "(Compressed file ended before the end-of-stream marker was reached)\n"
+    )
+
+
+def test_an_overflowing_grade_names_file_and_line(tmp_path: Path) -> None:
+    big = "1" + "0" * 400
+    path = _write(tmp_path / "qrels", f"q1 0 d1 1\nq1 0 d2 {big}\n")
+    with pytest.raises(ValueError) as info:
+        read_qrels(path)
+    assert str(info.value) == f"{path}:2: grade '{big}' is too large"
+
+
+@pytest.mark.parametrize("header", ["score", "Relevance", "rel", "grade", "label"])
+def test_beir_header_is_skipped_only_when_its_score_column_is_a_header_name(tmp_path: Path, header: str) -> None:
+    path = _write(tmp_path / "a.tsv", f"query-id\tcorpus-id\t{header}\nq1\td1\t1\n")
+    assert read_qrels(path) == {"q1": {"d1": 1}}
+
+
+def test_a_malformed_first_beir_row_is_an_error(tmp_path: Path) -> None:
+    path = _write(tmp_path / "a.tsv", "q1\td1\tabc\nq1\td2\t1\n")
+    with pytest.raises(ValueError) as info:
+        read_qrels(path)
+    assert str(info.value) == f"{path}:1: grade 'abc' is not a number"
+
+
+@pytest.mark.parametrize("separator", [b" ", b"  "], ids=["fast-path", "line-path"])
+def test_non_utf8_ids_name_file_and_line_on_both_paths(tmp_path: Path, separator: bytes) -> None:
+    from ef.evaluation import evaluate_run
+
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"q1 Q0 a 1 1 r\nq1 Q0 \xff 2 0.5 r\n".replace(b" ", separator))
+    for call in (lambda: read_run(path), lambda: evaluate_run(path, {"q1": {"a": 1}}, ["map"])):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert str(info.value) == f"{path}:2: b'\\xff' is not valid UTF-8"
+
+
+@pytest.mark.parametrize("separator", [" ", "  "], ids=["fast-path", "line-path"])
+def test_underscores_in_numbers_are_errors(tmp_path: Path, separator: str) -> None:
+    run = _write(tmp_path / "run.txt", "q1 Q0 a 1 1 r\nq1 Q0 b 2 1_0 r\n".replace(" ", separator))
+    with pytest.raises(ValueError) as info:
+        read_run(run)
+    assert str(info.value) == f"{run}:2: score '1_0' is not a number"
+    qrels = _write(tmp_path / "qrels", "q1 0 a 1\nq1 0 b 1_0\n".replace(" ", separator))
+    with pytest.raises(ValueError) as info:
+        read_qrels(qrels)
+    assert str(info.value) == f"{qrels}:2: grade '1_0' is not a number"
+
+
+def test_a_bare_carriage_return_is_an_error(tmp_path: Path) -> None:
+    path = _write(tmp_path / "run.txt", "q1 Q0 a 1 1 r\nq1 Q0 b 2 0.5 r\rq1 Q0 c 3 0.25 r\n")
+    with pytest.raises(ValueError) as info:
+        read_run(path)
+    assert str(info.value) == f"{path}:2: a carriage return ('\\r') inside a line; line ends must be '\\n' or '\\r\\n'"
+    crlf = _write(tmp_path / "crlf.txt", "q1 Q0 a 1 1 r\r\nq1 Q0 b 2 0.5 r\r\n")
+    assert read_run(crlf) == {"q1": {"a": 1.0, "b": 0.5}}
+
+
+def test_write_run_refuses_an_empty_ranking(tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as info:
+        write_run(tmp_path / "run.txt", {"q1": {"d1": 1.0}, "q2": {}})
+    assert str(info.value) == (
+        "query 'q2' has no documents: a TREC run file cannot hold an empty ranking (leave the query out)"
+    )
+    assert not (tmp_path / "run.txt").exists()
+
+
+@pytest.mark.parametrize("grade", ["2.5", "1e1", "0.0001"])
+def test_trec_qrels_grades_must_be_integers(tmp_path: Path, grade: str) -> None:
+    path = _write(tmp_path / "qrels", f"q1 0 d1 1\nq1 0 d2 {grade}\n")
+    with pytest.raises(ValueError) as info:
+        read_qrels(path)
+    assert str(info.value) == (
+        f"{path}:2: grade '{grade}' is not an integer "
+        "(trec_eval reads TREC qrels grades as integers and would truncate it)"
+    )
+
+
+def test_beir_qrels_keep_fractional_grades(tmp_path: Path) -> None:
+    path = _write(tmp_path / "q.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t0.5\nq1\td2\t2\n")
+    assert read_qrels(path) == {"q1": {"d1": 0.5, "d2": 2}}
+
+
+def test_write_qrels_refuses_fractional_grades(tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as info:
+        write_qrels(tmp_path / "q", {"q": {"d": 0.5}})
+    assert (
+        str(info.value) == "grade of doc 'd' in query 'q' must be an integer: TREC qrels hold integer grades (got 0.5)"
+    )

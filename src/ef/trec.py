@@ -26,6 +26,8 @@ import gzip
 import itertools
 import math
 import os
+import re
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -52,8 +54,11 @@ _SAFE_DIGITS = 15  # decimal mantissas this short convert exactly: m / 10**k is 
 def _read_bytes(path: PathLike) -> bytes:
     with open(path, "rb") as handle:
         if os.fspath(path).endswith(".gz"):
-            with gzip.GzipFile(fileobj=handle) as unzipped:
-                return unzipped.read()
+            try:
+                with gzip.GzipFile(fileobj=handle) as unzipped:
+                    return unzipped.read()
+            except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+                raise ValueError(f"{os.fspath(path)}: not a valid gzip file ({error})") from None
         return handle.read()
 
 
@@ -75,7 +80,13 @@ def _read_padded(path: PathLike) -> tuple[bytearray, int]:
 
 def _lines(path: PathLike, data: bytes) -> Iterator[tuple[int, list[bytes]]]:
     """``(line number, fields)`` of each non-blank line."""
+    carriage_returns = b"\r" in data  # "\r\n" is a line end; a lone "\r" inside a line is not
     for number, line in enumerate(data.split(b"\n"), start=1):
+        if carriage_returns and line.find(b"\r", 0, len(line) - 1) >= 0:
+            raise ValueError(
+                f"{os.fspath(path)}:{number}: a carriage return ('\\r') inside a line; "
+                "line ends must be '\\n' or '\\r\\n'"
+            )
         fields = line.split()
         if fields:
             yield number, fields
@@ -90,6 +101,8 @@ def _text(path: PathLike, number: int, value: bytes) -> str:
 
 def _score(path: PathLike, number: int, text: bytes, what: str) -> float:
     try:
+        if b"_" in text:  # float() takes '1_0'; trec_eval's atof does not
+            raise ValueError
         value = float(text)
     except ValueError:
         raise ValueError(
@@ -153,15 +166,19 @@ def _read_run_lines(path: PathLike, data: bytes) -> dict[str, dict[str, float]]:
 def _grade(path: PathLike, number: int, text: bytes) -> float:
     value = _score(path, number, text, "grade")
     if math.isinf(value):
-        raise ValueError(f"{os.fspath(path)}:{number}: grade is infinite")
+        if text.lstrip(b"+-")[:3].lower() == b"inf":
+            raise ValueError(f"{os.fspath(path)}:{number}: grade is infinite")
+        raise ValueError(f"{os.fspath(path)}:{number}: grade {text.decode(errors='replace')!r} is too large")
     return int(value) if value.is_integer() else value
 
 
 def read_qrels(path: PathLike) -> dict[str, dict[str, float]]:
     """Read relevance judgements: TREC qrels (``qid iter docid grade``) or BEIR TSV.
 
-    The format is detected from the first non-blank line: 4 columns is TREC, 3 columns is BEIR
-    (``query-id  corpus-id  score``; a header row whose last column is not a number is skipped).
+    The format is detected from the first non-blank line: 4 columns is TREC (integer grades, as
+    trec_eval reads them; ``2.5`` is an error, not truncated), 3 columns is BEIR (any finite grade)
+    (``query-id  corpus-id  score``; a first row whose score column is ``score``, ``relevance``,
+    ``rel``, ``grade`` or ``label`` is a header and skipped, any other word there is a bad grade).
     Integral grades are returned as ``int``. A negative grade means *judged as unjudged* (as in
     trec_eval) and is kept.
 
@@ -200,18 +217,26 @@ def read_qrels(path: PathLike) -> dict[str, dict[str, float]]:
                     f"{os.fspath(path)}:{number}: expected TREC qrels 'query_id iter doc_id grade' (4 columns) "
                     f"or BEIR 'query-id corpus-id score' (3 columns), got {len(fields)} columns"
                 )
-            if width == 3 and not _is_number(fields[2]):
-                continue  # BEIR header row
+            if width == 3 and fields[2].decode(errors="replace").lower() in _HEADER_SCORE_NAMES:
+                continue  # BEIR header row; any other non-number is reported as a bad grade
         if len(fields) != width:
             raise ValueError(f"{os.fspath(path)}:{number}: expected {width} columns like line 1, got {len(fields)}")
         try:
             # The common case inline; anything unusual goes through the checks that name the problem.
-            grade: float = int(fields[width - 1])
+            text = fields[width - 1]
+            if len(text) > 15 or b"_" in text:  # may not fit a double, or int() would take '1_0'
+                raise ValueError
+            grade: float = int(text)
             query_id, doc_id = fields[0].decode(), fields[width - 2].decode()
         except ValueError:
             query_id = _text(path, number, fields[0])
             doc_id = _text(path, number, fields[width - 2])
             grade = _grade(path, number, fields[width - 1])
+            if width == 4 and (not float(grade).is_integer() or not _INTEGER.fullmatch(fields[3])):
+                raise ValueError(
+                    f"{os.fspath(path)}:{number}: grade {fields[3].decode()!r} is not an integer "
+                    "(trec_eval reads TREC qrels grades as integers and would truncate it)"
+                ) from None
         docs = qrels.setdefault(query_id, {})
         if doc_id in docs:
             raise ValueError(f"{os.fspath(path)}:{number}: doc id {doc_id!r} is judged twice in query {query_id!r}")
@@ -219,12 +244,12 @@ def read_qrels(path: PathLike) -> dict[str, dict[str, float]]:
     return qrels
 
 
-def _is_number(text: bytes) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+# An integral grade as trec_eval's atol() reads it whole: digits, maybe a zero fraction ("1.0").
+_INTEGER = re.compile(rb"[+-]?(?:[0-9]+(?:\.0*)?|\.0+)")
+
+# The score column of a BEIR header row (as ef.evaluation._beir reads it). Only these names: any
+# other word in the first row is a bad grade to report, not a header to skip.
+_HEADER_SCORE_NAMES = frozenset({"score", "scores", "rel", "relevance", "grade", "label", "judgement", "judgment"})
 
 
 # --- the columnar fast path ------------------------------------------------------------------
@@ -351,11 +376,17 @@ def hash_ids(ids: Iterable[bytes]) -> npt.NDArray[np.uint64]:
     items = list(ids)
     if not items:
         return np.zeros(0, dtype=np.uint64)
-    joined = bytearray(b"".join(items) + bytes(_PAD))
     lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    long = lengths > _MAX_FIELD
+    if long.any():
+        # An id this long is never in a run that takes the fast path, so it can match no row:
+        # any value will do (matches are checked byte for byte); the others hash as usual.
+        out = np.zeros(len(items), dtype=np.uint64)
+        short = np.flatnonzero(~long)
+        out[short] = hash_ids([items[i] for i in short.tolist()])
+        return out
+    joined = bytearray(b"".join(items) + bytes(_PAD))
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
-    if int(lengths.max()) > _MAX_FIELD:  # ids that long never take the fast path
-        return np.zeros(len(items), dtype=np.uint64)
     return _hash_words(_words(_word_view(joined), starts, lengths))
 
 
@@ -471,6 +502,11 @@ def _run_columns(path: PathLike, padded: bytearray, size: int) -> RunColumns | N
     """
     if size == 0:
         return None
+    if not padded.isascii():
+        try:
+            padded[:size].decode()
+        except UnicodeDecodeError:
+            return None  # the line-by-line path names the line (ids must be UTF-8)
     if padded[size - 1] != 10:
         padded[size] = 10
         size += 1
@@ -574,12 +610,18 @@ def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id:
     Raises
     ------
     ValueError
-        For an id that is empty or contains whitespace, or a score that is not a number or NaN.
+        For an id that is empty or contains whitespace, a score that is not a number or NaN, or a
+        query with no documents (a TREC run file has no way to list a query without a line).
     """
     _check_id(run_id, "'run_id'")
     rows: list[tuple[str, list[tuple[float, str]]]] = []
     for query_id, docs in run.items():
         _check_id(query_id, "a query id")
+        if not docs:
+            raise ValueError(
+                f"query {query_id!r} has no documents: a TREC run file cannot hold an empty ranking "
+                "(leave the query out)"
+            )
         ranked = []
         for doc_id, score in docs.items():
             _check_id(doc_id, f"a doc id of query {query_id!r}")
@@ -605,7 +647,8 @@ def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> Non
     Raises
     ------
     ValueError
-        For an id that is empty or contains whitespace, or a grade that is not a finite number.
+        For an id that is empty or contains whitespace, or a grade that is not a finite integer
+        (trec_eval reads qrels grades as integers).
 
     Examples
     --------
@@ -627,11 +670,16 @@ def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> Non
                 raise ValueError(
                     f"grade of doc {doc_id!r} in query {query_id!r} must be a finite number (got {grade!r})"
                 )
+            if not float(grade).is_integer():
+                raise ValueError(
+                    f"grade of doc {doc_id!r} in query {query_id!r} must be an integer: TREC qrels hold "
+                    f"integer grades (got {grade!r})"
+                )
 
     def lines() -> Iterator[str]:
         for query_id, docs in qrels.items():
             for doc_id, grade in docs.items():
-                text = str(int(grade)) if float(grade).is_integer() else repr(float(grade))
+                text = str(int(grade))
                 yield f"{query_id} 0 {doc_id} {text}\n"
 
     _atomic_write(path, lines())

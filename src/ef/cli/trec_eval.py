@@ -57,7 +57,7 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         type=_level,
         default=1,
         metavar="LEVEL",
-        help="lowest grade that counts as relevant (default 1)",
+        help="lowest grade that counts as relevant, an integer (default 1)",
     )
     parser.add_argument(
         "-M",
@@ -81,14 +81,11 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def _level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number > 0 (got {text!r})") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a number > 0 (got {text!r})")
-    return int(value) if value.is_integer() else value
+def _level(text: str) -> int:
+    # trec_eval reads -l with atol(): an integer (it would read 1.5 as 1).
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer > 0, as trec_eval reads it (got {text!r})")
+    return int(text)
 
 
 def _positive(text: str) -> int:

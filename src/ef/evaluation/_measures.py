@@ -353,6 +353,8 @@ def _parse_param(name: str, family: str, text: str, *, trec_cutoff: bool = False
             raise _unknown(name, f"recall level {text!r} is not a number") from None
         if not 0.0 <= value <= 1.0:
             raise _unknown(name, f"recall level must be in [0, 1] (got {text})")
+        if float(f"{value:.2f}") != value:  # the name keeps 2 decimals: 0.501 would print as 0.50
+            raise _unknown(name, f"recall level must have at most 2 decimals (got {text})")
         return value
     if trec_cutoff:
         # trec_eval reads -m cutoffs as numbers and truncates them (ndcg_cut.23.4 -> 23).

@@ -298,11 +298,14 @@ def _write_rankings(
 
     Hit scores are kept when they are strictly decreasing; otherwise (bare ids, ties) the scores
     become ``n - rank``, because TREC readers re-sort by score and would reorder ties by doc id.
+    A query that retrieved nothing has no line (trec_eval -c scores it 0, as the report did).
     """
     from ef.trec import write_run
 
     run: dict[str, dict[str, float]] = {}
     for query_id, (doc_ids, scores) in rankings.items():
+        if not doc_ids:
+            continue  # a TREC run has no way to list a query without documents
         real = [s for s in scores if s is not None]
         keep = len(real) == len(scores) and all(a > b for a, b in itertools.pairwise(real))
         n = len(doc_ids)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import itertools
+import math
+import numbers
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -75,13 +77,22 @@ class _Evaluation:
     summary: dict[Measure, float]
 
 
-def _check_options(missing: str, relevance_level: float, max_docs: int | None) -> None:
+def _check_options(missing: str, relevance_level: object, max_docs: object) -> tuple[float, int | None]:
+    """The options checked, as plain Python numbers (numpy scalars are accepted)."""
     if missing not in ("zero", "skip"):
         raise ValueError(f"'missing' must be 'zero' or 'skip' (got {missing!r})")
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, int | float) or not relevance_level > 0:
+    if (
+        isinstance(relevance_level, bool | np.bool_)
+        or not isinstance(relevance_level, numbers.Real)
+        or not float(relevance_level) > 0
+    ):
         raise ValueError(f"'relevance_level' must be a number > 0 (got {relevance_level!r})")
-    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, int) or max_docs < 1):
+    if max_docs is not None and (
+        isinstance(max_docs, bool | np.bool_) or not isinstance(max_docs, numbers.Integral) or max_docs < 1
+    ):
         raise ValueError(f"'max_docs' must be a positive integer or None (got {max_docs!r})")
+    level = int(relevance_level) if isinstance(relevance_level, numbers.Integral) else float(relevance_level)
+    return level, None if max_docs is None else int(max_docs)
 
 
 def _not_a_number(values: Mapping[str, object]) -> tuple[str, object] | None:
@@ -93,18 +104,33 @@ def _not_a_number(values: Mapping[str, object]) -> tuple[str, object] | None:
 
 
 def _grades(query_id: str, judged: Mapping[str, float]) -> npt.NDArray[np.float64]:
+    if bool in map(type, judged.values()):
+        value = next(g for g in judged.values() if isinstance(g, bool))
+        raise ValueError(f"qrels: a grade of query {query_id!r} is not a number (got {value!r})")
     try:
         # sum() refuses str and None in C; np.fromiter alone would quietly parse "1.5".
         sum(judged.values(), 0.0)
         grades = np.fromiter(judged.values(), dtype=np.float64, count=len(judged))
     except (TypeError, ValueError):
         grades = np.array([np.nan])
-    if np.isnan(grades).any():
+    except OverflowError:  # an int too large for a double
+        grades = np.array([np.inf])
+    if not np.isfinite(grades).all():
         bad = _not_a_number(judged)
         if bad is not None:
             raise ValueError(f"qrels: a grade of query {query_id!r} is not a number (got {bad[1]!r})")
-        raise ValueError(f"qrels: a grade of query {query_id!r} is NaN")
+        if np.isnan(grades).any():
+            raise ValueError(f"qrels: a grade of query {query_id!r} is NaN")
+        infinite = next(g for g in judged.values() if not _finite(g))
+        raise ValueError(f"qrels: a grade of query {query_id!r} is not finite (got {infinite!r})")
     return grades
+
+
+def _finite(value: object) -> bool:
+    try:
+        return math.isfinite(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return False
 
 
 class _Builder:
@@ -140,9 +166,9 @@ class _Builder:
             grades = np.fromiter(
                 itertools.chain.from_iterable(j.values() for j in judged), dtype=np.float64, count=sum(sizes)
             )
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             grades = np.array([np.nan])
-        if np.isnan(grades).any():
+        if not np.isfinite(grades).all() or any(bool in map(type, j.values()) for j in judged):
             for query_id in self.query_ids:
                 _grades(query_id, self.qrels[query_id])  # raises, naming the query
         return np.repeat(np.arange(len(sizes), dtype=np.int64), sizes), grades
@@ -172,13 +198,22 @@ def _scores(query_id: str, ranking: Mapping[str, float]) -> npt.NDArray[np.float
         scores = np.sort(np.fromiter(ranking.values(), dtype=np.float64, count=len(ranking)))
     except (TypeError, ValueError):
         scores = np.array([np.nan])
-    if len(scores) and scores[-1] != scores[-1]:  # NaN sorts last
+    if len(scores) and (scores[-1] != scores[-1] or _has_zero_or_one(scores)):  # NaN sorts last
         bad = _not_a_number(ranking)
         if bad is not None:
             raise ValueError(f"run: score of doc {bad[0]!r} in query {query_id!r} is not a number (got {bad[1]!r})")
+        if scores[-1] == scores[-1]:
+            return scores  # 0 or 1, but no bool
         doc_id = next(d for d, s in ranking.items() if s != s)
         raise ValueError(f"run: score of doc {doc_id!r} in query {query_id!r} is NaN")
     return scores
+
+
+def _has_zero_or_one(ordered: npt.NDArray[np.float64]) -> bool:
+    """Whether sorted ``ordered`` holds 0.0 or 1.0: the values a bool (refused) would give."""
+    at = ordered.searchsorted((0.0, 1.0)).tolist()
+    n = len(ordered)
+    return bool((at[0] < n and ordered[at[0]] == 0.0) or (at[1] < n and ordered[at[1]] == 1.0))
 
 
 def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None) -> _Builder:
@@ -204,9 +239,14 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         right = ordered.searchsorted(values, "right")
         ranks = (n - right).tolist()
         tied = (ordered.searchsorted(values, "left") < right - 1).nonzero()[0]
-        for i in tied.tolist():  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
-            doc_id, score, _ = found[i]
-            ranks[i] += sum(1 for d, s in ranking.items() if s == score and d > doc_id)
+        if len(tied):  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
+            doc_ids = list(ranking)
+            raw = np.fromiter(ranking.values(), dtype=np.float64, count=n)
+            members = np.flatnonzero(np.isin(raw, values[tied])).tolist()
+            tied_ids = [doc_ids[m] for m in members]
+            ahead = _ahead_in_tie(raw[members].tolist(), tied_ids, tied_ids)
+            for i in tied.tolist():
+                ranks[i] += ahead[found[i][0]]
         if max_docs is None:
             hit_rank.extend(ranks)
             hit_grade.extend(g for _, _, g in found)
@@ -217,6 +257,21 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             hit_grade.extend(g for _, g in kept)
             hit_counts[index] = len(kept)
     return out
+
+
+def _ahead_in_tie(scores: list[float], doc_ids: list[Any], keys: list[Any]) -> dict[Any, int]:
+    """For each doc (by its key), how many docs with an equal score (as doubles) have a greater id.
+
+    One sort of the tied docs (score, then id, descending) instead of a scan per tied doc.
+    """
+    ordered = sorted(zip(scores, doc_ids, keys, strict=True), reverse=True)
+    ahead: dict[Any, int] = {}
+    group_score, group_start = None, 0
+    for position, (score, _, key) in enumerate(ordered):
+        if score != group_score:
+            group_score, group_start = score, position
+        ahead[key] = position - group_start
+    return ahead
 
 
 def _from_columns(
@@ -266,7 +321,7 @@ def _match_columns(
             if grade >= 0:
                 judged_query.append(index)
                 judged_doc.append(doc_id.encode())
-                judged_grade.append(float(grade))
+                judged_grade.append(grade)
     query_bytes = [query_id.encode() for query_id in out.query_ids]
     judged_key = hash_keys([query_bytes[i] for i in judged_query], judged_doc)
     order = np.argsort(judged_key)
@@ -319,13 +374,25 @@ def _match_columns(
         right = ordered.searchsorted(found, "right")
         greater = len(ordered) - right
         tied = np.flatnonzero(ordered.searchsorted(found, "left") < right - 1)
-        for t in tied.tolist():  # ties go to the greater doc id (byte-wise)
-            tie_doc = run.doc_id(int(rows_hit[a + t]))
+        if len(tied):  # ties go to the greater doc id (byte-wise)
             row_of = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
-            greater[t] += sum(1 for r in row_of[scores == found[t]].tolist() if run.doc_id(r) > tie_doc)
+            members = row_of[np.isin(scores, found[tied])]
+            data = run.data
+            doc_ids = [
+                bytes(data[x:y])
+                for x, y in zip(run.doc_start[members].tolist(), run.doc_stop[members].tolist(), strict=True)
+            ]
+            ahead = _ahead_in_tie(all_scores[members].tolist(), doc_ids, members.tolist())
+            tied_rows = rows_hit[a:b][tied].tolist()
+            greater[tied] += [ahead[row] for row in tied_rows]
         ranks[a:b] = greater
     keep = ranks < max_docs if max_docs is not None else slice(None)
-    out.set_hits(hit_query[keep], ranks[keep], np.array(judged_grade, dtype=np.float64)[judged_hit][keep])
+    try:
+        grades = np.array(judged_grade, dtype=np.float64)
+    except OverflowError:  # an int grade too large for a double: raises, naming the query
+        out.judged_grades()
+        raise
+    out.set_hits(hit_query[keep], ranks[keep], grades[judged_hit][keep])
     return out
 
 
@@ -474,7 +541,7 @@ def evaluate_run(
     repeated = [name for i, name in enumerate(measures) if name in measures[:i]]
     if repeated:
         raise ValueError(f"'measures' lists {repeated[0]!r} twice")
-    _check_options(missing, relevance_level, max_docs)
+    relevance_level, max_docs = _check_options(missing, relevance_level, max_docs)
     loaded_run, loaded_qrels = _load(run, qrels)
     result = _evaluate(
         loaded_run,
