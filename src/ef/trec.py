@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ef._atomic import atomic_writer
+from ef.io.atomic import atomic_writer
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ef._atomic import atomic_writer
+from ef.io.atomic import atomic_writer
 from ef.datasets import demo_dataset
 
 __all__ = ["DEMO_DATASET", "add_parser", "run"]

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-from ef._atomic import create_temporary
+from ef.io.atomic import create_temporary
 
 __all__ = ["read_beir", "write_beir"]
 
