@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ef.io.atomic import atomic_writer
 from ef.datasets import demo_dataset
+from ef.io.atomic import atomic_writer
 
 __all__ = ["DEMO_DATASET", "add_parser", "run"]
 
