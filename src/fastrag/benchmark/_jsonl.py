@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from ef._atomic import atomic_writer
+from ef.io.atomic import atomic_writer
 
 __all__ = ["dump_line", "read_jsonl", "write_jsonl"]
 
