@@ -118,9 +118,9 @@ def test_duplicate_doc_id_is_rejected(fn) -> None:  # type: ignore[no-untyped-de
 
 
 def test_non_integer_k_is_rejected() -> None:
-    with pytest.raises(ValueError, match=r"got 2.5"):
+    with pytest.raises(TypeError, match=r"got 2.5"):
         ndcg_at_k(["a"], {"a": 1.0}, 2.5)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"got True"):
+    with pytest.raises(TypeError, match=r"got True"):
         ndcg_at_k(["a"], {"a": 1.0}, True)
 
 

@@ -123,7 +123,7 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
     """
     try:
         with atomic_writer(path) as stream:
-            stream.write(json.dumps(data, indent=2).encode("utf-8") + b"\n")
+            stream.write(json.dumps(data, indent=2, allow_nan=False).encode("utf-8") + b"\n")
     except OSError as error:
         raise OSError(f"--json {path}: cannot write the report ({error.strerror or error})") from error
 

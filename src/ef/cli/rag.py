@@ -66,5 +66,5 @@ def run(args: argparse.Namespace) -> int:
     metrics = _DEFAULT_METRICS if args.metrics is None else args.metrics
     samples = read_samples(args.samples)
     report = evaluate_rag(samples, metrics=metrics)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else str(report))
+    print(json.dumps(report.to_dict(), indent=2, allow_nan=False) if args.json else str(report))
     return 0

@@ -175,7 +175,7 @@ def main(argv: Sequence[str]) -> int:
                 q: {str(m): _typed(m, columns[m][i]) for m in per_query_measures}
                 for i, q in enumerate(result.query_ids)
             }
-        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+        sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
         return 0
 
     rows: list[tuple[str, str, str]] = []

@@ -372,12 +372,12 @@ def write_beir(
     def corpus_lines() -> Iterator[tuple[str, str]]:
         for doc_id, text in corpus.items():
             record = {"_id": doc_id, "title": "", "text": text}
-            yield f"'corpus[{doc_id!r}]'", json.dumps(record, ensure_ascii=False) + "\n"
+            yield f"'corpus[{doc_id!r}]'", json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
 
     def query_lines() -> Iterator[tuple[str, str]]:
         for query_id, text in queries.items():
             record = {"_id": query_id, "text": text}
-            yield f"'queries[{query_id!r}]'", json.dumps(record, ensure_ascii=False) + "\n"
+            yield f"'queries[{query_id!r}]'", json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
 
     def qrels_lines() -> Iterator[tuple[str, str]]:
         yield "header", "\t".join(_QRELS_HEADER) + "\n"

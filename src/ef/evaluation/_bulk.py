@@ -133,19 +133,42 @@ class HitTable:
             terms = np.where(rank < cutoff, terms, 0.0)
         return _bincount(query, terms, self.n)
 
-    def dcg(self, cutoff: int | None) -> Floats:
-        """Discounted cumulative gain per query (gain = grade, discount ``log2(rank + 2)``)."""
+    @cached_property
+    def gain_shift(self) -> Ints:
+        """Per query, ``-e`` where ``2**e`` bounds its largest grade: ``ldexp(grade, shift) < 1``.
+
+        Scaling a query's gains by this power of two is exact, so NDCG is unchanged to the last
+        bit, and no DCG sum can overflow (three grades of 1e308 would, giving inf / inf = NaN).
+        """
+        shift = np.zeros(self.n, dtype=np.int64)
+        first = np.searchsorted(self.ideal_query, np.arange(self.n))  # gains sorted descending
+        has = first < len(self.ideal_query)
+        has[has] = self.ideal_query[first[has]] == np.arange(self.n)[has]
+        shift[has] = -np.frexp(self.ideal_gain[first[has]])[1]
+        return shift
+
+    def dcg(self, cutoff: int | None, *, scaled: bool = False) -> Floats:
+        """Discounted cumulative gain per query (gain = grade, discount ``log2(rank + 2)``).
+
+        `scaled` multiplies each query's gains by ``2**gain_shift`` (for NDCG, a ratio).
+        """
         gain = np.where(self.hit_grade > 0, self.hit_grade, 0.0)
+        if scaled:
+            gain = np.ldexp(gain, self.gain_shift[self.hit_query])
         if cutoff is not None:
             gain = np.where(self.hit_rank < cutoff, gain, 0.0)
         terms = gain / np.log2(self.hit_rank + 2.0)
         return _bincount(self.hit_query, terms, self.n)
 
-    def ideal_dcg(self, cutoff: int | None) -> Floats:
+    def ideal_dcg(self, cutoff: int | None, *, scaled: bool = False) -> Floats:
         """The DCG of the ideal ranking of every judged grade ``> 0``, cut at ``cutoff``."""
         start = np.searchsorted(self.ideal_query, np.arange(self.n))
         position = np.arange(len(self.ideal_query)) - start[self.ideal_query]
-        gain = self.ideal_gain if cutoff is None else np.where(position < cutoff, self.ideal_gain, 0.0)
+        gain = self.ideal_gain
+        if scaled:
+            gain = np.ldexp(gain, self.gain_shift[self.ideal_query])
+        if cutoff is not None:
+            gain = np.where(position < cutoff, gain, 0.0)
         terms = gain / np.log2(position + 2.0)
         return _bincount(self.ideal_query, terms, self.n)
 
@@ -227,7 +250,7 @@ def recall(table: HitTable, cutoff: Param) -> Floats:
 def ndcg(table: HitTable, cutoff: Param) -> Floats:
     """trec_eval's ``ndcg`` (``cutoff=None``) and ``ndcg_cut.k``; 0 when the ideal DCG is 0."""
     k = None if cutoff is None else int(cutoff)
-    return _divide(table.dcg(k), table.ideal_dcg(k))
+    return _divide(table.dcg(k, scaled=True), table.ideal_dcg(k, scaled=True))
 
 
 def bpref(table: HitTable, _: Param) -> Floats:

@@ -3,14 +3,19 @@
 Semantics are trec_eval's (and so pytrec_eval's and BEIR's): a document is *relevant* when its
 grade is ``> 0``; a negative grade counts as unjudged; DCG uses the grade as a linear gain and a
 ``log2(rank + 1)`` discount; the ideal ranking places every judged relevant document, retrieved
-or not. Each function validates its input and raises ``ValueError`` naming the argument.
+or not. Each function validates its input and raises an exception naming the argument:
+``TypeError`` for a value of the wrong type (an int or bytes doc id, a set as a ranking),
+``ValueError`` for a wrong value (a cutoff below 1, a NaN grade, a doc id ranked twice). Every
+function returns a Python ``float``, whatever numeric type the grades have.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from numbers import Real
+
+from ef._validate import check_positive_int
 
 __all__ = [
     "RETRIEVAL_METRICS",
@@ -33,9 +38,7 @@ feed :func:`ndcg_at_k`, binary relevance the rest). This is the in-memory form o
 
 
 def _check_k(k: int, *, name: str = "k") -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"'{name}' must be a positive integer (got {k!r})")
-    return k
+    return check_positive_int(k, name)
 
 
 def _check_optional_k(k: int | None) -> int | None:
@@ -43,8 +46,18 @@ def _check_optional_k(k: int | None) -> int | None:
 
 
 def _check_ranked(ranked: Sequence[str]) -> Sequence[str]:
-    if isinstance(ranked, str):
-        raise TypeError("'ranked' must be a sequence of doc ids, not a single str")
+    """`ranked` as a sequence of distinct str ids; an unordered or one-shot iterable is refused."""
+    given: object = ranked  # callers pass anything: check it as such
+    if isinstance(given, str | bytes):
+        raise TypeError(f"'ranked' must be a sequence of doc ids, not a single {type(given).__name__}")
+    if isinstance(given, Set | Mapping) or not isinstance(given, Iterable):
+        # A set has no order, so no ranks: scoring it would score an arbitrary order.
+        raise TypeError(f"'ranked' must be a sequence of doc ids, best first (got {type(given).__name__})")
+    if not isinstance(given, Sequence):
+        ranked = list(ranked)  # a numpy array or a generator: read it once, in order
+    for doc_id in ranked:
+        if not isinstance(doc_id, str):
+            raise TypeError(f"'ranked' must hold str doc ids (got {doc_id!r})")
     if len(set(ranked)) != len(ranked):
         seen: set[str] = set()
         for doc_id in ranked:
@@ -54,19 +67,23 @@ def _check_ranked(ranked: Sequence[str]) -> Sequence[str]:
     return ranked
 
 
-def _check_relevant(relevant: Mapping[str, float]) -> Mapping[str, float]:
+def _check_relevant(relevant: Mapping[str, float]) -> dict[str, float]:
+    """The grades as Python floats (so a float32 grade computes, and returns, in double precision)."""
     if not isinstance(relevant, Mapping):
         raise TypeError(f"'relevant' must be a mapping {{doc_id: grade}} (got {type(relevant).__name__})")
+    grades: dict[str, float] = {}
     for doc_id, value in relevant.items():
+        if not isinstance(doc_id, str):
+            raise TypeError(f"'relevant' must be keyed by str doc ids (got {doc_id!r})")
         grade: object = value  # callers pass anything: check it as such
         if isinstance(grade, bool) or not isinstance(grade, Real) or not math.isfinite(grade):
             raise ValueError(f"'relevant' grade of doc id {doc_id!r} must be a finite number (got {grade!r})")
-    return relevant
+        grades[doc_id] = float(grade)
+    return grades
 
 
-def _check(ranked: Sequence[str], relevant: Mapping[str, float]) -> None:
-    _check_ranked(ranked)
-    _check_relevant(relevant)
+def _check(ranked: Sequence[str], relevant: Mapping[str, float]) -> tuple[Sequence[str], dict[str, float]]:
+    return _check_ranked(ranked), _check_relevant(relevant)
 
 
 def _n_relevant(relevant: Mapping[str, float]) -> int:
@@ -76,6 +93,16 @@ def _n_relevant(relevant: Mapping[str, float]) -> int:
 def _hits(ranked: Sequence[str], relevant: Mapping[str, float]) -> list[int]:
     """0-based ranks of the relevant documents in ``ranked``."""
     return [i for i, doc_id in enumerate(ranked) if relevant.get(doc_id, 0) > 0]
+
+
+def _dcg(ranked: Sequence[str], grades: Mapping[str, float], k: int, shift: int) -> float:
+    """DCG of the top `k` with every gain multiplied by ``2**shift``: exact, since a power of two."""
+    total = 0.0
+    for i, doc_id in enumerate(ranked[:k]):
+        grade = grades.get(doc_id, 0.0)
+        if grade > 0:
+            total += math.ldexp(grade, shift) / math.log2(i + 2)
+    return total
 
 
 def dcg_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
@@ -88,19 +115,15 @@ def dcg_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> fl
     >>> round(dcg_at_k(['d1', 'x', 'd2'], {'d1': 1.0, 'd2': 1.0}, 3), 4)
     1.5
     """
-    _check_k(k)
-    _check(ranked, relevant)
-    total = 0.0
-    for i, doc_id in enumerate(ranked[:k]):
-        grade = relevant.get(doc_id, 0)
-        if grade > 0:
-            total += grade / math.log2(i + 2)
+    k = _check_k(k)
+    ranked, grades = _check(ranked, relevant)
+    total = _dcg(ranked, grades, k, 0)
+    if math.isinf(total):
+        raise ValueError(
+            f"the DCG of these 'relevant' grades (up to {max(grades.values()):g}) is larger than a float can "
+            "hold; ndcg_at_k, which does not depend on the scale of the grades, still scores them"
+        )
     return total
-
-
-def _ideal_dcg(relevant: Mapping[str, float], k: int) -> float:
-    grades = sorted((g for g in relevant.values() if g > 0), reverse=True)[:k]
-    return sum(g / math.log2(i + 2) for i, g in enumerate(grades))
 
 
 def ndcg_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
@@ -116,9 +139,16 @@ def ndcg_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> f
     >>> ndcg_at_k(['x'], {'d1': 0.0}, 5)  # nothing relevant was judged
     0.0
     """
-    dcg = dcg_at_k(ranked, relevant, k)
-    ideal = _ideal_dcg(relevant, k)
-    return dcg / ideal if ideal > 0 else 0.0
+    k = _check_k(k)
+    ranked, grades = _check(ranked, relevant)
+    positive = sorted((g for g in grades.values() if g > 0), reverse=True)
+    if not positive:
+        return 0.0
+    # Gains scaled so the largest is in [0.5, 1): no sum can overflow (three grades of 1e308 would),
+    # and scaling by a power of two is exact, so the ratio is the unscaled one to the last bit.
+    shift = -math.frexp(positive[0])[1]
+    ideal = sum(math.ldexp(g, shift) / math.log2(i + 2) for i, g in enumerate(positive[:k]))
+    return _dcg(ranked, grades, k, shift) / ideal
 
 
 def recall_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
@@ -131,8 +161,8 @@ def recall_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) ->
     >>> recall_at_k(['d1', 'x', 'd2'], {'d1': 1.0, 'd2': 1.0}, 3)
     1.0
     """
-    _check_k(k)
-    _check(ranked, relevant)
+    k = _check_k(k)
+    ranked, relevant = _check(ranked, relevant)
     n_rel = _n_relevant(relevant)
     if n_rel == 0:
         return 0.0
@@ -149,8 +179,8 @@ def precision_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int)
     >>> precision_at_k(['d1'], {'d1': 1.0}, 4)  # a short ranking still divides by k
     0.25
     """
-    _check_k(k)
-    _check(ranked, relevant)
+    k = _check_k(k)
+    ranked, relevant = _check(ranked, relevant)
     return len(_hits(ranked[:k], relevant)) / k
 
 
@@ -165,7 +195,7 @@ def reciprocal_rank(ranked: Sequence[str], relevant: Mapping[str, float], k: int
     0.0
     """
     k = _check_optional_k(k)
-    _check(ranked, relevant)
+    ranked, relevant = _check(ranked, relevant)
     window = ranked if k is None else ranked[:k]
     for i, doc_id in enumerate(window):
         if relevant.get(doc_id, 0) > 0:
@@ -184,7 +214,7 @@ def average_precision(ranked: Sequence[str], relevant: Mapping[str, float], k: i
     0.8333333333333333
     """
     k = _check_optional_k(k)
-    _check(ranked, relevant)
+    ranked, relevant = _check(ranked, relevant)
     n_rel = _n_relevant(relevant)
     if n_rel == 0:
         return 0.0

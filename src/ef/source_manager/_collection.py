@@ -220,7 +220,7 @@ class Collection:
     def _write(self, directory: Path) -> None:
         with open(directory / SOURCES, "w", encoding="utf-8", newline="\n") as f:
             for doc_id, text in zip(self.source_ids, self.source_texts, strict=True):
-                f.write(json.dumps({"_id": doc_id, "text": text}, ensure_ascii=False) + "\n")
+                f.write(json.dumps({"_id": doc_id, "text": text}, ensure_ascii=False, allow_nan=False) + "\n")
         table = np.array([self.seg_source, self.seg_index, self.seg_start, self.seg_end], dtype=np.int64).T
         np.save(directory / SEGMENTS, np.ascontiguousarray(table), allow_pickle=False)
         self.index.save(directory)
@@ -242,7 +242,7 @@ class Collection:
             "index": self.spec.index_info(self.index),
             "files": files,
         }
-        (directory / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        (directory / MANIFEST).write_text(json.dumps(manifest, indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
     @classmethod
     def load(
@@ -252,6 +252,7 @@ class Collection:
         embedder: str | None,
         device: str | None,
         batch_size: int,
+        engine: Any = None,
     ) -> Collection:
         root = Path(directory)
         manifest = read_manifest(root)
@@ -278,7 +279,7 @@ class Collection:
         collection._read(root, manifest)
         collection.index = spec.load_index(
             root, manifest["index"], n_rows=manifest["n_segments"], texts=collection.segment_texts,
-            device=device, batch_size=batch_size,
+            device=device, batch_size=batch_size, engine=engine,
         )
         if len(collection.index) != len(collection):
             raise ValueError(

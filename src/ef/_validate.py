@@ -1,0 +1,66 @@
+"""Small argument checks shared by ef and fastrag, with one message template.
+
+Messages follow ``'<name>' must be <rule> (got <value>)``; a value of the wrong type is a
+``TypeError``, a value of the right type outside the rule a ``ValueError``. Integers are accepted
+in any form that is an :class:`numbers.Integral` (so ``numpy.int64(5)`` works like ``5``), but
+``bool`` is refused: ``True`` as a cutoff is a mistake, not 1.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+__all__ = ["check_finite_number", "check_id", "check_positive_int"]
+
+
+def check_positive_int(value: object, name: str, *, what: str = "a positive integer") -> int:
+    """`value` as a Python ``int`` if it is an integer ``>= 1``.
+
+    >>> import numpy as np
+    >>> check_positive_int(np.int64(5), "k")
+    5
+    >>> check_positive_int(0, "k")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'k' must be a positive integer (got 0)
+    >>> check_positive_int(2.0, "k")
+    Traceback (most recent call last):
+    ...
+    TypeError: 'k' must be a positive integer (got 2.0)
+    """
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"'{name}' must be {what} (got {value!r})")
+    number = int(value)
+    if number < 1:
+        raise ValueError(f"'{name}' must be {what} (got {value!r})")
+    return number
+
+
+def check_finite_number(value: object, name: str) -> float:
+    """`value` as a Python ``float`` if it is a finite real number (not a bool).
+
+    >>> check_finite_number(float("nan"), "grade")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'grade' must be a finite number (got nan)
+    """
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"'{name}' must be a finite number (got {value!r})")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"'{name}' must be a finite number (got {value!r})")
+    return number
+
+
+def check_id(value: object, name: str) -> str:
+    """`value` if it is a ``str``: ids are text, and ``1`` never equals ``"1"`` in a dict.
+
+    >>> check_id(b"d1", "ranked")
+    Traceback (most recent call last):
+    ...
+    TypeError: 'ranked' must hold str ids (got b'd1')
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"'{name}' must hold str ids (got {value!r})")
+    return value
