@@ -28,6 +28,7 @@ file of another host (a shared file system) or one that merely looks old is neve
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import hashlib
 import io
@@ -49,6 +50,8 @@ __all__ = [
     "atomic_writer",
     "create_temporary",
     "remove_stale_temporaries",
+    "replace_directory",
+    "temporary_directory",
     "temporary_name",
 ]
 
@@ -69,6 +72,64 @@ def temporary_name() -> str:
     True
     """
     return f".ef-{_HOST}-{os.getpid()}-{secrets.token_hex(6)}.tmp"
+
+
+def temporary_directory(parent: str | os.PathLike[str]) -> str:
+    """A new, empty folder in `parent` with a :func:`temporary_name`, and ``mkdir``'s usual
+    permissions (``0o777`` less the umask, not ``mkdtemp``'s ``0o700``); stale ones are cleared first."""
+    remove_stale_temporaries(parent)
+    while True:
+        path = os.path.join(os.fspath(parent), temporary_name())
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            continue
+        return path
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(first: str, second: str) -> bool:
+    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); ``False`` where the
+    system or the file system cannot."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), second)
+
+
+def replace_directory(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """Put the finished folder `source` at `target`, replacing the folder there, and remove the old one.
+
+    Where the system can swap two paths in one step, a reader or a crash sees the old folder or
+    the new one, never neither; the old one is then deleted (a crash during that leaves a stale
+    temporary folder, cleared by the next write). Elsewhere it takes two renames: an error
+    between them puts the old folder back, and only a crash in that instant leaves the old
+    folder beside `target` as ``.ef-…old`` (never cleared automatically, so nothing is lost).
+    """
+    source, target = os.fspath(source), os.fspath(target)
+    if _exchange(source, target):
+        shutil.rmtree(source, ignore_errors=True)  # it now holds the old folder
+        _sync_directory(os.path.dirname(os.path.abspath(target)))
+        return
+    old = os.path.join(os.path.dirname(os.path.abspath(target)), temporary_name()[: -len(".tmp")] + ".old")
+    os.replace(target, old)
+    try:
+        os.replace(source, target)
+    except BaseException:
+        os.replace(old, target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+    _sync_directory(os.path.dirname(os.path.abspath(target)))
 
 
 def _pid_running(pid: int) -> bool:

@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import numpy as np
 
 import ef
+from ef.io.atomic import replace_directory, temporary_directory
 from ef.segments import Segment, window_spans
 from ef.source_manager._embedders import DAMAGED, EmbedderSpec, Index, parse_embedder
 from ef.source_manager._hit import SearchHit
@@ -202,16 +202,17 @@ class Collection:
             if not (target / MANIFEST).is_file():
                 raise FileExistsError(f"{target} exists and is not an ef index; refusing to replace it")
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+        # A symlinked index folder stays a link: the folder it points to is replaced.
+        real = Path(os.path.realpath(target))
+        # Built beside the target under a short .ef-…tmp name (a killed save's folder is cleared by
+        # the next one), with mkdir's usual permissions rather than mkdtemp's 0o700.
+        tmp = Path(temporary_directory(real.parent))
         try:
             self._write(tmp)
             if replacing:
-                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-                os.replace(target, old)
-                os.replace(tmp, target)
-                shutil.rmtree(old)
+                replace_directory(tmp, real)  # the old index or the new one at `target`, never neither
             else:
-                os.replace(tmp, target)  # an empty directory is replaced too
+                os.replace(tmp, real)  # an empty directory is replaced too
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
