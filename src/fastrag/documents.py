@@ -66,6 +66,27 @@ def chunk_id(source_uri: str, chunk_index: int, content: str) -> str:
     return digest.hexdigest()
 
 
+def _plain(value: object) -> object:
+    """`value` with numpy scalars and arrays, at any depth, turned into Python numbers and lists.
+
+    Vector stores hand back ``numpy.float32`` scores; JSON cannot write them, and
+    ``isinstance(numpy.float32(nan), float)`` is false, so they would slip past the NaN check.
+
+    >>> import numpy as np
+    >>> _plain({"score": np.float32(0.5), "ids": np.array([1, 2]), "n": [np.int64(3)]})
+    {'score': 0.5, 'ids': [1, 2], 'n': [3]}
+    """
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(item) for item in value)
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        return _plain(value.tolist())  # a numpy scalar's tolist() is its Python number, an array's a list
+    return value
+
+
 def _non_finite(value: object, where: str) -> tuple[str, float] | None:
     """The path and value of the first NaN or infinity inside `value` (dicts and lists), if any.
 
@@ -101,7 +122,8 @@ class Chunk:
         The chunk's text.
     metadata
         Free-form JSON-ready extras (offsets, scores, titles); not part of the id, nor of
-        equality or the hash.
+        equality or the hash. Stored as a copy in which numpy scalars and arrays are Python
+        numbers and lists; NaN or infinity is a ``ValueError``.
 
     Examples
     --------
@@ -129,6 +151,8 @@ class Chunk:
             raise ValueError(f"'content' must be a str (got {type(self.content).__name__})")
         if not isinstance(self.metadata, Mapping):
             raise ValueError(f"'metadata' must be a mapping (got {type(self.metadata).__name__})")
+        if self.metadata:
+            object.__setattr__(self, "metadata", _plain(self.metadata))
         # Outcomes are saved as JSON, which cannot hold NaN or infinity: refuse them here, at the source.
         bad = _non_finite(self.metadata, "metadata") if self.metadata else None
         if bad is not None:

@@ -151,9 +151,10 @@ def test_retrieval_metric_is_abstract() -> None:
         RetrievalMetric()  # type: ignore[abstract]
 
 
-@pytest.mark.parametrize("k", [0, -1, 2.5, "5", True, None])
-def test_bad_k_names_it(k: object) -> None:
-    with pytest.raises(ValueError) as error:
+@pytest.mark.parametrize(("k", "error_type"), [(0, ValueError), (-1, ValueError), (2.5, TypeError),
+                                               ("5", TypeError), (True, TypeError), (None, TypeError)])
+def test_bad_k_names_it(k: object, error_type: type[Exception]) -> None:
+    with pytest.raises(error_type) as error:
         Recall(k=k)  # type: ignore[arg-type]
     assert str(error.value) == f"'k' must be a positive integer (got {k!r})"
 

@@ -6,6 +6,7 @@
 'recall@5'
 """
 
+from fastrag.benchmark.compare import compare_results
 from fastrag.benchmark.harness import Pipeline, PipelineResponse, Retriever, run_benchmark, run_benchmark_sync
 from fastrag.benchmark.metrics import Metric
 from fastrag.benchmark.result import BenchmarkResult
@@ -21,6 +22,7 @@ __all__ = [
     "PipelineResponse",
     "QueryOutcome",
     "Retriever",
+    "compare_results",
     "load_samples",
     "read_outcomes",
     "run_benchmark",

@@ -22,12 +22,15 @@ import inspect
 import math
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any, Protocol, TextIO, runtime_checkable
 
 from ef._progress import Progress
+from ef._validate import check_positive_int
 from fastrag.benchmark._jsonl import dump_line
 from fastrag.benchmark.metrics import Metric, RetrievalMetric
 from fastrag.benchmark.result import BenchmarkResult
@@ -121,8 +124,7 @@ def _check_arguments(
             f"metric(s) {', '.join(needs_answer)} need an answer, but 'target' is a bare Retriever "
             f"({type(target).__name__} has no answer(query, k)); pass a Pipeline or drop them"
         )
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ValueError(f"'concurrency' must be a positive integer (got {concurrency!r})")
+    concurrency = check_positive_int(concurrency, "concurrency")
     if timeout_s is not None and (
         isinstance(timeout_s, bool)
         or not isinstance(timeout_s, int | float)
@@ -130,11 +132,18 @@ def _check_arguments(
         or timeout_s <= 0
     ):
         raise ValueError(f"'timeout_s' must be a positive number of seconds or None (got {timeout_s!r})")
+    ks = [m.k for m in metrics if isinstance(m, RetrievalMetric)]
     if top_k is None:
-        ks = [m.k for m in metrics if isinstance(m, RetrievalMetric)]
         top_k = max(ks) if ks else _DEFAULT_TOP_K
-    elif isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-        raise ValueError(f"'top_k' must be a positive integer or None (got {top_k!r})")
+    else:
+        top_k = check_positive_int(top_k, "top_k", what="a positive integer or None")
+        # A metric looking deeper than what is retrieved would score a window it can never fill.
+        deeper = [m.name for m in metrics if isinstance(m, RetrievalMetric) and m.k > top_k]
+        if deeper:
+            raise ValueError(
+                f"metric(s) {', '.join(deeper)} look deeper than 'top_k'={top_k} chunks; "
+                f"raise top_k to at least {max(ks)} or lower their k"
+            )
     return is_pipeline, top_k
 
 
@@ -214,6 +223,11 @@ def _outcome(sample: EvalSample, response: Any, is_pipeline: bool, latency_ms: f
     if is_pipeline:
         if not isinstance(response, PipelineResponse):
             raise TypeError(f"answer() must return a PipelineResponse (got {type(response).__name__})")
+        if isinstance(response.retrieved, AbstractSet | Mapping):
+            raise TypeError(
+                "answer() must return the retrieved chunks as a sequence, best first "
+                f"(got {type(response.retrieved).__name__})"
+            )
         return QueryOutcome(
             sample.id,
             sample.query,
@@ -223,7 +237,8 @@ def _outcome(sample: EvalSample, response: Any, is_pipeline: bool, latency_ms: f
             response.total_tokens,
             response.cost_usd,
         )
-    if isinstance(response, str | bytes) or not isinstance(response, Iterable):
+    if isinstance(response, str | bytes | AbstractSet | Mapping) or not isinstance(response, Iterable):
+        # A set has no order: its chunks would be ranked in hash order.
         raise TypeError(f"retrieve() must return a sequence of Chunk (got {type(response).__name__})")
     return QueryOutcome(sample.id, sample.query, tuple(response), latency_ms=latency_ms)
 
@@ -344,7 +359,7 @@ async def run_benchmark(
             if outcome.ok:
                 # Awaited in this task, one after another: no extra task per metric.
                 for metric, column in columns:
-                    column[position] = await metric.score(sample, outcome)
+                    column[position] = _checked_score(metric, sample, await metric.score(sample, outcome))
             bar.update()
 
     try:
@@ -383,13 +398,39 @@ async def _run_one(
     try:
         async with deadline:
             response = await call(sample.query, k)
-        return _outcome(sample, response, is_pipeline, (time.perf_counter() - start) * 1000)
+        elapsed = time.perf_counter() - start
+        if timeout_s is not None and elapsed > timeout_s:
+            # An async target that blocks the event loop (time.sleep in a coroutine) keeps the
+            # deadline from firing; it still answered too late, so it did not answer in time.
+            error = (
+                f"TimeoutError: no answer within {timeout_s} s (the call blocked the event loop for {elapsed:.3f} s)"
+            )
+            return QueryOutcome(sample.id, sample.query, latency_ms=elapsed * 1000, error=error)
+        return _outcome(sample, response, is_pipeline, elapsed * 1000)
     except TimeoutError as exc:
         # The target's own TimeoutError (a socket read, say) keeps its message; ours says the limit.
         error = f"TimeoutError: no answer within {timeout_s} s" if deadline.expired() else f"TimeoutError: {exc}"
+    except asyncio.CancelledError as exc:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise  # the run itself is being cancelled
+        # The target raised CancelledError on its own (a cancelled inner request): its failure only.
+        error = f"CancelledError: {exc}" if str(exc) else "CancelledError: the call was cancelled"
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
     return QueryOutcome(sample.id, sample.query, latency_ms=(time.perf_counter() - start) * 1000, error=error)
+
+
+def _checked_score(metric: Metric, sample: EvalSample, value: object) -> float | None:
+    """A metric's score as a float, or ``None``; NaN, inf or a non-number stops the run now, named."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ValueError(
+            f"metric {metric.name!r} scored sample {sample.id!r} as {value!r}; a score must be a finite "
+            "number, or None when the sample cannot be measured"
+        )
+    return float(value)
 
 
 def run_benchmark_sync(

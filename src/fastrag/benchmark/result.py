@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ef._table import format_table
-from fastrag.benchmark._jsonl import write_jsonl
+from fastrag.benchmark._jsonl import read_jsonl, write_jsonl
 from fastrag.benchmark.samples import QueryOutcome
 from fastrag.benchmark.summary import DistributionSummary
 
@@ -85,6 +86,80 @@ class BenchmarkResult:
     def save_jsonl(self, path: str | os.PathLike[str]) -> None:
         """Write one line per sample — its outcome plus a ``scores`` object — to `path`."""
         write_jsonl(path, (self._sample_record(i) for i in range(len(self.outcomes))))
+
+    @classmethod
+    def load_jsonl(
+        cls, path: str | os.PathLike[str], *, higher_is_better: Mapping[str, bool] | None = None
+    ) -> BenchmarkResult:
+        """Read back what :meth:`save_jsonl` wrote; each summary is recomputed from the scores.
+
+        Every line must be an outcome with a ``scores`` object naming the same metrics, in the same
+        order, as the first line, each score a finite number or ``null``; sample ids are distinct.
+        The summaries are :meth:`DistributionSummary.from_scores` of the scores (a metric with its
+        own ``aggregate`` is not known here). The file does not record the metrics' directions:
+        pass `higher_is_better` for the table's arrows.
+
+        Raises
+        ------
+        ValueError
+            ``"<path>:<line>: <reason>"`` for a line that does not fit.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "result.jsonl"
+        >>> outcomes = (QueryOutcome("q1", "a", latency_ms=2.0), QueryOutcome("q2", "b", latency_ms=4.0))
+        >>> result = BenchmarkResult({"latency_ms": DistributionSummary.from_scores([2.0, 4.0])}, outcomes,
+        ...                          {"latency_ms": (2.0, 4.0)}, {"latency_ms": False})
+        >>> result.save_jsonl(path)
+        >>> loaded = BenchmarkResult.load_jsonl(path, higher_is_better={"latency_ms": False})
+        >>> loaded.outcomes == result.outcomes, loaded.scores, loaded.summary == result.summary
+        (True, {'latency_ms': (2.0, 4.0)}, True)
+        """
+        names: list[str] | None = None
+
+        def parse(record: Any) -> tuple[QueryOutcome, list[float | None]]:
+            nonlocal names
+            if not isinstance(record, dict):
+                raise ValueError(f"a result line must be a JSON object (got {type(record).__name__})")
+            fields = dict(record)
+            scores = fields.pop("scores", None)
+            if not isinstance(scores, dict):
+                raise ValueError("a result line needs a 'scores' object (is this an outcomes file?)")
+            outcome = QueryOutcome.from_dict(fields)
+            if names is None:
+                names = list(scores)
+            elif list(scores) != names:
+                raise ValueError(f"'scores' names {list(scores)}, the first line {names}")
+            values: list[float | None] = []
+            for name, value in scores.items():
+                if value is not None and (
+                    isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
+                ):
+                    raise ValueError(f"score {name!r} must be a finite number or null (got {value!r})")
+                values.append(None if value is None else float(value))
+            return outcome, values
+
+        outcomes: list[QueryOutcome] = []
+        columns: list[list[float | None]] = []
+        first_line: dict[str, int] = {}
+        for number, (outcome, values) in read_jsonl(path, parse):
+            if outcome.sample_id in first_line:
+                raise ValueError(
+                    f"{os.fspath(path)}:{number}: sample id {outcome.sample_id!r} already used on line "
+                    f"{first_line[outcome.sample_id]}"
+                )
+            first_line[outcome.sample_id] = number
+            outcomes.append(outcome)
+            columns.append(values)
+        metric_names = names or []
+        scores = {name: tuple(row[i] for row in columns) for i, name in enumerate(metric_names)}
+        return cls(
+            summary={name: DistributionSummary.from_scores(values) for name, values in scores.items()},
+            outcomes=tuple(outcomes),
+            scores=scores,
+            higher_is_better=dict(higher_is_better or {}),
+        )
 
     def _sample_record(self, position: int) -> dict[str, Any]:
         record = self.outcomes[position].to_dict()

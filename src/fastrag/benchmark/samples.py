@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastrag.benchmark._jsonl import read_jsonl, write_jsonl
-from fastrag.documents import Chunk, _non_finite
+from fastrag.documents import Chunk, _non_finite, _plain
 
 __all__ = ["EvalSample", "QueryOutcome", "load_samples", "read_outcomes", "save_samples"]
 
@@ -101,6 +101,8 @@ class EvalSample:
             raise ValueError(f"'reference_answer' must be a str or None (got {self.reference_answer!r})")
         if not isinstance(self.metadata, Mapping):
             raise ValueError(f"'metadata' must be a mapping (got {type(self.metadata).__name__})")
+        if self.metadata:
+            object.__setattr__(self, "metadata", _plain(self.metadata))
         where = _non_finite(self.metadata, "metadata")
         if where is not None:
             raise ValueError(
@@ -265,11 +267,13 @@ class OutcomesHeader:
     """The header line of an outcomes file: what every outcome after it was run with.
 
     ``run_benchmark`` writes it first, as ``{"fastrag_outcomes": 1, "top_k": 5, "target":
-    "retriever"}``, and resuming refuses a file whose header does not match the run, since the
-    recorded chunks depend on how many were asked for and from which kind of target.
+    "retriever", "run_name": "my_pkg.BM25Retriever"}``, and resuming refuses a file whose header
+    does not match the run, since the recorded chunks depend on how many were asked for, from
+    which kind of target and from which target (``run_name``; files written before it existed
+    have ``None`` there, and are refused for resuming).
 
-    >>> OutcomesHeader.from_dict(OutcomesHeader(5, "pipeline").to_dict())
-    OutcomesHeader(top_k=5, target='pipeline')
+    >>> OutcomesHeader.from_dict(OutcomesHeader(5, "pipeline", "bm25").to_dict())
+    OutcomesHeader(top_k=5, target='pipeline', run_name='bm25')
     >>> OutcomesHeader(0, "retriever")
     Traceback (most recent call last):
     ...
@@ -278,35 +282,48 @@ class OutcomesHeader:
 
     top_k: int
     target: str
+    run_name: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 1:
             raise ValueError(f"header 'top_k' must be a positive integer (got {self.top_k!r})")
         if self.target not in _TARGET_KINDS:
             raise ValueError(f"header 'target' must be 'retriever' or 'pipeline' (got {self.target!r})")
+        if self.run_name is not None and (not isinstance(self.run_name, str) or not self.run_name):
+            raise ValueError(f"header 'run_name' must be a non-empty str (got {self.run_name!r})")
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the header line."""
-        return {_HEADER_KEY: _HEADER_VERSION, "top_k": self.top_k, "target": self.target}
+        data: dict[str, Any] = {_HEADER_KEY: _HEADER_VERSION, "top_k": self.top_k, "target": self.target}
+        if self.run_name is not None:
+            data["run_name"] = self.run_name
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> OutcomesHeader:
         """Parse a header line; an unknown format version or field is a ``ValueError``."""
-        _check_keys(data, "header", (_HEADER_KEY, "top_k", "target"), ())
+        _check_keys(data, "header", (_HEADER_KEY, "top_k", "target"), ("run_name",))
         if data[_HEADER_KEY] != _HEADER_VERSION:
             raise ValueError(
                 f"header has format version {data[_HEADER_KEY]!r}; this fastrag reads version {_HEADER_VERSION}"
             )
-        return cls(data["top_k"], data["target"])
+        return cls(data["top_k"], data["target"], data.get("run_name"))
 
     def differences(self, other: OutcomesHeader) -> tuple[str, str] | None:
-        """``("top_k=1", "top_k=2")``-style descriptions of the fields that differ, or ``None``."""
-        fields = [name for name in ("top_k", "target") if getattr(self, name) != getattr(other, name)]
+        """``("top_k=1", "top_k=2")``-style descriptions of the fields that differ, or ``None``.
+
+        >>> OutcomesHeader(5, "retriever", "a").differences(OutcomesHeader(5, "retriever", "b"))
+        ("run_name='a'", "run_name='b'")
+        """
+        fields = [name for name in ("top_k", "target", "run_name") if getattr(self, name) != getattr(other, name)]
         if not fields:
             return None
-        mine = " and ".join(f"{name}={getattr(self, name)}" for name in fields)
-        theirs = " and ".join(f"{name}={getattr(other, name)}" for name in fields)
-        return mine, theirs
+
+        def show(header: OutcomesHeader, name: str) -> str:
+            value = getattr(header, name)
+            return f"{name}={value!r}" if name == "run_name" else f"{name}={value}"
+
+        return " and ".join(show(self, n) for n in fields), " and ".join(show(other, n) for n in fields)
 
 
 def _parse_outcome_line(data: Any) -> QueryOutcome | OutcomesHeader:
@@ -316,8 +333,24 @@ def _parse_outcome_line(data: Any) -> QueryOutcome | OutcomesHeader:
 
 
 def read_outcome_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, QueryOutcome | OutcomesHeader]]:
-    """Every line of an outcomes file, header lines included, as ``(line_number, record)``."""
-    return read_jsonl(path, _parse_outcome_line)
+    """Every line of an outcomes file, header lines included, as ``(line_number, record)``.
+
+    A sample may fail and be retried, so it can have several outcomes, but nothing follows its
+    successful one: a second outcome after a success (the same lines appended twice, two runs
+    writing one file) is a ``ValueError("path:line: ...")`` naming both lines, not a silent pick.
+    """
+    succeeded: dict[str, int] = {}
+    for number, record in read_jsonl(path, _parse_outcome_line):
+        if isinstance(record, QueryOutcome):
+            first = succeeded.get(record.sample_id)
+            if first is not None:
+                raise ValueError(
+                    f"{os.fspath(path)}:{number}: another outcome for sample {record.sample_id!r}, which "
+                    f"already succeeded on line {first}; a sample has no outcome after its successful one"
+                )
+            if record.ok:
+                succeeded[record.sample_id] = number
+        yield number, record
 
 
 def load_samples(path: str | os.PathLike[str]) -> list[EvalSample]:

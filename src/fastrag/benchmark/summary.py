@@ -85,24 +85,41 @@ class DistributionSummary:
 
         data = np.asarray(values, dtype=np.float64)
         n = data.size
-        p50, p90, p95, p99 = (float(q) for q in np.percentile(data, [50, 90, 95, 99]))
-        mean = float(data.mean())
+        # Every statistic is computed on the scores scaled by a power of two into [-1, 1], then
+        # scaled back: exact (same bits as unscaled) yet no sum can overflow, so two scores of
+        # 1e308 have mean 1e308 instead of inf, and their bounds are not NaN.
+        peak = float(np.max(np.abs(data)))
+        shift = math.frexp(peak)[1] if peak > 0 else 0
+        scaled = np.ldexp(data, -shift)
+
+        def back(value: Any) -> float:
+            return math.ldexp(float(value), shift)
+
+        p50, p90, p95, p99 = (back(q) for q in np.percentile(scaled, [50, 90, 95, 99]))
+        mean = back(scaled.mean())
         if n < 2:
             return cls(n, missing, mean, None, float(data[0]), p50, p90, p95, p99, float(data[0]), None, None)
-        low, high = _bootstrap_ci(data)
+        low, high = _bootstrap_ci(scaled)
+        try:
+            std = back(scaled.std(ddof=1))
+        except OverflowError:
+            raise ValueError(
+                f"'scores' spread too widely: their standard deviation is larger than a float can hold "
+                f"(scores from {float(data.min())!r} to {float(data.max())!r})"
+            ) from None
         return cls(
             n,
             missing,
             mean,
-            float(data.std(ddof=1)),
+            std,
             float(data.min()),
             p50,
             p90,
             p95,
             p99,
             float(data.max()),
-            low,
-            high,
+            back(low),
+            back(high),
         )
 
     def to_dict(self) -> dict[str, Any]:

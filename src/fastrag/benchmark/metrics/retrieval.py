@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, get_args
 
+from ef._validate import check_positive_int
 from ef.evaluation._ranking import ndcg_at_k, recall_at_k, reciprocal_rank
 from fastrag.benchmark.metrics._base import Metric
 from fastrag.benchmark.samples import EvalSample, QueryOutcome
@@ -86,8 +87,10 @@ class RetrievalMetric(Metric):
 
     Raises
     ------
+    TypeError
+        If `k` is not an integer (``numpy.int64`` is one; ``True`` is not).
     ValueError
-        If `k` is not a positive integer or `key` is not one of ``"id"``, ``"source_uri"``.
+        If `k` is below 1 or `key` is not one of ``"id"``, ``"source_uri"``.
 
     Examples
     --------
@@ -110,8 +113,7 @@ class RetrievalMetric(Metric):
     _label: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
-        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
-            raise ValueError(f"'k' must be a positive integer (got {self.k!r})")
+        object.__setattr__(self, "k", check_positive_int(self.k, "k"))  # numpy.int64(5) is 5
         if self.key not in _KEYS:
             raise ValueError(f"'key' must be one of {', '.join(map(repr, _KEYS))} (got {self.key!r})")
 
