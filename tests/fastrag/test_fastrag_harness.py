@@ -55,7 +55,7 @@ class EchoRetriever:
         return [page("p" + query.split()[-1]), page("other")][:k]
 
 
-HEADER_K5 = {"fastrag_outcomes": 1, "top_k": 5, "target": "retriever"}
+HEADER_K5 = {"fastrag_outcomes": 1, "top_k": 5, "target": "retriever", "run_name": "echo"}
 
 
 def run(target: Any, items: Sequence[EvalSample], metrics: Sequence[Metric], **options: Any) -> BenchmarkResult:
@@ -296,7 +296,9 @@ def test_outcomes_are_appended_as_jsonl(tmp_path: Path) -> None:
     recorded = sorted((o for _, o in read_outcomes(path)), key=lambda o: o.sample_id)
     assert recorded == list(result.outcomes)
     lines = path.read_text(encoding="utf-8").splitlines()
-    assert json.loads(lines[0]) == {"fastrag_outcomes": 1, "top_k": 5, "target": "retriever"}
+    assert json.loads(lines[0]) == {
+        "fastrag_outcomes": 1, "top_k": 5, "target": "retriever", "run_name": "test_fastrag_harness.EchoRetriever"
+    }
     first = json.loads(lines[1])
     assert set(first) == {
         "sample_id",
@@ -321,7 +323,7 @@ def test_resume_runs_only_what_is_missing_or_failed(tmp_path: Path) -> None:
     )
 
     retriever = EchoRetriever()
-    result = run(retriever, samples(4), [Recall(key="source_uri")], results_path=path)
+    result = run(retriever, samples(4), [Recall(key="source_uri")], results_path=path, run_name="echo")
     assert sorted(retriever.calls) == ["query 1", "query 2", "query 3"]
     assert result.outcomes[0] == done  # kept as recorded, latency included
     assert result.scores["recall@5[source_uri]"] == (1.0, 1.0, 1.0, 1.0)
@@ -330,7 +332,7 @@ def test_resume_runs_only_what_is_missing_or_failed(tmp_path: Path) -> None:
     assert sorted(lines[2:]) == ["q1", "q2", "q3"]  # the torn line is gone, the new ones appended
 
     again = EchoRetriever()
-    run(again, samples(4), [Recall()], results_path=path)
+    run(again, samples(4), [Recall()], results_path=path, run_name="echo")
     assert again.calls == []  # everything recorded: nothing runs twice
     assert path.read_text(encoding="utf-8").count('"fastrag_outcomes"') == 1  # one header, not one per run
 
@@ -350,7 +352,8 @@ def test_an_interrupted_run_loses_nothing(tmp_path: Path) -> None:
 
     async def interrupted() -> None:
         await asyncio.wait_for(
-            run_benchmark(Hangs(), samples(6), [Recall()], concurrency=1, results_path=path, show_progress=False),
+            run_benchmark(Hangs(), samples(6), [Recall()], concurrency=1, results_path=path, show_progress=False,
+                          run_name="pages"),
             timeout=0.2,
         )
 
@@ -359,7 +362,7 @@ def test_an_interrupted_run_loses_nothing(tmp_path: Path) -> None:
     assert [o.sample_id for _, o in read_outcomes(path)] == ["q0", "q1", "q2"]
 
     retriever = EchoRetriever()
-    result = run(retriever, samples(6), [Recall(key="source_uri")], results_path=path)
+    result = run(retriever, samples(6), [Recall(key="source_uri")], results_path=path, run_name="pages")
     assert retriever.calls == ["query 3", "query 4", "query 5"]
     assert result.summary["recall@5[source_uri]"].count == 6
 
@@ -516,19 +519,19 @@ def test_resume_with_the_same_top_k_keeps_the_outcomes(tmp_path: Path) -> None:
 
 def test_resume_refuses_outcomes_of_another_kind_of_target(tmp_path: Path) -> None:
     path = tmp_path / "results.jsonl"
-    run(TwoPages(), SECOND, [Recall(k=2)], results_path=path)
+    run(TwoPages(), SECOND, [Recall(k=2)], results_path=path, run_name="two pages")
     message = (
         f"{path}:1: written with target=retriever, this run asks for target=pipeline; "
         "use a new results_path or resume=False"
     )
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        run(TwoPagesPipeline(), SECOND, [Recall(k=2), ExactMatch()], results_path=path)
+        run(TwoPagesPipeline(), SECOND, [Recall(k=2), ExactMatch()], results_path=path, run_name="two pages")
     message = (
         f"{path}:1: written with top_k=2 and target=retriever, this run asks for top_k=5 and target=pipeline; "
         "use a new results_path or resume=False"
     )
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        run(TwoPagesPipeline(), SECOND, [Recall(k=5)], results_path=path)
+        run(TwoPagesPipeline(), SECOND, [Recall(k=5)], results_path=path, run_name="two pages")
 
 
 def test_resume_refuses_a_file_without_a_header(tmp_path: Path) -> None:
@@ -586,7 +589,9 @@ def test_an_empty_or_torn_file_gets_this_runs_header(tmp_path: Path, content: st
     path.write_text(content, encoding="utf-8")
     run(TwoPages(), SECOND, [Recall(k=2)], results_path=path)
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert records[0] == {"fastrag_outcomes": 1, "top_k": 2, "target": "retriever"}
+    assert records[0] == {
+        "fastrag_outcomes": 1, "top_k": 2, "target": "retriever", "run_name": "test_fastrag_harness.TwoPages"
+    }
     assert [r["sample_id"] for r in records[1:]] == ["q0"]
     retriever = TwoPages()
     run(retriever, SECOND, [Recall(k=2)], results_path=path)

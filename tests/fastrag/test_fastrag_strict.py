@@ -86,7 +86,7 @@ def _outcome_line(sample_id: str, query: str, error: str | None = None) -> str:
 
 def test_a_duplicate_successful_outcome_line_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "out.jsonl"
-    header = json.dumps({"fastrag_outcomes": 1, "top_k": 5, "target": "retriever"}) + "\n"
+    header = json.dumps({"fastrag_outcomes": 1, "top_k": 5, "target": "retriever", "run_name": "echo"}) + "\n"
     path.write_text(header + _outcome_line("q0", "query 0") + _outcome_line("q0", "query 0"))
     message = (
         f"{path}:3: another outcome for sample 'q0', which already succeeded on line 2; "
@@ -96,7 +96,7 @@ def test_a_duplicate_successful_outcome_line_is_refused(tmp_path: Path) -> None:
         list(read_outcomes(path))
     assert str(error.value) == message
     with pytest.raises(ValueError) as error:  # resume reads the same lines
-        run(Echo(), samples(1), [Recall()], results_path=path)
+        run(Echo(), samples(1), [Recall()], results_path=path, run_name="echo")
     assert str(error.value) == message
 
 

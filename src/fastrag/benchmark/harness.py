@@ -11,8 +11,9 @@ that raises or exceeds `timeout_s` becomes an outcome with its ``error`` set, wh
 missing, and the run goes on. With `results_path`, each outcome is appended to that JSONL file as
 soon as it finishes, so an interrupted run loses nothing; rerunning with ``resume=True`` keeps
 the successful outcomes recorded there and runs only the rest (failed samples are retried). The
-file starts with a header line recording ``top_k`` and the kind of target, since the recorded
-chunks depend on both; resuming with a different one is a ``ValueError``, not a silent rescore.
+file starts with a header line recording ``top_k``, the kind of target and a run name, since the
+recorded chunks depend on all three; resuming with a different one is a ``ValueError``, not a
+silent rescore.
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 from ef._progress import Progress
 from ef._validate import check_positive_int
 from fastrag.benchmark._jsonl import dump_line
+from fastrag.benchmark._results import default_run_name, start_results
 from fastrag.benchmark.metrics import Metric, RetrievalMetric
 from fastrag.benchmark.result import BenchmarkResult
-from fastrag.benchmark.samples import EvalSample, OutcomesHeader, QueryOutcome, read_outcome_lines
+from fastrag.benchmark.samples import EvalSample, OutcomesHeader, QueryOutcome
 from fastrag.documents import Chunk
 
 __all__ = ["Pipeline", "PipelineResponse", "Retriever", "run_benchmark", "run_benchmark_sync"]
@@ -147,63 +149,6 @@ def _check_arguments(
     return is_pipeline, top_k
 
 
-def _resume(
-    path: str | os.PathLike[str], samples: Sequence[EvalSample], header: OutcomesHeader
-) -> dict[str, QueryOutcome]:
-    """Successful outcomes recorded in `path`, by sample id, after checking they fit this run.
-
-    Every outcome must follow a header line that matches `header` (same ``top_k``, same kind of
-    target) and belong to one of `samples` with the same query. A file with no line at all gets
-    `header` appended, so the outcomes this run appends are covered by it.
-    """
-    queries = {sample.id: sample.query for sample in samples}
-    _drop_torn_tail(path)
-    name = os.fspath(path)
-    done: dict[str, QueryOutcome] = {}
-    current: OutcomesHeader | None = None
-    for number, record in read_outcome_lines(path):
-        if isinstance(record, OutcomesHeader):
-            different = record.differences(header)
-            if different is not None:
-                raise ValueError(
-                    f"{name}:{number}: written with {different[0]}, this run asks for {different[1]}; "
-                    "use a new results_path or resume=False"
-                )
-            current = record
-            continue
-        outcome = record
-        if current is None:
-            raise ValueError(
-                f"{name}:{number}: no header line says which top_k and target this outcome was run with "
-                "(a file from an older fastrag?); use a new results_path or resume=False"
-            )
-        expected = queries.get(outcome.sample_id)
-        if expected is None:
-            raise ValueError(
-                f"{name}:{number}: outcome for sample id {outcome.sample_id!r}, which is not "
-                f"among 'samples'; pass resume=False to start over or another 'results_path'"
-            )
-        if outcome.query != expected:
-            raise ValueError(
-                f"{name}:{number}: sample {outcome.sample_id!r} was run with query "
-                f"{outcome.query!r}, not {expected!r}; pass resume=False to start over"
-            )
-        if outcome.ok:  # a recorded failure is not kept: the sample runs again
-            done[outcome.sample_id] = outcome
-    if current is None:  # empty (or only blank lines): start it with this run's header
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(dump_line(header.to_dict()))
-    return done
-
-
-def _drop_torn_tail(path: str | os.PathLike[str]) -> None:
-    """Cut an unterminated last line — a write the interruption cut short — so appends stay valid."""
-    with open(path, "rb+") as handle:
-        data = handle.read()
-        if data and not data.endswith(b"\n"):
-            handle.truncate(data.rfind(b"\n") + 1)
-
-
 def _call_target(target: Any, is_pipeline: bool, executor: ThreadPoolExecutor) -> Callable[[str, int], Awaitable[Any]]:
     """A coroutine function running the target's method, on the loop or in the thread pool."""
     method = target.answer if is_pipeline else target.retrieve
@@ -253,6 +198,7 @@ async def run_benchmark(
     top_k: int | None = None,
     results_path: str | os.PathLike[str] | None = None,
     resume: bool = True,
+    run_name: str | None = None,
     show_progress: bool = True,
 ) -> BenchmarkResult:
     """Run `target` on every sample, score each outcome with every metric, summarise.
@@ -276,14 +222,21 @@ async def run_benchmark(
         when several chunks of a page tend to come back together.
     results_path
         A JSONL file to append each outcome to as it finishes (one :meth:`QueryOutcome.to_dict`
-        per line), after a header line recording `top_k` and whether the target is a retriever
-        or a pipeline (see :class:`~fastrag.benchmark.samples.OutcomesHeader`). Missing, it is
-        created.
+        per line), after a header line recording `top_k`, whether the target is a retriever or a
+        pipeline, and `run_name` (see :class:`~fastrag.benchmark.samples.OutcomesHeader`).
+        Missing, it is created. A file that is not a results file (it does not start with such
+        a header) is refused and left untouched, with `resume` or without.
     resume
         With `results_path`: keep the successful outcomes already recorded there and run only
-        the other samples. The file's header must match this run's `top_k` and kind of target,
-        else the recorded chunks would be scored as if this run had retrieved them. ``False``
-        starts the file over.
+        the other samples. The file's header must match this run's `top_k`, kind of target and
+        `run_name`, else the recorded chunks would be scored as if this run had retrieved them.
+        ``False`` starts the file over.
+    run_name
+        What produced the outcomes, recorded in the results file's header so that a resumed
+        run never scores another target's outcomes. ``None`` derives it from the target: its
+        class, a dataclass target's scalar fields and an ef index's embedder and corpus
+        fingerprint (:func:`~fastrag.benchmark._results.default_run_name`); name your runs when
+        one class runs with settings it does not expose that way.
     show_progress
         Draw a progress bar on stderr.
 
@@ -300,7 +253,8 @@ async def run_benchmark(
         Before anything runs: for a metric that needs an answer with a bare Retriever, empty or
         duplicate samples or metric names, a bad `concurrency`, `timeout_s` or `top_k`, or a
         `results_path` to resume whose lines do not match `samples`, whose header records another
-        `top_k` or kind of target, or that has no header (reported as ``path:line``).
+        `top_k`, kind of target or `run_name`, or that has no header, and for a `results_path`
+        that is not a results file at all (reported as ``path:line``; the file is not changed).
 
     Notes
     -----
@@ -325,13 +279,12 @@ async def run_benchmark(
     """
     is_pipeline, k = _check_arguments(target, samples, metrics, concurrency, timeout_s, top_k)
     done: dict[str, QueryOutcome] = {}
+    if run_name is not None and (not isinstance(run_name, str) or not run_name):
+        raise ValueError(f"'run_name' must be a non-empty str or None (got {run_name!r})")
     if results_path is not None:
-        header = OutcomesHeader(k, "pipeline" if is_pipeline else "retriever")
-        if resume and os.path.exists(results_path):
-            done = _resume(results_path, samples, header)
-        else:
-            with open(results_path, "w", encoding="utf-8") as handle:
-                handle.write(dump_line(header.to_dict()))
+        name = default_run_name(target) if run_name is None else run_name
+        header = OutcomesHeader(k, "pipeline" if is_pipeline else "retriever", name)
+        done = start_results(results_path, samples, header, resume=resume)
 
     outcomes: list[QueryOutcome | None] = [done.get(sample.id) for sample in samples]
     scores: dict[str, list[float | None]] = {metric.name: [None] * len(samples) for metric in metrics}
