@@ -202,6 +202,8 @@ def test_report_is_frozen_and_serialises() -> None:
         "per_query": {"q1": {"ndcg@1": 1.0}, "q2": {"ndcg@1": 0.0}},
         "n_queries": 2,
         "k_values": [1],
+        "n_missing_texts": 0,
+        "missing_texts": [],
     }
 
 

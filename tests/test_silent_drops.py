@@ -126,3 +126,178 @@ def test_ef_trec_eval_agrees_with_trec_eval_on_large_integer_grades(tmp_path: Pa
     run.write_text("q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 2.0 r\nq1 Q0 x 3 1.0 r\n")
     done = _ef("trec-eval", "-m", "ndcg", "-m", "ndcg_cut.10", str(qrels), str(run))
     assert done.stdout == "ndcg                  \tall\t0.7654\nndcg_cut_10           \tall\t0.7654\n"
+
+
+# --- evaluate_retrieval: nothing skipped or accepted silently ---------------------------------
+
+QRELS = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0}}
+QUERIES = {"q1": "one", "q2": "two"}
+
+
+def _ids(query: str, *, limit: int = 10) -> list[str]:
+    return {"one": ["d1", "x", "d2"], "two": ["d3"]}[query][:limit]
+
+
+def test_metrics_as_a_generator_is_read_once() -> None:
+    from ef.evaluation import evaluate_retrieval
+
+    report = evaluate_retrieval(_ids, QRELS, QUERIES, k_values=(1,), metrics=(m for m in ["ndcg", "mrr"]))
+    assert report.metrics == {"ndcg@1": 1.0, "mrr@1": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"metrics": "ndcg"}, TypeError, "'metrics' must be a sequence of metric names such as ('ndcg', 'recall') "
+                                         "(got 'ndcg')"),
+        ({"metrics": iter(())}, ValueError, "'metrics' must name at least one metric"),
+        ({"metrics": ["ndcg", "mrr", "ndcg"]}, ValueError,
+         "'metrics' names 'ndcg' more than once (got ('ndcg', 'mrr', 'ndcg'))"),
+        ({"k_values": np.int64(5)}, TypeError, "'k_values' must be a non-empty sequence of positive integers (got "
+                                               "np.int64(5))"),
+        ({"k_values": (1, 2.0)}, TypeError, "'k_values' must be a positive integer (got 2.0)"),
+        ({"limit": 0}, ValueError, "'limit' must be a positive integer (got 0)"),
+    ],
+)
+def test_bad_options_are_named(options: dict[str, object], error: type[Exception], message: str) -> None:
+    from ef.evaluation import evaluate_retrieval
+
+    with pytest.raises(error) as info:
+        evaluate_retrieval(_ids, QRELS, QUERIES, **{"k_values": (1,), **options})  # type: ignore[arg-type]
+    assert str(info.value) == message
+
+
+def test_numpy_integers_work_as_k_values_and_limit() -> None:
+    from ef.evaluation import evaluate_retrieval
+
+    report = evaluate_retrieval(_ids, QRELS, QUERIES, k_values=np.array([1, 3]), limit=np.int64(3))
+    assert report.k_values == (1, 3)
+    assert [type(k) for k in report.k_values] == [int, int]
+    assert report.metrics["recall@3"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("qrels", "queries", "error", "message"),
+    [
+        ({"q1": {"d1": math.nan, "d2": math.nan}, "q2": {"d3": 1.0}}, QUERIES, ValueError,
+         "'qrels'['q1']['d1'] must be a finite number (got nan)"),
+        ({"q1": {"d1": np.bool_(True)}}, QUERIES, ValueError, "'qrels'['q1']['d1'] must be a finite number (got "
+                                                               "np.True_)"),
+        ({1: {"d1": 1.0}}, {1: "one"}, TypeError, "'qrels' must be keyed by str query ids (got 1)"),
+        ({"q1": {b"d1": 1.0}}, QUERIES, TypeError, "'qrels'['q1'] must be keyed by str doc ids (got b'd1')"),
+        ({"q1": ["d1"]}, QUERIES, TypeError, "'qrels'['q1'] must be a mapping {doc_id: grade} (got list)"),
+        (QRELS, {"q1": None}, TypeError, "'queries'['q1'] must be a str (got NoneType)"),
+        (QRELS, ["one", "two"], TypeError, "'queries' must be a mapping {query_id: text} (got list)"),
+    ],
+)
+def test_bad_judgements_are_errors_not_skips(qrels: object, queries: object, error: type[Exception],
+                                             message: str) -> None:
+    from ef.evaluation import evaluate_retrieval
+
+    with pytest.raises(error) as info:
+        evaluate_retrieval(_ids, qrels, queries, k_values=(1,))  # type: ignore[arg-type]
+    assert str(info.value) == message
+
+
+def test_judged_queries_without_text_are_reported() -> None:
+    from ef.evaluation import evaluate_retrieval
+
+    qrels = {**QRELS, "q9": {"d9": 1.0}, "q8": {"d8": 0.0}}  # q8 has no positive judgement: not counted
+    report = evaluate_retrieval(_ids, qrels, QUERIES, k_values=(1,), metrics=("mrr",))
+    assert report.n_queries == 2
+    assert report.missing_texts == ("q9",)
+    assert report.to_dict()["n_missing_texts"] == 1
+    assert report.to_dict()["missing_texts"] == ["q9"]
+    assert str(report).splitlines()[0] == (
+        "Retrieval evaluation over 2 queries (1 judged queries had no text and were not scored)"
+    )
+    with pytest.raises(ValueError) as info:
+        evaluate_retrieval(_ids, {"q9": {"d9": 1.0}}, QUERIES, k_values=(1,))
+    assert str(info.value) == (
+        "no query can be scored: no query in 'qrels' has a positive judgement and a text in 'queries' "
+        "(1 judged queries have no text, e.g. 'q9')"
+    )
+
+
+def test_ef_eval_reports_judged_queries_without_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ef.cli import main
+
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "corpus.jsonl").write_text(
+        '{"_id": "d1", "title": "", "text": "alpha beta"}\n{"_id": "d2", "title": "", "text": "gamma delta"}\n'
+    )
+    (tmp_path / "queries.jsonl").write_text('{"_id": "q1", "text": "alpha"}\n')
+    (tmp_path / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\nq3\td2\t1\n")
+    report_path = tmp_path / "report.json"
+    status = main(["eval", str(tmp_path), "--quiet", "--k", "1", "--json", str(report_path)])
+    captured = capsys.readouterr()
+    assert status == 0
+    assert captured.err.splitlines()[-1] == (
+        f"ef eval: warning: 2 judged queries have no text in {tmp_path / 'queries.jsonl'} and were not scored "
+        "(first: 'q2')"
+    )
+    report = json.loads(report_path.read_text())
+    assert (report["n_queries"], report["n_missing_texts"], report["missing_texts"]) == (1, 2, ["q2", "q3"])
+
+
+# --- run_path: the retriever's own scores ----------------------------------------------------
+
+
+def test_run_path_writes_the_retrievers_tied_scores(tmp_path: Path) -> None:
+    from ef.evaluation import evaluate_retrieval
+    from ef.segments import Segment
+    from ef.source_manager import SearchHit
+    from ef.trec import read_run
+
+    def hit(doc: str, score: float, rank: int) -> SearchHit:
+        return SearchHit(Segment(doc, 0, doc, 0, len(doc)), score, rank)
+
+    def tied(query: str, *, limit: int = 10) -> list[SearchHit]:
+        return [hit("d2", 7.5, 1), hit("d1", 7.5, 2), hit("x", 1.25, 3)][:limit]
+
+    path = tmp_path / "run.trec"
+    evaluate_retrieval(tied, QRELS, QUERIES, k_values=(3,), run_path=path)
+    assert read_run(path) == {"q1": {"d2": 7.5, "d1": 7.5, "x": 1.25}, "q2": {"d2": 7.5, "d1": 7.5, "x": 1.25}}
+    # TREC order: ties by doc id descending, the scores as given
+    assert path.read_text().splitlines()[:3] == ["q1 Q0 d2 1 7.5 ef", "q1 Q0 d1 2 7.5 ef", "q1 Q0 x 3 1.25 ef"]
+
+
+def test_run_path_refuses_mixed_scored_and_unscored_results(tmp_path: Path) -> None:
+    from ef.evaluation import evaluate_retrieval
+    from ef.segments import Segment
+    from ef.source_manager import SearchHit
+
+    def mixed(query: str, *, limit: int = 10) -> list[object]:
+        return [SearchHit(Segment("d1", 0, "t", 0, 1), 2.0, 1), "d2"]
+
+    with pytest.raises(ValueError) as info:
+        evaluate_retrieval(mixed, QRELS, QUERIES, k_values=(2,), run_path=tmp_path / "r")
+    assert str(info.value) == (
+        "cannot write 'run_path': the retriever returned scored and unscored results for query 'q1'; "
+        "return all SearchHits or none"
+    )
+    assert not (tmp_path / "r").exists()
+
+
+def test_scifact_like_ties_keep_their_scores_through_ef_eval(tmp_path: Path) -> None:
+    # The demo dataset's BM25 ranking has tied scores, as 67 of SciFact's 300 queries do.
+    from ef.datasets import demo_dataset
+    from ef.evaluation import read_beir
+    from ef.source_manager import ingest
+    from ef.trec import read_run
+
+    path = tmp_path / "run.trec"
+    done = _ef("eval", "--quiet", "--k", "10", "--run-out", str(path))
+    assert done.returncode == 0, done.stderr
+    corpus, queries, _ = read_beir(demo_dataset())
+    index = ingest(corpus, show_progress=False)
+    run = read_run(path)
+    tied = 0
+    for query_id, docs in run.items():
+        hits = index.search(queries[query_id], limit=10)
+        expected: dict[str, float] = {}
+        for h in hits:
+            expected.setdefault(h.segment.source_id, h.score)
+        assert docs == expected
+        tied += len(set(expected.values())) < len(expected)
+    assert tied > 0  # the case that used to get made-up scores is exercised

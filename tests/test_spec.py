@@ -132,5 +132,9 @@ def test_evaluate_retrieval_signature_extends_the_spec_with_keywords_only() -> N
         "run_path": None,
         "show_progress": False,
     }
-    report_params = list(inspect.signature(ef.evaluation.RetrievalEvalReport).parameters)
-    assert report_params == ["metrics", "per_query", "n_queries", "k_values"]
+    report_params = inspect.signature(ef.evaluation.RetrievalEvalReport).parameters
+    assert [n for n, p in report_params.items() if p.kind is p.POSITIONAL_OR_KEYWORD] == [
+        "metrics", "per_query", "n_queries", "k_values"
+    ]
+    # ef's extension, keyword-only: the judged queries that had no text (issue 9)
+    assert {n: p.default for n, p in report_params.items() if p.kind is p.KEYWORD_ONLY} == {"missing_texts": ()}

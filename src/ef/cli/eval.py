@@ -207,6 +207,14 @@ def run(args: argparse.Namespace) -> int:
         f"{report.n_queries} queries scored; embedder {index.embedder}; index {how}"
     )
     print(report)
+    if report.missing_texts:  # judged but not run: say so, the means are over fewer queries
+        import sys
+
+        print(
+            f"ef eval: warning: {len(report.missing_texts)} judged queries have no text in "
+            f"{dataset / 'queries.jsonl'} and were not scored (first: {report.missing_texts[0]!r})",
+            file=sys.stderr,
+        )
     print()
     print(format_table(["stage", "seconds"], [[stage, f"{s:.2f}"] for stage, s in timings.items()]))
     if args.json is not None:

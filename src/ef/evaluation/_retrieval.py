@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import inspect
-import itertools
+import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from numbers import Real
 from typing import Any
 
 from ef._progress import progress
@@ -38,6 +39,8 @@ class RetrievalEvalReport:
     per_query: Mapping[str, Mapping[str, float]]
     n_queries: int
     k_values: tuple[int, ...]
+    missing_texts: tuple[str, ...] = field(default=(), kw_only=True)
+    """Judged query ids with a positive judgement but no text in ``queries``: not scored."""
 
     @property
     def primary(self) -> float | None:
@@ -49,12 +52,15 @@ class RetrievalEvalReport:
         return self.metrics.get(f"{_PRIMARY}@{k}")
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: ``metrics``, ``per_query``, ``n_queries``, ``k_values``."""
+        """A JSON-ready dict: ``metrics``, ``per_query``, ``n_queries``, ``k_values``, and the
+        judged queries left out for want of a text (``n_missing_texts``, ``missing_texts``)."""
         return {
             "metrics": dict(self.metrics),
             "per_query": {q: dict(v) for q, v in self.per_query.items()},
             "n_queries": self.n_queries,
             "k_values": list(self.k_values),
+            "n_missing_texts": len(self.missing_texts),
+            "missing_texts": list(self.missing_texts),
         }
 
     def __str__(self) -> str:
@@ -73,11 +79,10 @@ class RetrievalEvalReport:
             if name not in names:
                 names.append(name)
         rows = [[name, *(self.metrics.get(f"{name}@{k}") for k in self.k_values)] for name in names]
-        return format_table(
-            ["metric".ljust(9), *(f"@{k}" for k in self.k_values)],
-            rows,
-            title=f"Retrieval evaluation over {self.n_queries} queries",
-        )
+        title = f"Retrieval evaluation over {self.n_queries} queries"
+        if self.missing_texts:
+            title += f" ({len(self.missing_texts)} judged queries had no text and were not scored)"
+        return format_table(["metric".ljust(9), *(f"@{k}" for k in self.k_values)], rows, title=title)
 
 
 def _result_doc_id(result: object) -> str:
@@ -193,14 +198,16 @@ def evaluate_retrieval(
         ``TypeError``. An exception raised by the retriever propagates with the query id added
         as a note.
     qrels
-        The relevance judgements — ``{query_id: {doc_id: relevance}}``. Queries with no positive
+        The relevance judgements — ``{query_id: {doc_id: relevance}}``, str ids and finite
+        grades (a NaN grade is an error, not a reason to skip). Queries with no positive
         judgement are skipped.
     queries
-        The query texts — ``{query_id: query_text}``. A judged query absent here is skipped.
+        The query texts — ``{query_id: query_text}``. A judged query absent here is skipped;
+        the report's ``missing_texts`` lists those, and its table title counts them.
     k_values
         The rank cutoffs to evaluate at.
     metrics
-        Which metrics to compute — any of the keys of ``RETRIEVAL_METRICS``.
+        Which metrics to compute — any of the keys of ``RETRIEVAL_METRICS``, each once.
     limit
         How many results to retrieve per query. ``None`` uses ``max(k_values)``; raise it when
         sources segment into many pieces (de-duplication to source level can otherwise shorten
@@ -209,14 +216,18 @@ def evaluate_retrieval(
         Drop results whose doc id equals the query id (BEIR's option, for ArguAna and Quora); one
         extra result is retrieved so the ranking still reaches ``limit``.
     run_path
-        If given, the rankings are also written there as a TREC run file (run id ``ef``).
+        If given, the rankings are also written there as a TREC run file (run id ``ef``), with
+        the scores the retriever gave (see ``_write_rankings``).
     show_progress
         Draw a progress bar while retrieving query by query.
 
     Raises
     ------
+    TypeError
+        For a non-str query or doc id, a str as `metrics`, a non-integer cutoff.
     ValueError
-        For an unknown metric name, a bad cutoff, or if no query can be scored.
+        For an unknown or repeated metric name, a bad cutoff, a non-finite grade, or if no query
+        can be scored.
 
     Examples
     --------
@@ -241,30 +252,26 @@ def evaluate_retrieval(
     >>> round(report.primary_at(1), 3)  # NDCG@1, averaged over the two queries
     0.5
     """
-    unknown = [m for m in metrics if m not in RETRIEVAL_METRICS]
-    if unknown or not metrics:
-        raise ValueError(
-            f"'metrics' has unknown metric name(s) {unknown!r}; valid names are {sorted(RETRIEVAL_METRICS)}"
-            if unknown
-            else "'metrics' must name at least one metric"
-        )
-    if isinstance(k_values, int) or not k_values:
-        raise ValueError(f"'k_values' must be a non-empty sequence of positive integers (got {k_values!r})")
-    ks = tuple(_check_k(k, name="k_values") for k in k_values)
-    if len(set(ks)) != len(ks):
-        raise ValueError(f"'k_values' lists a cutoff more than once (got {k_values!r})")
+    names = _names(metrics)
+    ks = _cutoffs(k_values)
     depth = max(ks) if limit is None else _check_k(limit, name="limit")
     if depth < max(ks):
         raise ValueError(f"'limit' must be at least max(k_values) = {max(ks)} (got {limit!r})")
+    _check_qrels(qrels)
+    _check_queries(queries)
 
-    jobs = [
-        (query_id, queries[query_id])
-        for query_id, judged in qrels.items()
-        if query_id in queries and any(grade > 0 for grade in judged.values())
-    ]
+    jobs: list[tuple[str, str]] = []
+    missing: list[str] = []
+    for query_id, judged in qrels.items():
+        if any(grade > 0 for grade in judged.values()):
+            if query_id in queries:
+                jobs.append((query_id, queries[query_id]))
+            else:
+                missing.append(query_id)
     if not jobs:
         raise ValueError(
             "no query can be scored: no query in 'qrels' has a positive judgement and a text in 'queries'"
+            + (f" ({len(missing)} judged queries have no text, e.g. {missing[0]!r})" if missing else "")
         )
 
     per_query: dict[str, dict[str, float]] = {}
@@ -281,24 +288,90 @@ def evaluate_retrieval(
         rankings[query_id] = (doc_ids, scores)
         judged = qrels[query_id]
         per_query[query_id] = {
-            f"{name}@{k}": RETRIEVAL_METRICS[name](doc_ids, judged, k) for name in metrics for k in ks
+            f"{name}@{k}": RETRIEVAL_METRICS[name](doc_ids, judged, k) for name in names for k in ks
         }
 
-    keys = [f"{name}@{k}" for name in metrics for k in ks]
+    keys = [f"{name}@{k}" for name in names for k in ks]
     means = {key: sum(scores[key] for scores in per_query.values()) / len(per_query) for key in keys}
     if run_path is not None:
         _write_rankings(run_path, rankings)
-    return RetrievalEvalReport(metrics=means, per_query=per_query, n_queries=len(per_query), k_values=ks)
+    return RetrievalEvalReport(
+        metrics=means, per_query=per_query, n_queries=len(per_query), k_values=ks, missing_texts=tuple(missing)
+    )
+
+
+def _names(metrics: Iterable[str]) -> tuple[str, ...]:
+    given: object = metrics
+    if isinstance(given, str) or not isinstance(given, Iterable):
+        raise TypeError(f"'metrics' must be a sequence of metric names such as ('ndcg', 'recall') (got {given!r})")
+    names = tuple(metrics)  # a generator is read once, here
+    if not names:
+        raise ValueError("'metrics' must name at least one metric")
+    unknown = [m for m in names if m not in RETRIEVAL_METRICS]
+    if unknown:
+        raise ValueError(
+            f"'metrics' has unknown metric name(s) {unknown!r}; valid names are {sorted(RETRIEVAL_METRICS)}"
+        )
+    repeated = sorted({m for m in names if names.count(m) > 1})
+    if repeated:
+        raise ValueError(f"'metrics' names {', '.join(map(repr, repeated))} more than once (got {names!r})")
+    return names
+
+
+def _cutoffs(k_values: Iterable[int]) -> tuple[int, ...]:
+    given: object = k_values
+    if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+        raise TypeError(f"'k_values' must be a non-empty sequence of positive integers (got {given!r})")
+    values = tuple(k_values)
+    if not values:
+        raise ValueError(f"'k_values' must be a non-empty sequence of positive integers (got {given!r})")
+    ks = tuple(_check_k(k, name="k_values") for k in values)
+    if len(set(ks)) != len(ks):
+        raise ValueError(f"'k_values' lists a cutoff more than once (got {values!r})")
+    return ks
+
+
+def _check_qrels(qrels: Mapping[str, Mapping[str, float]]) -> None:
+    """Every query id a str, every judgement a ``{str: finite number}``: nothing is skipped for it."""
+    if not isinstance(qrels, Mapping):
+        raise TypeError(f"'qrels' must be a mapping {{query_id: {{doc_id: grade}}}} (got {type(qrels).__name__})")
+    for query_id, judged in qrels.items():
+        if not isinstance(query_id, str):
+            # An int id never matches the str ids of 'queries': the query would silently not run.
+            raise TypeError(f"'qrels' must be keyed by str query ids (got {query_id!r})")
+        if not isinstance(judged, Mapping):
+            raise TypeError(
+                f"'qrels'[{query_id!r}] must be a mapping {{doc_id: grade}} (got {type(judged).__name__})"
+            )
+        for doc_id, grade in judged.items():
+            if not isinstance(doc_id, str):
+                raise TypeError(f"'qrels'[{query_id!r}] must be keyed by str doc ids (got {doc_id!r})")
+            value: object = grade
+            if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+                raise ValueError(f"'qrels'[{query_id!r}][{doc_id!r}] must be a finite number (got {value!r})")
+
+
+def _check_queries(queries: Mapping[str, str]) -> None:
+    if not isinstance(queries, Mapping):
+        raise TypeError(f"'queries' must be a mapping {{query_id: text}} (got {type(queries).__name__})")
+    for query_id, text in queries.items():
+        if not isinstance(query_id, str):
+            raise TypeError(f"'queries' must be keyed by str query ids (got {query_id!r})")
+        if not isinstance(text, str):
+            raise TypeError(f"'queries'[{query_id!r}] must be a str (got {type(text).__name__})")
 
 
 def _write_rankings(
     path: str | os.PathLike[str], rankings: Mapping[str, tuple[list[str], list[float | None]]]
 ) -> None:
-    """Write rankings as a TREC run file.
+    """Write rankings as a TREC run file, with the retriever's own scores.
 
-    Hit scores are kept when they are strictly decreasing; otherwise (bare ids, ties) the scores
-    become ``n - rank``, because TREC readers re-sort by score and would reorder ties by doc id.
-    A query that retrieved nothing has no line (trec_eval -c scores it 0, as the report did).
+    A query whose results carry scores (``SearchHit``) is written with them, ties included, as
+    the retriever gave them: a TREC reader orders tied documents by doc id, as trec_eval does.
+    Results without any score (bare ids, ``Segment``) have nothing to write, so their scores
+    stand for the rank (``n - rank + 1``), which keeps their order. A ranking that mixes scored
+    and unscored results is an error: no single column could say what its numbers mean. A
+    query that retrieved nothing has no line (trec_eval -c scores it 0, as the report did).
     """
     from ef.trec import write_run
 
@@ -307,9 +380,14 @@ def _write_rankings(
         if not doc_ids:
             continue  # a TREC run has no way to list a query without documents
         real = [s for s in scores if s is not None]
-        keep = len(real) == len(scores) and all(a > b for a, b in itertools.pairwise(real))
-        n = len(doc_ids)
-        run[query_id] = {
-            doc_id: real[i] if keep else float(n - i) for i, doc_id in enumerate(doc_ids)
-        }
+        if not real:
+            n = len(doc_ids)
+            run[query_id] = {doc_id: float(n - i) for i, doc_id in enumerate(doc_ids)}
+        elif len(real) == len(scores):
+            run[query_id] = dict(zip(doc_ids, real, strict=True))
+        else:
+            raise ValueError(
+                f"cannot write 'run_path': the retriever returned scored and unscored results for query "
+                f"{query_id!r}; return all SearchHits or none"
+            )
     write_run(path, run, run_id="ef")
