@@ -1,7 +1,10 @@
-"""A small progress bar on stderr, for long work (encoding, indexing, retrieving, benchmarking).
+"""Progress bars on stderr for long work (encoding, indexing, retrieving, benchmarking), by tqdm.
 
-ef draws its own instead of depending on tqdm: one line, redrawn at most ten times a second,
-cleared when done, and nothing at all when ``enabled`` is false or ``EF_NO_PROGRESS`` is set.
+On a terminal, tqdm draws the bar (rate, elapsed time and ETA) and leaves its final state. Off
+a terminal (a log file, CI output) nothing is redrawn: no ``\\r`` lines, just one summary line
+when the work ends. Nothing at all is written when ``enabled`` is false or when the environment
+variable ``EF_NO_PROGRESS`` is set to anything but an empty string, ``0``, ``false``, ``no`` or
+``off`` (so ``EF_NO_PROGRESS=0`` keeps the bars, as one would expect).
 """
 
 from __future__ import annotations
@@ -11,24 +14,49 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from types import TracebackType
-from typing import TextIO, TypeVar
+from typing import Never, TextIO, TypeVar
 
-__all__ = ["Progress", "progress"]
+from tqdm import tqdm
+
+__all__ = ["Progress", "progress", "progress_silenced"]
 
 T = TypeVar("T")
 
 _REDRAW_S = 0.1
+_KEEP_BARS = frozenset({"", "0", "false", "no", "off"})
+_LOG_FORMAT = "{desc}: {n_fmt}/{total_fmt} [{elapsed}, {rate_fmt}]"
+_LOG_FORMAT_NO_TOTAL = "{desc}: {n_fmt} [{elapsed}, {rate_fmt}]"
+
+
+def progress_silenced() -> bool:
+    """Whether ``EF_NO_PROGRESS`` asks for no progress output.
+
+    >>> import os
+    >>> os.environ["EF_NO_PROGRESS"] = "0"; progress_silenced()
+    False
+    >>> os.environ["EF_NO_PROGRESS"] = "1"; progress_silenced()
+    True
+    >>> del os.environ["EF_NO_PROGRESS"]
+    """
+    return os.environ.get("EF_NO_PROGRESS", "").strip().lower() not in _KEEP_BARS
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
 
 
 class Progress:
-    """A counter drawn as ``desc: 40/300 [13%] 2.1s 19.0/s``; use as a context manager.
+    """A counter of done work, drawn by tqdm on a terminal; use as a context manager.
 
     >>> import io
-    >>> out = io.StringIO()
+    >>> out = io.StringIO()  # not a terminal: one line at the end, no redraws
     >>> with Progress(3, "demo", stream=out, enabled=True) as bar:
     ...     bar.update(3)
-    >>> out.getvalue().splitlines()[-1].strip()
-    'demo: 3/3 [100%]'
+    >>> out.getvalue()  # doctest: +ELLIPSIS
+    'demo: 3/3 [00:00, ...]\\n'
     """
 
     def __init__(
@@ -36,36 +64,37 @@ class Progress:
     ) -> None:
         self.total = total
         self.desc = desc
-        self.enabled = enabled and not os.environ.get("EF_NO_PROGRESS")
+        self.enabled = enabled and not progress_silenced()
         self.stream = stream if stream is not None else sys.stderr
         self.count = 0
-        # Redraws with "\r" only make sense on a terminal; a log gets the final line alone.
-        self._live = self.enabled and self.stream.isatty()
         self._start = time.perf_counter()
-        self._last_draw = 0.0
+        self._closed = False
+        self._bar: tqdm[Never] | None = None
+        if self.enabled and _is_terminal(self.stream):
+            self._bar = tqdm(
+                total=total, desc=desc, file=self.stream, leave=True, dynamic_ncols=True,
+                mininterval=_REDRAW_S, unit=" items",
+            )
 
     def update(self, n: int = 1) -> None:
         self.count += n
-        if not self._live:
-            return
-        now = time.perf_counter()
-        if now - self._last_draw >= _REDRAW_S or (self.total is not None and self.count >= self.total):
-            self._last_draw = now
-            self._draw(now)
-
-    def _draw(self, now: float) -> None:
-        elapsed = now - self._start
-        rate = self.count / elapsed if elapsed > 0 else 0.0
-        done = f"{self.count}" if self.total is None else f"{self.count}/{self.total}"
-        pct = "" if not self.total else f" [{100 * self.count // self.total}%]"
-        self.stream.write(f"\r{self.desc}: {done}{pct} {elapsed:.1f}s {rate:.1f}/s ")
-        self.stream.flush()
+        if self._bar is not None:
+            self._bar.update(n)
 
     def close(self) -> None:
-        if self.enabled:
-            done = f"{self.count}" if self.total is None else f"{self.count}/{self.total}"
-            finished = " [100%]" if self.total and self.count >= self.total else ""
-            self.stream.write(f"\r{self.desc}: {done}{finished}\n")
+        if self._closed:
+            return
+        self._closed = True
+        if self._bar is not None:
+            self._bar.close()
+        elif self.enabled:
+            line = tqdm.format_meter(
+                # tqdm takes total=None for an open-ended count; its stubs say float only.
+                self.count, self.total, time.perf_counter() - self._start,  # type: ignore[arg-type]
+                prefix=self.desc, unit=" items",
+                bar_format=_LOG_FORMAT if self.total is not None else _LOG_FORMAT_NO_TOTAL,
+            )
+            self.stream.write(line + "\n")
             self.stream.flush()
 
     def __enter__(self) -> Progress:
