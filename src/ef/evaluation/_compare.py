@@ -1,0 +1,621 @@
+"""Is system B better than A? Paired tests over the same queries, corrected, with effect sizes.
+
+:func:`compare` scores every run on the same queries, tests each (pair, measure) comparison
+with a paired test (:mod:`ef.evaluation._stats`), corrects the p-values over the whole family
+and returns a frozen :class:`ComparisonReport`. ``fastrag.benchmark.compare_results`` builds the
+same report from benchmark results through :func:`build_report`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from ef.evaluation import _compare_render as render
+from ef.evaluation._measures import parse_measure
+from ef.evaluation._run import DEFAULT_MEASURES, evaluate_run
+from ef.evaluation._stats import (
+    CORRECTIONS,
+    TESTS,
+    Correction,
+    Test,
+    adjust_p_values,
+    check_options,
+    paired_statistics,
+)
+
+__all__ = ["SCHEMA", "Comparison", "ComparisonReport", "build_report", "compare"]
+
+SCHEMA = "ef.compare/1"
+
+Missing = Literal["zero", "skip"]
+
+# Below this many queries a paired test has little power (Urbano et al. 2013: ~25-50 topics).
+_FEW_QUERIES = 25
+# At this many queries a negligible difference is routinely significant.
+_MANY_QUERIES = 1000
+# |d| below this is "small" by Cohen's convention (0.2 small, 0.5 medium, 0.8 large).
+_SMALL_EFFECT = 0.2
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One (pair, measure) comparison of :class:`ComparisonReport`.
+
+    ``diff`` is ``system_mean - baseline_mean`` in the measure's units; ``ci_low``/``ci_high``
+    bound its paired-bootstrap confidence interval. ``effect_size`` is paired Cohen's d (the
+    mean difference over the standard deviation of the per-query differences); ``None`` when
+    every query differs by the same non-zero amount (an infinite effect). ``significant`` is
+    ``p_adjusted < alpha``. ``wins``/``ties``/``losses`` count the queries where `system` did
+    better than, the same as, or worse than `baseline`, in the measure's direction. In all-pairs
+    mode `baseline` is the pair's first system.
+    """
+
+    system: str
+    baseline: str
+    measure: str
+    higher_is_better: bool
+    n_queries: int
+    system_mean: float
+    baseline_mean: float
+    diff: float
+    ci_low: float
+    ci_high: float
+    effect_size: float | None
+    p_value: float
+    p_adjusted: float
+    significant: bool
+    wins: int
+    ties: int
+    losses: int
+
+    @property
+    def verdict(self) -> str:
+        """``"better"`` or ``"worse"`` (significant, in the measure's direction) or ``"not significant"``."""
+        if not self.significant or self.diff == 0.0:
+            return "not significant"
+        return "better" if (self.diff > 0) == self.higher_is_better else "worse"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields, plus ``verdict``, as a JSON-ready dict."""
+        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        out["verdict"] = self.verdict
+        return out
+
+
+@dataclass(frozen=True)
+class ComparisonReport:
+    """What :func:`compare` found: every comparison, the settings, the queries and the warnings.
+
+    ``comparisons`` are ordered by pair (as the runs were given), then by measure; together they
+    are the family the p-values were corrected over. ``queries`` are the query ids compared
+    (sorted); ``scores[system][measure]`` holds that system's per-query values aligned with
+    `queries` (``None`` where a benchmark sample was not scored; that measure then compares the
+    samples every system scored). ``lacked[system]`` counts the queries the system had no
+    result for. ``unit`` names what was paired: ``"queries"`` or ``"samples"``.
+
+    Renderings: ``str(report)`` (a terminal table with markers and a legend), :meth:`to_markdown`,
+    :meth:`to_latex`, :meth:`to_csv`, :meth:`to_dict` / :meth:`to_json` (with per-query
+    differences) and :meth:`to_dataframe`.
+    """
+
+    systems: tuple[str, ...]
+    baseline: str | None
+    measures: tuple[str, ...]
+    higher_is_better: Mapping[str, bool]
+    comparisons: tuple[Comparison, ...]
+    test: str
+    correction: str
+    alpha: float
+    confidence: float
+    resamples: int
+    seed: int
+    missing: str
+    exact: bool
+    queries: tuple[str, ...]
+    scores: Mapping[str, Mapping[str, tuple[float | None, ...]]]
+    lacked: Mapping[str, int]
+    warnings: tuple[str, ...]
+    unit: str = "queries"
+
+    @property
+    def family_size(self) -> int:
+        """How many comparisons the correction was applied over."""
+        return len(self.comparisons)
+
+    @property
+    def n_queries(self) -> int:
+        """How many queries (samples) were paired."""
+        return len(self.queries)
+
+    @property
+    def family(self) -> str:
+        """The family of comparisons, in words."""
+        pairs = len(self.comparisons) // max(len(self.measures), 1)
+        what = (
+            f"{pairs} system{'s' if pairs != 1 else ''} against the baseline {self.baseline!r}"
+            if self.baseline is not None
+            else f"{pairs} pair{'s' if pairs != 1 else ''} of systems"
+        )
+        return (
+            f"every (system, measure) comparison: {what} x {len(self.measures)} "
+            f"measure{'s' if len(self.measures) != 1 else ''} = {self.family_size}"
+        )
+
+    def get(self, system: str, measure: str, baseline: str | None = None) -> Comparison:
+        """The comparison of `system` on `measure` (against `baseline` when several exist).
+
+        Raises ``KeyError`` naming what was asked for when there is none; the comparison of a
+        pair listed the other way round is not turned around.
+        """
+        for c in self.comparisons:
+            if c.system == system and c.measure == measure and baseline in (None, c.baseline):
+                return c
+        against = "" if baseline is None else f" against {baseline!r}"
+        raise KeyError(f"no comparison of {system!r} on {measure!r}{against} in this report")
+
+    def per_query_diff(self, comparison: Comparison) -> dict[str, float]:
+        """Query id -> ``system - baseline`` for the queries that comparison paired."""
+        a = self.scores[comparison.baseline][comparison.measure]
+        b = self.scores[comparison.system][comparison.measure]
+        return {q: y - x for q, x, y in zip(self.queries, a, b, strict=True) if x is not None and y is not None}
+
+    def to_dict(self, *, per_query: bool = True) -> dict[str, Any]:
+        """A JSON-ready dict with schema version :data:`SCHEMA`.
+
+        ``per_query=True`` adds ``queries``, each system's per-query values (``per_query``) and
+        each comparison's per-query differences (``per_query_diff``, aligned with ``queries``,
+        ``null`` where not paired).
+        """
+        out: dict[str, Any] = {
+            "schema": SCHEMA,
+            "test": self.test,
+            "test_name": TESTS[self.test],
+            "exact": self.exact,
+            "correction": self.correction,
+            "alpha": self.alpha,
+            "confidence": self.confidence,
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "missing": self.missing,
+            "unit": self.unit,
+            "systems": list(self.systems),
+            "baseline": self.baseline,
+            "measures": [{"name": m, "higher_is_better": self.higher_is_better[m]} for m in self.measures],
+            "family": {"description": self.family, "size": self.family_size},
+            "n_queries": self.n_queries,
+            "lacked": dict(self.lacked),
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "warnings": list(self.warnings),
+        }
+        if per_query:
+            out["queries"] = list(self.queries)
+            out["per_query"] = {s: {m: list(v) for m, v in by.items()} for s, by in self.scores.items()}
+            for record, c in zip(out["comparisons"], self.comparisons, strict=True):
+                diffs = self.per_query_diff(c)
+                record["per_query_diff"] = [diffs.get(q) for q in self.queries]
+        return out
+
+    def to_json(self, *, indent: int | None = None, per_query: bool = True) -> str:
+        """:meth:`to_dict` as JSON text (never NaN: undefined values are ``null``)."""
+        return json.dumps(self.to_dict(per_query=per_query), ensure_ascii=False, allow_nan=False, indent=indent)
+
+    def to_markdown(self) -> str:
+        """A Markdown table with the same columns, markers and legend as ``str(report)``."""
+        return render.markdown(self)
+
+    def to_latex(self) -> str:
+        """A LaTeX ``tabular`` with booktabs rules (needs ``\\usepackage{booktabs,amssymb}``)."""
+        return render.latex(self)
+
+    def to_csv(self) -> str:
+        """One CSV row per comparison, full precision, no per-query values."""
+        return render.csv_text(self)
+
+    def to_dataframe(self, library: str = "pandas") -> Any:
+        """One row per comparison as a pandas (default) or polars DataFrame.
+
+        Raises ``ImportError`` with the install command when the library is missing.
+        """
+        return render.dataframe(self, library)
+
+    def __str__(self) -> str:
+        """The terminal table: one row per comparison, markers, a legend and the warnings."""
+        return render.table(self)
+
+
+def _finite_number(value: object) -> bool:
+    return (
+        isinstance(value, int | float | np.integer | np.floating)
+        and not isinstance(value, bool | np.bool_)
+        and math.isfinite(value)
+    )
+
+
+def _pairs(systems: Sequence[str], baseline: str | None) -> list[tuple[str, str]]:
+    if baseline is None:
+        return list(itertools.combinations(systems, 2))
+    return [(baseline, s) for s in systems if s != baseline]
+
+
+def _warnings(
+    comparisons: Sequence[Comparison], lacked: Mapping[str, int], total: int, missing: str, unit: str
+) -> list[str]:
+    out: list[str] = []
+    n_values = sorted({c.n_queries for c in comparisons})
+    if n_values and n_values[0] < _FEW_QUERIES:
+        out.append(
+            f"only {n_values[0]} {unit}: a paired test this small has low power, so a real "
+            "difference can easily come out not significant; look at the confidence intervals"
+        )
+    if n_values and n_values[-1] >= _MANY_QUERIES:
+        small = sum(
+            1
+            for c in comparisons
+            if c.significant and (c.effect_size is not None and abs(c.effect_size) < _SMALL_EFFECT)
+        )
+        plural = "s" if small != 1 else ""
+        note = f" ({small} significant comparison{plural} with |d| < {_SMALL_EFFECT})" if small else ""
+        out.append(
+            f"{n_values[-1]} {unit}: with this many even a tiny difference comes out significant; "
+            f"judge it by the effect size d and the confidence interval{note}"
+        )
+    for system, count in lacked.items():
+        if count:
+            fate = "scored 0 (missing='zero')" if missing == "zero" else "left out for every system"
+            out.append(f"{system!r} lacked {count} of the {total} {unit}: {fate}")
+    return out
+
+
+def build_report(
+    *,
+    systems: Sequence[str],
+    measures: Sequence[str],
+    higher_is_better: Mapping[str, bool],
+    queries: Sequence[str],
+    scores: Mapping[str, Mapping[str, Sequence[float | None]]],
+    lacked: Mapping[str, int],
+    baseline: str | None,
+    test: Test,
+    correction: Correction,
+    alpha: float,
+    confidence: float,
+    resamples: int,
+    seed: int,
+    missing: str,
+    unit: str = "queries",
+) -> ComparisonReport:
+    """Test every (pair, measure) comparison on per-query `scores` and correct over the family.
+
+    `scores[system][measure]` is aligned with `queries`; a ``None`` leaves that query out of the
+    measure's comparisons for every system, so one measure's comparisons share their queries.
+    Options are checked by the caller.
+    """
+    pairs = _pairs(systems, baseline)
+    position = {s: i for i, s in enumerate(systems)}
+    columns: list[tuple[tuple[str, str], str]] = [(pair, m) for pair in pairs for m in measures]
+    values: dict[str, np.ndarray] = {}
+    kept: dict[str, np.ndarray] = {}
+    for m in measures:
+        rows = [scores[s][m] for s in systems]
+        mask = np.array([all(row[i] is not None for row in rows) for i in range(len(queries))], dtype=bool)
+        kept[m] = mask
+        values[m] = np.array([[v for v, k in zip(row, mask, strict=True) if k] for row in rows], dtype=np.float64)
+        if mask.sum() < 2:
+            raise ValueError(
+                f"only {int(mask.sum())} {unit} scored by every system on {m!r}: a paired test needs at least 2"
+            )
+    # Columns with the same number of queries share one set of resamples: group and test at once.
+    by_n: dict[int, list[int]] = {}
+    for index, (_, m) in enumerate(columns):
+        by_n.setdefault(int(kept[m].sum()), []).append(index)
+    stats_of: dict[int, tuple[float, float, float, float, float]] = {}
+    exact = False
+    for n, indices in by_n.items():
+        diffs = np.empty((n, len(indices)))
+        for j, index in enumerate(indices):
+            (a, b), m = columns[index]
+            diffs[:, j] = values[m][position[b]] - values[m][position[a]]
+        result = paired_statistics(diffs, test=test, resamples=resamples, seed=seed, confidence=confidence)
+        exact = exact or result.exact
+        for j, index in enumerate(indices):
+            stats_of[index] = (
+                float(result.mean_diff[j]),
+                float(result.ci_low[j]),
+                float(result.ci_high[j]),
+                float(result.effect_size[j]),
+                float(result.p_value[j]),
+            )
+    raw = np.array([stats_of[i][4] for i in range(len(columns))])
+    adjusted = adjust_p_values(raw, correction)
+    comparisons: list[Comparison] = []
+    for index, ((a, b), m) in enumerate(columns):
+        x, y = values[m][position[a]], values[m][position[b]]
+        _, low, high, effect, p = stats_of[index]
+        better, worse = (y > x, y < x) if higher_is_better[m] else (y < x, y > x)
+        comparisons.append(
+            Comparison(
+                system=b,
+                baseline=a,
+                measure=m,
+                higher_is_better=higher_is_better[m],
+                n_queries=len(x),
+                system_mean=float(y.mean()),
+                baseline_mean=float(x.mean()),
+                diff=float(y.mean() - x.mean()),
+                ci_low=low,
+                ci_high=high,
+                effect_size=None if math.isnan(effect) else effect,
+                p_value=p,
+                p_adjusted=float(adjusted[index]),
+                significant=bool(adjusted[index] < alpha),
+                wins=int(better.sum()),
+                ties=int((y == x).sum()),
+                losses=int(worse.sum()),
+            )
+        )
+    return ComparisonReport(
+        systems=tuple(systems),
+        baseline=baseline,
+        measures=tuple(measures),
+        higher_is_better={m: higher_is_better[m] for m in measures},
+        comparisons=tuple(comparisons),
+        test=test,
+        correction=correction,
+        alpha=float(alpha),
+        confidence=float(confidence),
+        resamples=int(resamples),
+        seed=int(seed),
+        missing=missing,
+        exact=exact,
+        queries=tuple(queries),
+        scores={s: {m: tuple(scores[s][m]) for m in measures} for s in systems},
+        lacked=dict(lacked),
+        warnings=tuple(_warnings(comparisons, lacked, len(queries), missing, unit)),
+        unit=unit,
+    )
+
+
+def _direction(measure: str) -> bool:
+    """Whether higher is better; ``ValueError`` for a measure that is not a per-query mean."""
+    try:
+        spec = parse_measure(measure).spec
+    except ValueError:
+        return True  # a report's own metric name (a RAG metric, say): scores, higher is better
+    if spec.aggregate != "mean":
+        raise ValueError(
+            f"'measures': {measure!r} is summarised as a {spec.aggregate}, not a mean over queries; "
+            "compare tests mean differences, so pick a per-query score"
+        )
+    return spec.higher_is_better
+
+
+def _is_report(run: object) -> bool:
+    return not isinstance(run, Mapping | str | os.PathLike) and isinstance(getattr(run, "per_query", None), Mapping)
+
+
+def _from_report(name: str, report: Any, measures: Sequence[str]) -> dict[str, tuple[float, ...]]:
+    out: dict[str, tuple[float, ...]] = {}
+    for query_id, values in report.per_query.items():
+        row = []
+        for m in measures:
+            if m not in values:
+                raise ValueError(
+                    f"run {name!r}: query {query_id!r} has no value for {m!r} "
+                    f"(it has {', '.join(map(repr, values)) or 'none'})"
+                )
+            value = values[m]
+            if not _finite_number(value):
+                raise ValueError(f"run {name!r}: {m!r} of query {query_id!r} is not a finite number (got {value!r})")
+            row.append(float(value))
+        out[str(query_id)] = tuple(row)
+    return out
+
+
+def _from_run(name: str, run: Any, qrels: Mapping[str, Any], measures: Sequence[str]) -> dict[str, tuple[float, ...]]:
+    try:
+        report = evaluate_run(run, qrels, list(measures), missing="skip")
+    except ValueError as error:
+        message = str(error).removeprefix("run: ")  # evaluate_run's own prefix: the name says it now
+        raise ValueError(f"run {name!r}: {message}") from error
+    return {q: tuple(float(v[m]) for m in measures) for q, v in report.per_query.items()}
+
+
+def _zeros(run: Any, qrels: Mapping[str, Any], lacking: Sequence[str], measures: Sequence[str]) -> dict[str, tuple]:
+    """What evaluate_run gives the queries a run lacks (trec_eval -c); 0 for a report."""
+    if not lacking:
+        return {}
+    if _is_report(run):
+        return {q: (0.0,) * len(measures) for q in lacking}
+    report = evaluate_run({}, {q: qrels[q] for q in lacking}, list(measures), missing="zero")
+    return {q: tuple(float(v[m]) for m in measures) for q, v in report.per_query.items()}
+
+
+def _check_runs(runs: object, baseline: object) -> list[str]:
+    if not isinstance(runs, Mapping):
+        raise TypeError(f"'runs' must be a mapping of name -> run (got {type(runs).__name__})")
+    systems = list(runs)
+    for name in systems:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"'runs': every name must be a non-empty str (got {name!r})")
+    if len(systems) < 2:
+        raise ValueError(f"'runs' must hold at least 2 runs to compare (got {len(systems)})")
+    if baseline is not None and baseline not in runs:
+        raise ValueError(f"'baseline' {baseline!r} is not one of the runs ({', '.join(map(repr, systems))})")
+    return systems
+
+
+def _check_measures(measures: object, runs: Mapping[str, Any]) -> list[str]:
+    if measures is None:
+        reports = [r for r in runs.values() if _is_report(r)]
+        if len(reports) < len(runs):
+            return list(DEFAULT_MEASURES)
+        first: Mapping[str, Any] = next(iter(reports[0].per_query.values()), {})
+        shared = [m for m in first if all(all(m in v for v in r.per_query.values()) for r in reports)]
+        if not shared:
+            raise ValueError("'measures' is None and the reports share no measure")
+        return shared
+    if isinstance(measures, str) or not isinstance(measures, Sequence):
+        raise TypeError(f"'measures' must be a sequence of measure names (got {measures!r})")
+    names = list(measures)
+    if not names:
+        raise ValueError("'measures' must name at least one measure")
+    for m in names:
+        if not isinstance(m, str):
+            raise TypeError(f"'measures' must hold str names (got {m!r})")
+    repeated = [m for i, m in enumerate(names) if m in names[:i]]
+    if repeated:
+        raise ValueError(f"'measures' lists {repeated[0]!r} twice")
+    return names
+
+
+def compare(
+    runs: Mapping[str, Any],
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | None,
+    measures: Sequence[str] | None = None,
+    *,
+    baseline: str | None = None,
+    test: Test = "t",
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+    missing: Missing = "zero",
+) -> ComparisonReport:
+    """Compare systems on the same queries with paired tests, corrected over every comparison.
+
+    Parameters
+    ----------
+    runs
+        Name -> run: a ``{query_id: {doc_id: score}}`` mapping, the path of a TREC run file, or a
+        report that holds per-query values (:func:`~ef.evaluation.evaluate_run`'s or
+        :func:`~ef.evaluation.evaluate_retrieval`'s), in the order the table should list them.
+    qrels
+        ``{query_id: {doc_id: grade}}`` or a qrels file; its judged queries are the queries
+        compared. ``None`` only when every run is a report (then their queries are).
+    measures
+        Measure names as :func:`~ef.evaluation.evaluate_run` spells them (for a report: its
+        keys). ``None``: ``ndcg@10``, ``recall@100``, ``map``, ``mrr`` (for reports only: the
+        measures they share). Only per-query scores: counts such as ``num_rel`` are refused.
+    baseline
+        Compare every other system with this one; ``None`` compares all pairs.
+    test
+        ``"t"`` (paired Student t, scipy's ``ttest_rel``), ``"randomization"`` (two-sided sign
+        flips, ``p = (b + 1) / (B + 1)``; exact enumeration when ``2**n <= resamples``),
+        ``"bootstrap"`` (paired, shift method) or ``"wilcoxon"`` (scipy's ``wilcoxon``, zero
+        differences dropped).
+    correction
+        ``"holm"``, ``"bh"`` (Benjamini-Hochberg), ``"bonferroni"`` or ``"none"``, over the family
+        of every (pair, measure) comparison in the report (with one comparison all are the same).
+    alpha
+        A comparison is significant when its adjusted p-value is below `alpha`.
+    confidence
+        The level of the bootstrap interval of each mean difference.
+    resamples
+        Resamples of the randomization and bootstrap tests and of the bootstrap interval.
+    seed
+        Seeds every resample: the same inputs and seed give the same report whatever the order of
+        the runs, the other runs in it or the number of threads.
+    missing
+        A judged query a run lacks: ``"zero"`` scores it 0 (trec_eval ``-c``), ``"skip"`` leaves it
+        out for every system. The report counts, per system, the queries it lacked.
+
+    Returns
+    -------
+    ComparisonReport
+
+    Raises
+    ------
+    ValueError
+        For a bad option (named, with the value given), an unknown or non-mean measure, a run
+        that cannot be evaluated (named), or fewer than 2 queries to pair.
+    TypeError
+        When `runs` is not a mapping or a measure name is not a str.
+
+    Examples
+    --------
+    >>> qrels = {f"q{i}": {"d1": 1} for i in range(6)}
+    >>> a = {f"q{i}": {"d1": 0.5, "d2": 0.9} for i in range(6)}  # d1 at rank 2 everywhere
+    >>> b = {f"q{i}": {"d1": 0.9, "d2": 0.5} for i in range(5)}  # rank 1, but q5 is missing
+    >>> report = compare({"a": a, "b": b}, qrels, ["mrr"], test="randomization")
+    >>> c = report.get("b", "mrr")
+    >>> c.baseline_mean, round(c.system_mean, 4), (c.wins, c.ties, c.losses), report.lacked["b"]
+    (0.5, 0.8333, (5, 0, 1), 1)
+    >>> c.p_value, report.exact  # exact: 14 of all 2**6 sign flips reach |sum| = 2
+    (0.21875, True)
+    """
+    systems = _check_runs(runs, baseline)
+    check_options(test, correction, alpha, confidence, resamples, seed)
+    if missing not in ("zero", "skip"):
+        raise ValueError(f"'missing' must be 'zero' or 'skip' (got {missing!r})")
+    names = _check_measures(measures, runs)
+    direction = {m: _direction(m) for m in names}
+    if qrels is None:
+        loaded: Mapping[str, Any] | None = None
+        plain = [s for s in systems if not _is_report(runs[s])]
+        if plain:
+            raise ValueError(f"'qrels' is None but run {plain[0]!r} is a run, not a report with per-query values")
+    elif isinstance(qrels, str | os.PathLike):
+        from ef.trec import read_qrels
+
+        loaded = read_qrels(qrels)
+    elif isinstance(qrels, Mapping):
+        loaded = qrels
+    else:
+        raise TypeError(f"'qrels' must be a mapping, a path or None (got {type(qrels).__name__})")
+
+    present: dict[str, dict[str, tuple[float, ...]]] = {}
+    for s in systems:
+        run = runs[s]
+        if _is_report(run):
+            present[s] = _from_report(s, run, names)
+        elif loaded is not None:
+            present[s] = _from_run(s, run, loaded, names)
+    if loaded is not None:
+        judged = sorted(map(str, loaded))
+        for s in systems:  # a report may hold queries the qrels do not judge: not compared
+            present[s] = {q: v for q, v in present[s].items() if q in loaded}
+    else:
+        judged = sorted(set().union(*(present[s] for s in systems)))
+    lacked = {s: sum(1 for q in judged if q not in present[s]) for s in systems}
+    if missing == "skip":
+        queries = [q for q in judged if all(q in present[s] for s in systems)]
+        rows = present
+    else:
+        queries = judged
+        rows = {}
+        for s in systems:
+            lacking = [q for q in judged if q not in present[s]]
+            rows[s] = {**present[s], **_zeros(runs[s], loaded or {}, lacking, names)}
+    if len(queries) < 2:
+        raise ValueError(
+            f"only {len(queries)} queries to compare (missing={missing!r}): a paired test needs at least 2"
+        )
+    scores = {s: {m: [rows[s][q][j] for q in queries] for j, m in enumerate(names)} for s in systems}
+    return build_report(
+        systems=systems,
+        measures=names,
+        higher_is_better=direction,
+        queries=queries,
+        scores=scores,
+        lacked=lacked,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        confidence=confidence,
+        resamples=resamples,
+        seed=seed,
+        missing=missing,
+    )
+
+
+_ = CORRECTIONS  # the option names, re-exported for the command line

@@ -1,0 +1,196 @@
+"""Renderings of a :class:`~ef.evaluation._compare.ComparisonReport`: terminal, Markdown, LaTeX, CSV, frames.
+
+Every text rendering shows the same columns, the same markers and the same legend.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import TYPE_CHECKING, Any
+
+from ef.evaluation._stats import CORRECTIONS, TESTS
+
+if TYPE_CHECKING:
+    from ef.evaluation._compare import Comparison, ComparisonReport
+
+__all__ = ["csv_text", "dataframe", "latex", "markdown", "table"]
+
+_BETTER, _WORSE = "▲", "▼"
+_NAME_COLUMNS = 3
+
+
+def _p(value: float) -> str:
+    return "<0.0001" if value < 0.0001 else f"{value:.4f}"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.4f}"
+
+
+def _marker(c: Comparison) -> str:
+    return {"better": _BETTER, "worse": _WORSE}.get(c.verdict, "")
+
+
+def _headers(report: ComparisonReport) -> list[str]:
+    level = f"{round(report.confidence * 100, 6):g}% CI"
+    adjusted = "p" if report.correction == "none" else f"p ({report.correction})"
+    return ["system", "vs", "measure", "mean", "vs mean", "diff", level, "d", "p", adjusted, "W/T/L", "sig"]
+
+
+def _cells(c: Comparison) -> list[str]:
+    effect = "-" if c.effect_size is None else f"{c.effect_size:.2f}"
+    return [
+        c.system,
+        c.baseline,
+        c.measure,
+        f"{c.system_mean:.4f}",
+        f"{c.baseline_mean:.4f}",
+        _signed(c.diff),
+        f"[{_signed(c.ci_low)}, {_signed(c.ci_high)}]",
+        effect,
+        _p(c.p_value),
+        _p(c.p_adjusted),
+        f"{c.wins}/{c.ties}/{c.losses}",
+        _marker(c),
+    ]
+
+
+def _title(report: ComparisonReport) -> str:
+    correction = CORRECTIONS[report.correction]
+    test = TESTS[report.test]
+    if report.test == "randomization":
+        n = min(c.n_queries for c in report.comparisons)
+        test += f" (all {2**n} sign flips)" if report.exact else f" ({report.resamples} random sign flips)"
+    return (
+        f"{test} over {report.n_queries} {report.unit}; "
+        f"{correction} correction over {report.family_size} comparison{'s' if report.family_size != 1 else ''}, "
+        f"alpha {report.alpha:g}"
+    )
+
+
+def _legend(report: ComparisonReport) -> list[str]:
+    adjusted = "p" if report.correction == "none" else f"{CORRECTIONS[report.correction]}-adjusted p"
+    return [
+        f"{_BETTER} / {_WORSE}: system significantly better / worse than 'vs' ({adjusted} < {report.alpha:g}); "
+        f"family: {report.family}",
+        f"diff: system - vs; CI: paired bootstrap, {report.resamples} resamples, seed {report.seed}; "
+        f"d: paired Cohen's d; W/T/L: {report.unit} won / tied / lost",
+    ]
+
+
+def _aligned(headers: list[str], rows: list[list[str]]) -> list[str]:
+    """The names (system, vs, measure) left-aligned, the numbers right-aligned."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i < _NAME_COLUMNS else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return [line(headers), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
+
+
+def table(report: ComparisonReport) -> str:
+    """The terminal table."""
+    lines = [_title(report), *_aligned(_headers(report), [_cells(c) for c in report.comparisons])]
+    lines.extend(_legend(report))
+    lines.extend(f"warning: {w}" for w in report.warnings)
+    return "\n".join(lines)
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def markdown(report: ComparisonReport) -> str:
+    """A pipe table with a title line above and the legend and warnings below."""
+    headers = _headers(report)
+    right = {"mean", "vs mean", "diff", "d", "p", headers[9], "W/T/L"}
+    out = [f"**{_title(report)}**", ""]
+    out.append("| " + " | ".join(headers) + " |")
+    out.append("|" + "|".join("---:" if h in right else "---" for h in headers) + "|")
+    out.extend("| " + " | ".join(_markdown_cell(x) for x in _cells(c)) + " |" for c in report.comparisons)
+    out.append("")
+    out.extend(line + "  " for line in _legend(report))
+    out.extend(f"**Warning:** {_markdown_cell(w)}  " for w in report.warnings)
+    return "\n".join(out).rstrip() + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _tex(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def latex(report: ComparisonReport) -> str:
+    """A booktabs ``tabular``; markers are amssymb triangles on the difference."""
+    headers = ["System", "vs", "Measure", "Mean", "vs mean", r"$\Delta$",
+               _tex(_headers(report)[6]), "$d$", "$p$", _tex(_headers(report)[9]), "W/T/L"]
+    out = [
+        f"% {_tex(_title(report))}",
+        r"% needs \usepackage{booktabs,amssymb}",
+        r"\begin{tabular}{lll" + "r" * 8 + "}",
+        r"\toprule",
+        " & ".join(headers) + r" \\",
+        r"\midrule",
+    ]
+    for c in report.comparisons:
+        cells = [_tex(x) for x in _cells(c)]
+        marker = {"better": r"$^{\blacktriangle}$", "worse": r"$^{\blacktriangledown}$"}.get(c.verdict, "")
+        cells[5] = cells[5] + marker
+        out.append(" & ".join(cells[:-1]) + r" \\")
+    out.append(r"\bottomrule")
+    out.append(r"\end{tabular}")
+    legend = _legend(report)[0].replace(_BETTER, "$\\blacktriangle$").replace(_WORSE, "$\\blacktriangledown$")
+    out.append(f"% {legend}")
+    out.extend(f"% warning: {_tex(w)}" for w in report.warnings)
+    return "\n".join(out) + "\n"
+
+
+_CSV_FIELDS = (
+    "system", "baseline", "measure", "higher_is_better", "n_queries", "system_mean", "baseline_mean", "diff",
+    "ci_low", "ci_high", "effect_size", "p_value", "p_adjusted", "significant", "verdict", "wins", "ties", "losses",
+)
+
+
+def _records(report: ComparisonReport) -> list[dict[str, Any]]:
+    return [{k: c.to_dict()[k] for k in _CSV_FIELDS} for c in report.comparisons]
+
+
+def csv_text(report: ComparisonReport) -> str:
+    """One row per comparison; floats at full precision (``repr``), ``None`` as an empty cell."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=_CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for record in _records(report):
+        writer.writerow({k: "" if v is None else repr(v) if isinstance(v, float) else v for k, v in record.items()})
+    return buffer.getvalue()
+
+
+def dataframe(report: ComparisonReport, library: str) -> Any:
+    """The CSV's rows as a pandas or polars DataFrame."""
+    if library not in ("pandas", "polars"):
+        raise ValueError(f"'library' must be 'pandas' or 'polars' (got {library!r})")
+    try:
+        module = __import__(library)
+    except ImportError as error:
+        raise ImportError(
+            f"ComparisonReport.to_dataframe({library!r}) needs {library}: pip install 'ef[{library}]'"
+        ) from error
+    records = _records(report)
+    if library == "pandas":
+        return module.DataFrame.from_records(records, columns=list(_CSV_FIELDS))
+    return module.DataFrame(records)

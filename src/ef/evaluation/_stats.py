@@ -1,0 +1,270 @@
+"""The statistics core of :func:`ef.compare.compare`: paired tests, bootstrap intervals, corrections.
+
+Pure functions of per-query differences, no I/O. Each function takes a matrix ``diffs`` of shape
+``(n, C)``: ``n`` queries (paired observations) by ``C`` columns, one column per (pair, measure)
+comparison, the values ``system - baseline`` per query. Every column is tested at once.
+
+Resampling is seeded and reproducible. The sign flips of the randomization test and the index
+draws of the bootstrap are drawn from :class:`numpy.random.SeedSequence` ``(seed, n, kind)``
+alone, so they are the same matrices for every column: a column's p-value depends on its own
+differences, the seed and the number of resamples, never on the other columns, their order, the
+order of the runs or the number of threads. The resamples are drawn once, in blocks of rows
+(memory stays bounded), and each block is multiplied with all columns in one matrix product.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "CORRECTIONS",
+    "TESTS",
+    "Correction",
+    "PairedStatistics",
+    "Test",
+    "adjust_p_values",
+    "check_options",
+    "paired_statistics",
+]
+
+Test = Literal["t", "randomization", "bootstrap", "wilcoxon"]
+Correction = Literal["holm", "bh", "bonferroni", "none"]
+
+TESTS: dict[str, str] = {
+    "t": "paired Student t-test",
+    "randomization": "paired randomization test",
+    "bootstrap": "paired bootstrap test (shift method)",
+    "wilcoxon": "Wilcoxon signed-rank test",
+}
+CORRECTIONS: dict[str, str] = {
+    "holm": "Holm",
+    "bh": "Benjamini-Hochberg",
+    "bonferroni": "Bonferroni",
+    "none": "no",
+}
+
+Matrix = npt.NDArray[np.float64]
+
+# Rows of resamples drawn at once: about 2**22 cells (32 MB as doubles) whatever n is.
+_BLOCK_CELLS = 1 << 22
+_SIGNS, _BOOTSTRAP = 1, 2
+# Two resampled statistics closer than this (relative to sum |d|) are equal: the same sum taken
+# in another order (BLAS blocking, threads) differs in its last bits, and a tie must count.
+_TIE_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class PairedStatistics:
+    """Per-column results of :func:`paired_statistics`; every array has one entry per column.
+
+    ``effect_size`` is paired Cohen's d (the mean difference over the standard deviation of the
+    differences, ``ddof=1``); NaN marks the one undefined case, differences that are all equal
+    and not zero (an infinite effect), which the report shows as ``None``. ``exact`` says the
+    randomization test enumerated every sign flip instead of sampling them.
+    """
+
+    mean_diff: Matrix
+    ci_low: Matrix
+    ci_high: Matrix
+    effect_size: Matrix
+    p_value: Matrix
+    exact: bool
+
+
+def _generator(seed: int, n: int, kind: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, n, kind])))
+
+
+def _row_blocks(total: int, n: int) -> Iterator[int]:
+    rows = max(1, _BLOCK_CELLS // max(n, 1))
+    for start in range(0, total, rows):
+        yield min(rows, total - start)
+
+
+def _sign_bits(n: int, resamples: int, seed: int) -> Iterator[Matrix]:
+    """Blocks of a ``(resamples, n)`` 0/1 matrix; a 1 flips the sign of that query's difference."""
+    rng = _generator(seed, n, _SIGNS)
+    for rows in _row_blocks(resamples, n):
+        raw = np.frombuffer(rng.bytes((rows * n + 7) // 8), dtype=np.uint8)
+        yield np.unpackbits(raw, count=rows * n).reshape(rows, n).astype(np.float64)
+
+
+def _all_sign_bits(n: int) -> Matrix:
+    """Every one of the ``2**n`` sign patterns, one per row."""
+    codes = np.arange(1 << n, dtype=np.int64)[:, None]
+    return ((codes >> np.arange(n, dtype=np.int64)) & 1).astype(np.float64)
+
+
+def _bootstrap_counts(n: int, resamples: int, seed: int) -> Iterator[Matrix]:
+    """Blocks of a ``(resamples, n)`` matrix: how often each query is drawn in each resample."""
+    rng = _generator(seed, n, _BOOTSTRAP)
+    for rows in _row_blocks(resamples, n):
+        drawn = rng.integers(0, n, size=(rows, n), dtype=np.int64)
+        drawn += (np.arange(rows, dtype=np.int64) * n)[:, None]
+        yield np.bincount(drawn.ravel(), minlength=rows * n).reshape(rows, n).astype(np.float64)
+
+
+def _randomization_p(diffs: Matrix, resamples: int, seed: int) -> tuple[Matrix, bool]:
+    """Two-sided: the share of sign flips whose |sum| reaches the observed |sum|.
+
+    With ``2**n <= resamples`` every flip is enumerated and the p-value is exact (the identity
+    is one of them); otherwise ``(b + 1) / (B + 1)`` over ``B`` random flips, never 0.
+    """
+    n = diffs.shape[0]
+    total = diffs.sum(axis=0)
+    observed = np.abs(total) - _TIE_TOLERANCE * np.abs(diffs).sum(axis=0)
+    exact = n < 63 and (1 << n) <= resamples
+    blocks: Iterator[Matrix] = iter([_all_sign_bits(n)]) if exact else _sign_bits(n, resamples, seed)
+    hits = np.zeros(diffs.shape[1], dtype=np.int64)
+    for bits in blocks:
+        flipped = total - 2.0 * (bits @ diffs)  # sum of s * d with s = 1 - 2 * bit
+        hits += (np.abs(flipped) >= observed).sum(axis=0)
+    if exact:
+        return hits / float(1 << n), True
+    return (hits + 1) / (resamples + 1), False
+
+
+def _bootstrap(diffs: Matrix, resamples: int, seed: int, confidence: float) -> tuple[Matrix, Matrix, Matrix]:
+    """The percentile interval of the mean difference and the shift-method bootstrap p-value.
+
+    Under the null hypothesis the differences are shifted to mean 0; the p-value is the share of
+    resampled means of the shifted differences at least as far from 0 as the observed mean,
+    ``(b + 1) / (B + 1)``. Both use the same resamples.
+    """
+    n = diffs.shape[0]
+    mean = diffs.mean(axis=0)
+    observed = np.abs(mean) - _TIE_TOLERANCE * np.abs(diffs).mean(axis=0)
+    means = np.empty((resamples, diffs.shape[1]))
+    at = 0
+    for counts in _bootstrap_counts(n, resamples, seed):
+        means[at : at + len(counts)] = (counts @ diffs) / n
+        at += len(counts)
+    hits = (np.abs(means - mean) >= observed).sum(axis=0)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail], axis=0)
+    return low, high, (hits + 1) / (resamples + 1)
+
+
+def _t_p(diffs: Matrix, constant: npt.NDArray[np.bool_]) -> Matrix:
+    """scipy's paired t-test (``ttest_rel``: a one-sample test of the differences)."""
+    from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+
+    p = np.where(diffs[0] == 0.0, 1.0, 0.0)  # all differences equal: 0 -> p 1, else an infinite t
+    varying = ~constant
+    if varying.any():
+        p[varying] = stats.ttest_1samp(diffs[:, varying], 0.0, axis=0).pvalue
+    return p
+
+
+def _wilcoxon_p(diffs: Matrix) -> Matrix:
+    """scipy's Wilcoxon signed-rank test with its defaults (zero differences dropped)."""
+    from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+
+    p = np.ones(diffs.shape[1])
+    for column in range(diffs.shape[1]):
+        if np.any(diffs[:, column] != 0.0):  # all zero: no evidence at all, p = 1
+            p[column] = stats.wilcoxon(diffs[:, column]).pvalue
+    return p
+
+
+def paired_statistics(
+    diffs: Matrix,
+    *,
+    test: Test,
+    resamples: int,
+    seed: int,
+    confidence: float,
+) -> PairedStatistics:
+    """Mean difference, bootstrap interval, Cohen's d and the p-value of every column of `diffs`.
+
+    >>> d = np.array([[0.1, 0.0], [0.2, 0.0], [0.3, 0.0], [0.0, 0.0]])
+    >>> s = paired_statistics(d, test="randomization", resamples=1000, seed=0, confidence=0.95)
+    >>> s.p_value.tolist(), s.exact  # 2**4 flips <= 1000: enumerated; 4 of 16 reach |0.6|
+    ([0.25, 1.0], True)
+    >>> round(float(s.effect_size[0]), 4), float(s.effect_size[1])
+    (1.1619, 0.0)
+    """
+    n, columns = diffs.shape
+    if n < 2:
+        raise ValueError(f"a paired test needs at least 2 queries (got {n})")
+    mean = diffs.mean(axis=0)
+    constant = np.ptp(diffs, axis=0) == 0.0 if columns else np.zeros(0, dtype=bool)
+    sd = diffs.std(axis=0, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = np.where(constant, np.where(mean == 0.0, 0.0, np.nan), mean / np.where(constant, 1.0, sd))
+    low, high, bootstrap_p = _bootstrap(diffs, resamples, seed, confidence)
+    exact = False
+    if test == "t":
+        p = _t_p(diffs, constant)
+    elif test == "wilcoxon":
+        p = _wilcoxon_p(diffs)
+    elif test == "randomization":
+        p, exact = _randomization_p(diffs, resamples, seed)
+    else:
+        p = bootstrap_p
+    return PairedStatistics(mean, low, high, effect, np.minimum(p, 1.0), exact)
+
+
+def adjust_p_values(p_values: Matrix, correction: Correction) -> Matrix:
+    """p-values adjusted for multiple testing over the whole family `p_values`.
+
+    Holm's step-down and Bonferroni control the family-wise error rate, Benjamini-Hochberg's
+    step-up the false discovery rate; every adjusted value is capped at 1.
+
+    >>> p = np.array([0.01, 0.04, 0.03, 0.20])
+    >>> [round(float(x), 4) for x in adjust_p_values(p, "holm")]
+    [0.04, 0.09, 0.09, 0.2]
+    >>> [round(float(x), 4) for x in adjust_p_values(p, "bh")]
+    [0.04, 0.0533, 0.0533, 0.2]
+    >>> [round(float(x), 4) for x in adjust_p_values(p, "bonferroni")]
+    [0.04, 0.16, 0.12, 0.8]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    m = len(p)
+    if correction == "none" or m == 0:
+        return p.copy()
+    if correction == "bonferroni":
+        return np.minimum(p * m, 1.0)
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    if correction == "holm":
+        stepped = np.maximum.accumulate(ranked * np.arange(m, 0, -1))
+    elif correction == "bh":
+        stepped = np.minimum.accumulate((ranked * m / np.arange(1, m + 1))[::-1])[::-1]
+    else:
+        raise ValueError(f"'correction' must be one of {', '.join(CORRECTIONS)} (got {correction!r})")
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(stepped, 1.0)
+    return adjusted
+
+
+def _is_integer(value: object) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+def check_options(
+    test: object, correction: object, alpha: object, confidence: object, resamples: object, seed: object
+) -> None:
+    """``ValueError`` naming the first bad option, with what it got."""
+    if test not in TESTS:
+        raise ValueError(f"'test' must be one of {', '.join(TESTS)} (got {test!r})")
+    if correction not in CORRECTIONS:
+        raise ValueError(f"'correction' must be one of {', '.join(CORRECTIONS)} (got {correction!r})")
+    for name, value in (("alpha", alpha), ("confidence", confidence)):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float | np.floating)
+            or not math.isfinite(value)
+            or not 0.0 < float(value) < 1.0
+        ):
+            raise ValueError(f"'{name}' must be a number between 0 and 1, exclusive (got {value!r})")
+    if not _is_integer(resamples) or int(resamples) < 1:  # type: ignore[call-overload]
+        raise ValueError(f"'resamples' must be a positive integer (got {resamples!r})")
+    if not _is_integer(seed) or int(seed) < 0:  # type: ignore[call-overload]
+        raise ValueError(f"'seed' must be a non-negative integer (got {seed!r})")
