@@ -81,6 +81,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", metavar="REPORT.json", help="also write the report as JSON")
     parser.add_argument("--batch-size", type=int, default=32, help="dense encoding batch size (default: 32)")
     parser.add_argument("--device", help="torch device of a dense model (default: sentence-transformers' choice)")
+    from ef.cli._scale import add_scale_flags
+
+    add_scale_flags(parser)  # --engine, --ray-address, --workers, --ann, --ann-param
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -130,14 +133,17 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
 
 def _index(args: argparse.Namespace, corpus: dict[str, str], show: bool) -> tuple[Any, str]:
     """Load the cached index from --index-dir, or build it (and save it there)."""
+    from ef.cli import _scale
     from ef.source_manager import SearchableCorpus, ingest
     from ef.source_manager._collection import MANIFEST, corpus_fingerprint
 
     cache = None if args.index_dir is None else Path(args.index_dir)
     if cache is not None and (cache / MANIFEST).is_file():
         index = SearchableCorpus.load(
-            cache, embedder=args.embedder, device=args.device, batch_size=args.batch_size, show_progress=show
+            cache, embedder=args.embedder, device=args.device, batch_size=args.batch_size, show_progress=show,
+            engine=args.engine, ray_address=args.ray_address, workers=args.workers,
         )
+        _scale.check_loaded(index, args, cache)
         if index.fingerprint != corpus_fingerprint(corpus.items()):
             raise ValueError(
                 f"--index-dir {cache} holds an index of another corpus than {args.dataset or 'the demo dataset'}: "
@@ -147,16 +153,26 @@ def _index(args: argparse.Namespace, corpus: dict[str, str], show: bool) -> tupl
     if cache is not None and cache.exists() and not (cache.is_dir() and not any(cache.iterdir())):
         raise FileExistsError(f"--index-dir {cache} exists and is not an ef index")
     index = ingest(
-        corpus, embedder=args.embedder, batch_size=args.batch_size, device=args.device, show_progress=show
+        corpus, embedder=args.embedder, batch_size=args.batch_size, device=args.device, show_progress=show,
+        **_scale.scale_options(args, cache),
     )
     if cache is None:
         return index, "built"
     index.save(cache)
+    _scale.finish_build(cache)
     return index, f"built, saved to {cache}"
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``ef eval`` for parsed `args`; returns the exit status."""
+    from ef.cli._scale import check_scale_flags, ray_scope
+
+    check_scale_flags(args)
+    with ray_scope(args):  # one Ray session for building and retrieving
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from ef._table import format_table
     from ef.evaluation import evaluate_retrieval, read_beir
     from ef.source_manager import parse_embedder
@@ -199,6 +215,12 @@ def run(args: argparse.Namespace) -> int:
         raise OSError(f"--run-out {args.run_out}: cannot write the run ({error.strerror or error})") from error
     timings["retrieve"] = retriever.seconds
     timings["score"] = time.perf_counter() - mark - retriever.seconds
+    from ef.cli._scale import ann_recall, format_ann_recall
+
+    mark = time.perf_counter()
+    ann = ann_recall(index, queries, qrels, args.k, show_progress=show)
+    if ann is not None:
+        timings["ANN recall"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - started
 
     name = "the demo dataset" if args.dataset is None else str(dataset)
@@ -215,6 +237,8 @@ def run(args: argparse.Namespace) -> int:
             f"{dataset / 'queries.jsonl'} and were not scored (first: {report.missing_texts[0]!r})",
             file=sys.stderr,
         )
+    if ann is not None:
+        print(format_ann_recall(ann))
     print()
     print(format_table(["stage", "seconds"], [[stage, f"{s:.2f}"] for stage, s in timings.items()]))
     if args.json is not None:
@@ -226,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
             "n_segments": len(index),
             "index": how,
             **report.to_dict(),
+            **({"ann_recall": ann} if ann is not None else {}),
             "seconds": {stage: round(s, 4) for stage, s in timings.items()},
         })
     return 0

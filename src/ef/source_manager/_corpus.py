@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ef.segments import Segment
 from ef.source_manager._collection import Collection, check_limit, check_queries, read_sources
@@ -120,6 +121,9 @@ class SearchableCorpus:
         device: str | None = None,
         batch_size: int = 32,
         show_progress: bool = True,
+        engine: str = "local",
+        ray_address: str | None = None,
+        workers: int | None = None,
     ) -> SearchableCorpus:
         """Read an index :meth:`save` wrote; embeddings are memory-mapped, not read into memory.
 
@@ -133,6 +137,9 @@ class SearchableCorpus:
             Where and in what batches a dense model encodes queries.
         show_progress
             The default for :meth:`search_many`.
+        engine, ray_address, workers
+            ``"ray"`` encodes queries and searches the embeddings exactly on a Ray cluster, as in
+            :func:`ingest`; ``"local"`` (the default) does both here.
 
         Raises
         ------
@@ -152,7 +159,12 @@ class SearchableCorpus:
         ...     [h.segment.source_id for h in again.search("dogs")]
         ['d2']
         """
-        collection = Collection.load(directory, embedder=embedder, device=device, batch_size=batch_size)
+        from ef.source_manager._ray import make_engine
+
+        ray_engine = make_engine(engine, address=ray_address, workers=workers, shard_dir=None)
+        collection = Collection.load(
+            directory, embedder=embedder, device=device, batch_size=batch_size, engine=ray_engine
+        )
         return cls(collection, show_progress=show_progress)
 
 
@@ -165,6 +177,12 @@ def ingest(
     batch_size: int = 32,
     device: str | None = None,
     show_progress: bool = True,
+    engine: str = "local",
+    ray_address: str | None = None,
+    workers: int | None = None,
+    shard_dir: str | os.PathLike[str] | None = None,
+    ann: str = "none",
+    ann_params: Mapping[str, int] | None = None,
 ) -> SearchableCorpus:
     """Index a corpus for search: segment every document, then embed or index the segments.
 
@@ -194,6 +212,23 @@ def ingest(
     show_progress
         Draw progress bars on stderr while indexing, and by default in
         :meth:`SearchableCorpus.search_many`.
+    engine
+        Where a dense model encodes: ``"local"`` (the default, this process) or ``"ray"``
+        (Ray Data actors, one model each, on the cluster at `ray_address`; the ``ray`` extra:
+        ``pip install 'ef[ray]'``). With ``"ray"`` queries are encoded and searched on Ray too.
+    ray_address
+        The Ray cluster to use (``None``: ``RAY_ADDRESS``, else a local cluster on 127.0.0.1).
+    workers
+        Encoding actors on Ray (``None``: one per CPU of the cluster, or per GPU for a GPU `device`).
+    shard_dir
+        Where Ray writes the embedding shards; a build interrupted and run again with the same
+        directory encodes only the missing shards (``None``: a temporary directory).
+    ann
+        ``"none"`` (the default: exact search), ``"hnsw"`` or ``"ivf"`` (approximate search through
+        FAISS; the ``ann`` extra: ``pip install 'ef[ann]'``).
+    ann_params
+        ANN parameters that differ from the defaults (see ``docs/scale.md``): ``M``,
+        ``ef_construction``, ``ef_search`` for hnsw; ``nlist``, ``nprobe``, ``train_size`` for ivf.
 
     Returns
     -------
@@ -226,11 +261,46 @@ def ingest(
     ['one two three', 'three four five', 'five six']
     """
     spec = parse_embedder(embedder)
+    ray_engine, ann_spec = _scale_options(
+        spec.kind, engine=engine, ray_address=ray_address, workers=workers, shard_dir=shard_dir, ann=ann,
+        ann_params=ann_params,
+    )
     pairs = read_sources(corpus, known={})
     if not pairs:
         raise ValueError("'corpus' has no documents")
     collection = Collection(
-        spec, segment_size=segment_size, segment_overlap=segment_overlap, device=device, batch_size=batch_size
+        spec, segment_size=segment_size, segment_overlap=segment_overlap, device=device, batch_size=batch_size,
+        index=spec.new_index(device=device, batch_size=batch_size, engine=ray_engine, ann=ann_spec),
     )
     collection.add(pairs, show_progress=show_progress, build=True)
     return SearchableCorpus(collection, show_progress=show_progress)
+
+
+def _scale_options(
+    kind: str,
+    *,
+    engine: str,
+    ray_address: str | None,
+    workers: int | None,
+    shard_dir: str | os.PathLike[str] | None,
+    ann: str,
+    ann_params: Mapping[str, int] | None,
+) -> tuple[Any, Any]:
+    """Check the Ray and ANN options of :func:`ingest` before any work; the engine and ANN spec they make."""
+    from ef.source_manager._ann import ANN_KINDS, AnnSpec, require_faiss
+    from ef.source_manager._ray import make_engine
+
+    if engine not in ("local", "ray"):
+        raise ValueError(f"'engine' must be 'local' or 'ray' (got {engine!r})")
+    if ann not in ANN_KINDS:
+        raise ValueError(f"'ann' must be one of {', '.join(map(repr, ANN_KINDS))} (got {ann!r})")
+    if ann == "none" and ann_params:
+        raise ValueError("'ann_params' needs ann='hnsw' or ann='ivf' (got ann='none')")
+    if kind == "bm25" and (ann != "none" or engine != "local"):
+        option = f"ann={ann!r}" if ann != "none" else f"engine={engine!r}"
+        raise ValueError(f"{option} applies to a dense index; embedder 'bm25' has none (use 'st:...' or 'hybrid')")
+    ray_engine = make_engine(engine, address=ray_address, workers=workers, shard_dir=shard_dir)
+    if ann == "none":
+        return ray_engine, None
+    require_faiss()
+    return ray_engine, AnnSpec(ann, dict(ann_params or {}))

@@ -59,13 +59,14 @@ class EmbedderSpec:
             return f"st:{self.model}"
         return f"hybrid:st:{self.model}"
 
-    def new_index(self, *, device: str | None, batch_size: int) -> Index:
+    def new_index(self, *, device: str | None, batch_size: int, engine: Any = None, ann: Any = None) -> Index:
+        """A new, empty index; `engine` (a ``RayEngine``) and `ann` (an ``AnnSpec``) shape its dense part."""
         from ef.source_manager._bm25 import Bm25Index
         from ef.source_manager._dense import DenseIndex
 
         if self.kind == "bm25" or self.model is None:
             return Bm25Index()
-        dense = DenseIndex(self.model, device=device, batch_size=batch_size)
+        dense = DenseIndex(self.model, device=device, batch_size=batch_size, engine=engine, ann=ann)
         return dense if self.kind == "st" else HybridIndex(Bm25Index(), dense)
 
     def index_info(self, index: Index) -> dict[str, Any]:
@@ -92,6 +93,7 @@ class EmbedderSpec:
         texts: Callable[[], Sequence[str]],
         device: str | None,
         batch_size: int,
+        engine: Any = None,
     ) -> Index:
         from ef.source_manager._bm25 import Bm25Index
         from ef.source_manager._dense import DenseIndex
@@ -104,7 +106,7 @@ class EmbedderSpec:
                 raise ValueError(f"{directory / 'manifest.json'}: 'index.dense.dimension' is missing; {DAMAGED}")
             dense = DenseIndex.load(
                 directory, model=str(self.model), dimension=meta["dimension"], n_rows=n_rows,
-                device=device, batch_size=batch_size,
+                device=device, batch_size=batch_size, meta=meta, engine=engine,
             )
         if lexical is None:
             return dense  # type: ignore[return-value]  # kind 'st' always loads a dense index
@@ -160,6 +162,7 @@ class HybridIndex:
 
     def build(self) -> None:
         self.lexical.build()
+        self.dense.build()
 
     def search_many(self, queries: Sequence[str], *, limit: int, show_progress: bool) -> list[Ranking]:
         depth = max(limit, RRF_DEPTH)

@@ -1,0 +1,419 @@
+"""Dense encoding and exact batch retrieval on a Ray cluster (the ``ray`` extra).
+
+Encoding streams the segment texts through Ray Data: ``map_batches`` over a pool of actors, each
+of which loads the model once, on a CPU or a GPU. The driver writes the embeddings it gets back
+as shards, ``shard-000000.npy`` …, one per ``shard_rows`` segments, each written atomically into
+a shard directory; a build that is interrupted (Ctrl-C, a lost driver, a failed node) and run
+again with the same directory encodes only the shards that are missing. Actors are restarted
+and their batches retried when a worker dies, so losing a worker slows a job down, no more.
+
+Retrieval scores every shard in a Ray task of its own (each task keeps its shard's top ``limit``
+per query) and merges those per-shard rankings on the driver with a heap
+(:func:`~ef.source_manager._topk.merge_top_k`): the result is exactly the local exact search's.
+
+Ray is started with its usage statistics and its dashboard off, and a cluster started here binds
+to 127.0.0.1 only: nothing leaves the machine unless ``address`` names a remote cluster.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ef._progress import Progress
+from ef.io.atomic import atomic_writer
+from ef.source_manager._topk import Ranking, merge_top_k, top_k
+
+__all__ = [
+    "DEFAULT_SHARD_ROWS",
+    "INSTALL_HINT",
+    "RayEngine",
+    "encode_on_ray",
+    "encode_shards",
+    "make_engine",
+    "ray_session",
+    "require_ray",
+    "search_on_ray",
+    "shard_path",
+]
+
+INSTALL_HINT = "pip install 'ef[ray]'"
+DEFAULT_SHARD_ROWS = 50_000  # 73 MiB of 384-d float32 per shard: small enough to redo, few enough to list
+SHARD_STATE = "shards.json"
+_MAP_BATCHES_PER_ENCODE = 4  # rows per actor call = 4 model batches: fine-grained retries and progress
+_QUERY_CHUNK = 1024
+
+
+def require_ray() -> Any:
+    try:
+        import ray
+        import ray.data  # the 'data' part of ray[data] is what ef uses
+    except ImportError as error:
+        raise ImportError(
+            f"engine='ray' needs Ray Data, which is not installed ({error}): {INSTALL_HINT}"
+        ) from error
+    return ray
+
+
+@dataclass(frozen=True, slots=True)
+class RayEngine:
+    """Where and how a dense index encodes and searches on Ray.
+
+    Parameters
+    ----------
+    address
+        The Ray cluster to join (``"127.0.0.1:6379"``, ``"ray://host:10001"``); ``None`` joins the
+        cluster ``ray.init`` finds (``RAY_ADDRESS``), or starts a local one bound to 127.0.0.1.
+    workers
+        Encoding actors, one model each (``None``: one per CPU of the cluster, or per GPU when
+        the device is a GPU).
+    shard_dir
+        Where shards are written and resumed from (``None``: a temporary directory).
+    shard_rows
+        Segments per shard.
+    """
+
+    address: str | None = None
+    workers: int | None = None
+    shard_dir: Path | None = None
+    shard_rows: int = DEFAULT_SHARD_ROWS
+
+    def __post_init__(self) -> None:
+        if self.workers is not None and (
+            isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1
+        ):
+            raise ValueError(f"'workers' must be a positive integer or None (got {self.workers!r})")
+        if isinstance(self.shard_rows, bool) or not isinstance(self.shard_rows, int) or self.shard_rows < 1:
+            raise ValueError(f"'shard_rows' must be a positive integer (got {self.shard_rows!r})")
+        if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
+            raise ValueError(f"'ray_address' must be a non-empty str or None (got {self.address!r})")
+
+
+@contextlib.contextmanager
+def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator[Any]:
+    """Ray, initialised for the duration (and shut down after, when this call started it).
+
+    Usage statistics are switched off before Ray starts, the dashboard is not started, and a
+    local cluster listens on 127.0.0.1 only. Inside an existing session it changes nothing.
+    """
+    ray = require_ray()
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # read by every Ray process this one starts
+    if ray.is_initialized():
+        yield ray
+        return
+    options: dict[str, Any] = {
+        "include_dashboard": False,
+        "logging_level": logging.WARNING,
+        "log_to_driver": False,  # worker chatter (model loading) stays in Ray's log files
+    }
+    if address is None and not os.environ.get("RAY_ADDRESS"):
+        options.update(num_cpus=num_cpus, _node_ip_address="127.0.0.1")
+    try:
+        ray.init(address=address, **options)
+    except ConnectionError as error:
+        raise ConnectionError(f"cannot reach the Ray cluster at {address!r} ({error})") from error
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def _quiet_data(show_progress: bool) -> None:
+    from ray.data import DataContext
+
+    context = DataContext.get_current()
+    context.enable_progress_bars = False  # ef draws one bar for the whole job
+    context.print_on_execution_start = False
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+
+
+def _default_workers(ray: Any, device: str | None) -> int:
+    resources = ray.cluster_resources()
+    key = "GPU" if device is not None and device.startswith("cuda") else "CPU"
+    return max(1, int(resources.get(key, 1)))
+
+
+class _Encoder:
+    """A Ray Data actor: loads the model once, then encodes one batch of texts per call."""
+
+    def __init__(self, model: str, device: str | None, batch_size: int) -> None:
+        from ef.source_manager._dense import load_model
+
+        self.model = load_model(model, device=device)
+        self.batch_size = batch_size
+
+    def __call__(self, batch: dict[str, npt.NDArray[Any]]) -> dict[str, npt.NDArray[Any]]:
+        from ef.source_manager._dense import encode
+
+        texts = [str(text) for text in batch["text"]]
+        vectors = encode(self.model, texts, batch_size=self.batch_size, show_progress=False)
+        return {"row": np.asarray(batch["row"], dtype=np.int64), "embedding": vectors}
+
+
+def _encoded_batches(
+    ray: Any,
+    texts: Sequence[str],
+    ranges: Sequence[tuple[int, int]],
+    *,
+    model: str,
+    device: str | None,
+    batch_size: int,
+    workers: int | None,
+) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]]:
+    """``(rows, embeddings)`` for the rows in `ranges`, as the actors finish them (in any order)."""
+    import pyarrow as pa
+
+    step = batch_size * _MAP_BATCHES_PER_ENCODE
+    # One block per actor call, so every actor of the pool has work from the start.
+    blocks = [
+        pa.table({"row": pa.array(np.arange(a, min(a + step, end), dtype=np.int64)),
+                  "text": pa.array(list(texts[a : min(a + step, end)]))})
+        for start, end in ranges
+        for a in range(start, end, step)
+    ]
+    gpu = device is not None and device.startswith("cuda")
+    pool = workers if workers is not None else _default_workers(ray, device)
+    # Ray Data restarts a dead worker's actor and sends its batches again, as often as it takes
+    # (max_restarts=-1 and max_task_retries=-1 are its defaults for actor pools).
+    dataset = ray.data.from_arrow(blocks).map_batches(
+        _Encoder,
+        fn_constructor_kwargs={"model": model, "device": device, "batch_size": batch_size},
+        batch_size=step,
+        batch_format="numpy",
+        compute=ray.data.ActorPoolStrategy(size=min(pool, len(blocks))),
+        num_cpus=0 if gpu else 1,
+        num_gpus=1 if gpu else 0,
+    )
+    for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
+        yield np.asarray(batch["row"], dtype=np.int64), np.asarray(batch["embedding"], dtype=np.float32)
+
+
+def shard_path(directory: Path, number: int) -> Path:
+    return directory / f"shard-{number:06d}.npy"
+
+
+def _texts_sha256(texts: Sequence[str]) -> str:
+    digest = hashlib.sha256()
+    for text in texts:
+        data = text.encode("utf-8")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _claim(directory: Path, state: dict[str, Any]) -> None:
+    """Make `directory` the shard directory of this build, or fail if it holds another build's shards."""
+    path = directory / SHARD_STATE
+    if path.is_file():
+        try:
+            found = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise ValueError(
+                f"{path}: not valid JSON ({error}); delete {directory} to start the build afresh"
+            ) from error
+        differing = [key for key in state if not isinstance(found, dict) or found.get(key) != state[key]]
+        if differing:
+            raise ValueError(
+                f"{directory} holds the shards of another build ({', '.join(differing)} differ): "
+                f"delete it or choose another shard directory"
+            )
+        return
+    if directory.exists() and any(p.name != SHARD_STATE for p in directory.iterdir()):
+        raise FileExistsError(f"shard directory {directory} is not empty and holds no {SHARD_STATE}")
+    directory.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(path) as stream:
+        stream.write(json.dumps(state, indent=2).encode("utf-8") + b"\n")
+
+
+def _read_shard(path: Path, rows: int) -> np.memmap | None:
+    """The shard at `path`, memory-mapped, or None if it is missing or not a float32 block of `rows`."""
+    try:
+        matrix = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (ValueError, OSError):
+        return None
+    if matrix.dtype != np.float32 or matrix.ndim != 2 or matrix.shape[0] != rows:
+        return None
+    return matrix  # type: ignore[no-any-return]
+
+
+def encode_shards(
+    texts: Sequence[str],
+    *,
+    engine: RayEngine,
+    directory: Path,
+    model: str,
+    device: str | None,
+    batch_size: int,
+    show_progress: bool,
+    on_shard: Callable[[int], None] | None = None,
+) -> tuple[list[np.memmap], int]:
+    """Encode `texts` on Ray into shards in `directory`; returns the shards (memory-mapped) and how many were reused.
+
+    Shards already in `directory` from an earlier, interrupted run of the same build (same model,
+    texts and shard size, as ``shards.json`` records) are kept; only the missing ones are encoded.
+    `on_shard` is called with each shard's number once it is on disk.
+    """
+    rows = engine.shard_rows
+    n_shards = -(-len(texts) // rows)
+    _claim(directory, {
+        "format": "ef-shards", "model": model, "n_rows": len(texts), "shard_rows": rows,
+        "texts_sha256": _texts_sha256(texts),
+    })
+    for stale in directory.glob(".*.tmp"):  # a writer killed mid-write leaves its temporary file
+        stale.unlink(missing_ok=True)
+    bounds = [(i * rows, min((i + 1) * rows, len(texts))) for i in range(n_shards)]
+    shards: list[np.memmap | None] = [_read_shard(shard_path(directory, i), b - a) for i, (a, b) in enumerate(bounds)]
+    missing = [i for i, shard in enumerate(shards) if shard is None]
+    reused = n_shards - len(missing)
+    if missing:
+        done = sum(b - a for (a, b), s in zip(bounds, shards, strict=True) if s is not None)
+        buffers: dict[int, tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]] = {}
+        with ray_session(engine.address) as ray, Progress(len(texts), "encoding on Ray", enabled=show_progress) as bar:
+            _quiet_data(show_progress)
+            bar.update(done)
+            for batch_rows, vectors in _encoded_batches(
+                ray, texts, [bounds[i] for i in missing], model=model, device=device, batch_size=batch_size,
+                workers=engine.workers,
+            ):
+                for number in np.unique(batch_rows // rows).tolist():
+                    start, end = bounds[number]
+                    mine = (batch_rows >= start) & (batch_rows < end)
+                    if number not in buffers:
+                        buffers[number] = (
+                            np.empty((end - start, vectors.shape[1]), dtype=np.float32),
+                            np.zeros(end - start, dtype=bool),
+                        )
+                    matrix, filled = buffers[number]
+                    matrix[batch_rows[mine] - start] = vectors[mine]
+                    filled[batch_rows[mine] - start] = True
+                    if filled.all():
+                        path = shard_path(directory, number)
+                        with atomic_writer(path) as stream:
+                            np.save(stream, matrix, allow_pickle=False)
+                        del buffers[number]
+                        shards[number] = _read_shard(path, end - start)
+                        if on_shard is not None:
+                            on_shard(number)
+                bar.update(len(batch_rows))
+    if any(s is None for s in shards):  # pragma: no cover - Ray returned fewer rows than it was given
+        raise RuntimeError(f"Ray returned no embeddings for shards {[i for i, s in enumerate(shards) if s is None]}")
+    out = [s for s in shards if s is not None]
+    dims = {int(s.shape[1]) for s in out}
+    if len(dims) > 1:
+        raise ValueError(f"{directory} holds shards of different dimensions {sorted(dims)}; delete it and build again")
+    return out, reused
+
+
+def encode_on_ray(
+    texts: Sequence[str],
+    *,
+    engine: RayEngine,
+    model: str,
+    device: str | None,
+    batch_size: int,
+    show_progress: bool,
+    desc: str = "encoding queries on Ray",
+) -> npt.NDArray[np.float32]:
+    """Embeddings of `texts` (e.g. a large query set), encoded on Ray, in memory, in order."""
+    out: npt.NDArray[np.float32] | None = None
+    with ray_session(engine.address) as ray, Progress(len(texts), desc, enabled=show_progress) as bar:
+        _quiet_data(show_progress)
+        for batch_rows, vectors in _encoded_batches(
+            ray, texts, [(0, len(texts))], model=model, device=device, batch_size=batch_size, workers=engine.workers
+        ):
+            if out is None:
+                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[batch_rows] = vectors
+            bar.update(len(batch_rows))
+    if out is None:
+        raise ValueError("no texts to encode")
+    return out
+
+
+def _score_shard(
+    shard: Any, offset: int, vectors: npt.NDArray[np.float32], limit: int
+) -> list[Ranking]:
+    """A Ray task: the top `limit` rows of one shard per query, positions made global by `offset`."""
+    if isinstance(shard, str):
+        try:
+            shard = np.load(shard, mmap_mode="r", allow_pickle=False)
+        except OSError as error:
+            raise OSError(
+                f"shard {shard} is not readable on this Ray node ({error}): a sharded index searched on a "
+                f"multi-node cluster must be on a filesystem every node mounts"
+            ) from error
+    out: list[Ranking] = []
+    for start in range(0, len(vectors), _QUERY_CHUNK):
+        scores = vectors[start : start + _QUERY_CHUNK] @ shard.T
+        for row in scores:
+            positions, values = top_k(row, limit)
+            out.append((positions + offset, values))
+    return out
+
+
+def search_on_ray(
+    parts: Sequence[npt.NDArray[np.float32]],
+    vectors: npt.NDArray[np.float32],
+    *,
+    limit: int,
+    engine: RayEngine,
+    show_progress: bool,
+) -> list[Ranking]:
+    """Exact top-`limit` per query vector over the rows of `parts`: one Ray task per part, heap-merged.
+
+    A memory-mapped part is sent by file name (the task maps it itself); one in memory goes
+    through Ray's object store.
+    """
+    with ray_session(engine.address) as ray:
+        task = ray.remote(num_cpus=1)(_score_shard)
+        query_ref = ray.put(np.ascontiguousarray(vectors, dtype=np.float32))
+        pending = []
+        offset = 0
+        for part in parts:
+            filename = getattr(part, "filename", None)
+            shard = str(filename) if isinstance(part, np.memmap) and filename else ray.put(np.asarray(part))
+            pending.append(task.remote(shard, offset, query_ref, limit))
+            offset += len(part)
+        per_shard: list[list[Ranking]] = []
+        with Progress(len(pending), "searching shards on Ray", enabled=show_progress) as bar:
+            for ref in pending:
+                per_shard.append(ray.get(ref))
+                bar.update()
+    return [merge_top_k([rankings[q] for rankings in per_shard], limit) for q in range(len(vectors))]
+
+
+def make_engine(
+    engine: str, *, address: str | None, workers: int | None, shard_dir: str | os.PathLike[str] | None,
+    shard_rows: int = DEFAULT_SHARD_ROWS,
+) -> RayEngine | None:
+    """The :class:`RayEngine` for ``engine="ray"``, None for ``"local"``; Ray options without Ray are an error.
+
+    >>> make_engine("local", address=None, workers=None, shard_dir=None) is None
+    True
+    >>> make_engine("local", address=None, workers=2, shard_dir=None)
+    Traceback (most recent call last):
+    ...
+    ValueError: 'workers' is an option of engine='ray' (got engine='local')
+    """
+    if engine not in ("local", "ray"):
+        raise ValueError(f"'engine' must be 'local' or 'ray' (got {engine!r})")
+    if engine == "local":
+        for name, value in (("ray_address", address), ("workers", workers), ("shard_dir", shard_dir)):
+            if value is not None:
+                raise ValueError(f"{name!r} is an option of engine='ray' (got engine='local')")
+        return None
+    require_ray()
+    return RayEngine(
+        address=address, workers=workers, shard_dir=None if shard_dir is None else Path(shard_dir),
+        shard_rows=shard_rows,
+    )
