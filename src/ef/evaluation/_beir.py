@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-from ef.io.atomic import create_temporary
+from ef.io.atomic import atomic_files
 
 __all__ = ["read_beir", "write_beir"]
 
@@ -316,7 +316,10 @@ def write_beir(
     """Write an evaluation triple to disk in BEIR format — the inverse of :func:`read_beir`.
 
     Creates `directory` (and parents) and writes ``corpus.jsonl``, ``queries.jsonl`` and
-    ``qrels.tsv``. Use it to snapshot an ``ef`` corpus as a reusable benchmark.
+    ``qrels.tsv``. Use it to snapshot an ``ef`` corpus as a reusable benchmark. Into an existing
+    BEIR folder, one with ``qrels/test.tsv`` (or its ``.gz``), the qrels go to ``qrels/test.tsv``
+    instead: the file :func:`read_beir` and ``ef eval`` read first, so both read back what was
+    written, never the old judgements (other splits, ``qrels/train.tsv`` say, stay as they are).
 
     ``read_beir(directory)`` gives back exactly the triple written: each document is written as
     ``{"_id": id, "title": "", "text": text}`` (an empty title, so the text is not split or
@@ -326,7 +329,8 @@ def write_beir(
     All input is checked before anything is written. Each file is written to a temporary file
     in `directory` and moved into place with ``os.replace`` only once all three are complete, so
     an error leaves no partial file behind (a crash between the three moves can still leave a
-    mix of old and new files).
+    mix of old and new files). Symlinks are followed and existing files keep their permissions,
+    as with every ef writer (:mod:`ef.io.atomic`).
 
     Parameters
     ----------
@@ -385,17 +389,10 @@ def write_beir(
             for doc_id, grade in judged.items():
                 yield f"'qrels[{query_id!r}][{doc_id!r}]'", f"{query_id}\t{doc_id}\t{_format_grade(grade)}\n"
 
-    jobs = [("corpus.jsonl", corpus_lines()), ("queries.jsonl", query_lines()), ("qrels.tsv", qrels_lines())]
-    written: list[tuple[str, str]] = []  # (temporary path, final path)
-    try:
-        for name, lines in jobs:
-            temporary, stream = create_temporary(os.path.join(root, name))
-            written.append((temporary, os.path.join(root, name)))
-            with stream:
-                _write_lines(stream, lines)
-        for temporary, final in written:
-            os.replace(temporary, final)
-    finally:
-        for temporary, _ in written:
-            if os.path.exists(temporary):
-                os.remove(temporary)
+    # The qrels go where read_beir looks first, else an old qrels/test.tsv would shadow them.
+    nested = os.path.join(root, _DEFAULT_QRELS_PATHS[0])
+    qrels_name = _DEFAULT_QRELS_PATHS[0] if any(os.path.exists(nested + gz) for gz in ("", ".gz")) else "qrels.tsv"
+    jobs = [("corpus.jsonl", corpus_lines()), ("queries.jsonl", query_lines()), (qrels_name, qrels_lines())]
+    with atomic_files([os.path.join(root, name) for name, _ in jobs]) as streams:
+        for stream, (_, lines) in zip(streams, jobs, strict=True):
+            _write_lines(stream, lines)

@@ -43,7 +43,7 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from types import FrameType
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 __all__ = [
     "atomic_files",
@@ -196,10 +196,15 @@ def _resolve(path: str) -> tuple[str, int | None]:
     raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
 
 
-def _named(error: OSError, path: str) -> OSError:
-    """`error` again, naming `path` (the caller's) instead of whatever file it named."""
+def _reraise(error: OSError, path: str) -> NoReturn:
+    """Raise `error` again, naming `path` (the caller's) instead of whatever file it named.
+
+    An error without an errno is not the system's; it is raised unchanged.
+    """
+    if error.errno is None:
+        raise error
     # OSError(errno, ...) builds the matching subclass (FileNotFoundError, PermissionError, ...).
-    return OSError(error.errno or errno.EIO, error.strerror or str(error), path)
+    raise OSError(error.errno, error.strerror or str(error), path) from error
 
 
 class _Writer(io.BufferedWriter):
@@ -213,13 +218,13 @@ class _Writer(io.BufferedWriter):
         try:
             return super().write(data)
         except OSError as error:
-            raise _named(error, self._target) from error
+            _reraise(error, self._target)
 
     def flush(self) -> None:
         try:
             super().flush()
         except OSError as error:
-            raise _named(error, self._target) from error
+            _reraise(error, self._target)
 
 
 def create_temporary(target: str | os.PathLike[str]) -> tuple[str, IO[bytes]]:
@@ -242,7 +247,7 @@ def create_temporary(target: str | os.PathLike[str]) -> tuple[str, IO[bytes]]:
         except FileExistsError:
             continue
         except OSError as error:
-            raise _named(error, name) from error
+            _reraise(error, name)
         return path, _Writer(io.FileIO(fd, "wb", closefd=True), name)
 
 
@@ -262,7 +267,7 @@ class _Target:
             try:
                 raw = io.FileIO(os.dup(descriptor), "wb", closefd=True)
             except OSError as error:
-                raise _named(error, self.user) from error
+                _reraise(error, self.user)
             self.stream = _Writer(raw, self.user)
             return
         try:
@@ -270,7 +275,7 @@ class _Target:
         except FileNotFoundError:
             info = None
         except OSError as error:
-            raise _named(error, self.user) from error
+            _reraise(error, self.user)
         if info is not None and not stat.S_ISREG(info.st_mode):
             if stat.S_ISDIR(info.st_mode):
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), self.user)
@@ -280,7 +285,7 @@ class _Target:
             try:  # a device or a pipe: a stream to write into, not a file to replace
                 self.stream = _Writer(io.FileIO(self.real, "wb"), self.user)
             except OSError as error:
-                raise _named(error, self.user) from error
+                _reraise(error, self.user)
             return
         self.existing = info
         remove_stale_temporaries(os.path.dirname(self.real))
@@ -303,7 +308,7 @@ class _Target:
                             os.fchown(fd, self.existing.st_uid, self.existing.st_gid)
                 os.fsync(fd)
             except OSError as error:
-                raise _named(error, self.user) from error
+                _reraise(error, self.user)
 
     def rename(self) -> None:
         if self.temporary is None:
@@ -311,7 +316,7 @@ class _Target:
         try:
             os.replace(self.temporary, self.real)
         except OSError as error:
-            raise _named(error, self.user) from error
+            _reraise(error, self.user)
         self.temporary = None
         _sync_directory(os.path.dirname(self.real))
 
@@ -329,7 +334,7 @@ def create_temporary_for(real: str, user: str) -> tuple[str, IO[bytes]]:
     try:
         return create_temporary(real)
     except OSError as error:
-        raise _named(error, user) from error
+        _reraise(error, user)
 
 
 def _sync_directory(directory: str) -> None:
@@ -406,7 +411,7 @@ def atomic_files(targets: Sequence[str | os.PathLike[str]]) -> Iterator[list[IO[
             ):
                 # A write error of our stream that reached the caller's block through a wrapper
                 # (gzip, a codec) without its file name.
-                raise _named(error, pending[0].user) from error
+                _reraise(error, pending[0].user)
             raise
 
 
