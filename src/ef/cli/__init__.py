@@ -19,6 +19,7 @@ _COMMANDS = {
     "eval": "ef.cli.eval",
     "trec-eval": "ef.cli.trec_eval",
     "rag": "ef.cli.rag",
+    "compare": "ef.cli.compare",
 }
 
 
