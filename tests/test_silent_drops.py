@@ -7,6 +7,7 @@ import math
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -301,3 +302,102 @@ def test_scifact_like_ties_keep_their_scores_through_ef_eval(tmp_path: Path) -> 
         assert docs == expected
         tied += len(set(expected.values())) < len(expected)
     assert tied > 0  # the case that used to get made-up scores is exercised
+
+
+# --- a saved index stays inside its folder; damage is one line from the CLI -------------------
+
+
+@pytest.fixture(scope="module")
+def saved_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from ef.source_manager import ingest
+
+    root = tmp_path_factory.mktemp("index") / "idx"
+    ingest({"d1": "alpha beta", "d2": "gamma alpha", "d3": "delta"}, show_progress=False).save(root)
+    return root
+
+
+def _copy(saved: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    target = tmp_path / "idx"
+    shutil.copytree(saved, target)
+    return target
+
+
+@pytest.mark.parametrize("name", ["/etc/hostname", "../outside", "bm25/../../outside"])
+def test_a_manifest_naming_a_file_outside_the_index_is_refused(saved_index: Path, tmp_path: Path, name: str) -> None:
+    from ef.source_manager import SearchableCorpus
+
+    root = _copy(saved_index, tmp_path)
+    (tmp_path / "outside").write_text("secret")
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["files"][name] = 6
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError) as info:
+        SearchableCorpus.load(root)
+    assert str(info.value) == (
+        f"{root / 'manifest.json'}: file {name!r} lies outside the index folder {root}; "
+        "the index is damaged: delete the directory and build it again"
+    )
+
+
+def test_a_symlink_out_of_the_index_folder_is_refused(saved_index: Path, tmp_path: Path) -> None:
+    from ef.source_manager import SearchableCorpus
+
+    root = _copy(saved_index, tmp_path)
+    (root / "sources.jsonl").rename(tmp_path / "sources.jsonl")
+    (root / "sources.jsonl").symlink_to(tmp_path / "sources.jsonl")
+    with pytest.raises(ValueError, match=r"file 'sources.jsonl' lies outside the index folder"):
+        SearchableCorpus.load(root)
+    (root / "sources.jsonl").unlink()
+    (tmp_path / "sources.jsonl").rename(root / "sources.jsonl")
+    (root / "extra").symlink_to("/etc")  # not in the manifest, still a way out
+    with pytest.raises(ValueError) as info:
+        SearchableCorpus.load(root)
+    assert str(info.value) == (
+        f"{root / 'manifest.json'}: {root / 'extra'} is a symbolic link out of the index folder {root}; "
+        "the index is damaged: delete the directory and build it again"
+    )
+
+
+def _resize(root: Path) -> None:
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["files"] = {name: (root / name).stat().st_size for name in manifest["files"]}
+    (root / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda r: (r / "sources.jsonl").write_text('{"_id": 1, "text": "x"}\n'),
+         "sources.jsonl:1: a source record needs a new str '_id' and a str 'text'"),
+        (lambda r: (r / "sources.jsonl").write_bytes(b"\xff\n"), "sources.jsonl: not UTF-8 (invalid start byte)"),
+        (lambda r: (r / "bm25" / "vocab.index.json").write_text("[1, 2]"),
+         "bm25: cannot read the bm25 index (AttributeError: 'list' object has no attribute 'values')"),
+        (lambda r: (r / "bm25" / "params.index.json").write_text("{}"), "bm25: the document count is None"),
+        (lambda r: np.save(r / "bm25" / "indptr.csc.index.npy", np.array([9, 1, 0, 0])),
+         "bm25: the score matrix's column pointers do not fit its data"),
+        (lambda r: np.save(r / "bm25" / "indices.csc.index.npy", np.array([0.5, 1.5])),
+         "bm25: the score matrix's indices are not integers"),
+        (lambda r: (r / "bm25" / "vocab.index.json").write_text('{"alpha": 0, "beta": 0}'),
+         "bm25: the vocabulary's ids are not 0..1, each once"),
+    ],
+)
+def test_a_damaged_index_is_one_line_from_the_cli(saved_index: Path, tmp_path: Path, damage: Any,
+                                                  message: str) -> None:
+    root = _copy(saved_index, tmp_path)
+    damage(root)
+    _resize(root)
+    dataset = tmp_path / "data"
+    (dataset / "qrels").mkdir(parents=True)
+    (dataset / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": d, "title": "", "text": t}) + "\n"
+                for d, t in {"d1": "alpha beta", "d2": "gamma alpha", "d3": "delta"}.items())
+    )
+    (dataset / "queries.jsonl").write_text('{"_id": "q1", "text": "alpha"}\n')
+    (dataset / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    done = _ef("eval", str(dataset), "--quiet", "--index-dir", str(root))
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"ef eval: error: {root}/{message}; the index is damaged: delete the directory and build it again\n"
+    )

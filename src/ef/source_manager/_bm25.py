@@ -173,12 +173,58 @@ class Bm25Index:
             model = index._bm25s.BM25.load(
                 str(directory / BM25_DIR), mmap=True, load_corpus=False, show_progress=False
             )
-        except (OSError, ValueError, KeyError) as error:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
+            # bm25s trusts its files: a damaged one surfaces as whatever its parsing trips on.
             raise ValueError(
                 f"{directory / BM25_DIR}: cannot read the bm25 index ({type(error).__name__}: {error}); "
                 f"{DAMAGED}"
             ) from error
+        vocab = _checked_vocab(directory / BM25_DIR, model)
         index._model = model
         index._doc_ids = None
-        index._tokenizer = _Tokenizer({k: int(v) for k, v in model.vocab_dict.items()})
+        index._tokenizer = _Tokenizer(vocab)
         return index
+
+
+def _checked_vocab(where: Path, model: Any) -> dict[str, int]:
+    """The model's vocabulary, after checking its score matrix is one bm25s could have written.
+
+    bm25s indexes its arrays with the stored ids without checking them, so a damaged file would
+    give an IndexError deep in a search, or wrong scores, instead of an error naming the file.
+    """
+
+    def damaged(what: str) -> ValueError:
+        return ValueError(f"{where}: {what}; {DAMAGED}")
+
+    vocab = getattr(model, "vocab_dict", None)
+    if not isinstance(vocab, dict):
+        raise damaged(f"the vocabulary is a {type(vocab).__name__}, not an object of token ids")
+    ids = list(vocab.values())
+    if not all(isinstance(k, str) for k in vocab) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in ids
+    ):
+        raise damaged("the vocabulary must map str tokens to integer ids")
+    if sorted(ids) != list(range(len(ids))):
+        raise damaged(f"the vocabulary's ids are not 0..{len(ids) - 1}, each once")
+    scores = getattr(model, "scores", None)
+    if not isinstance(scores, dict) or not {"data", "indices", "indptr", "num_docs"} <= set(scores):
+        raise damaged("the score matrix is incomplete")
+    data, indices, indptr, num_docs = (np.asarray(scores[k]) for k in ("data", "indices", "indptr", "num_docs"))
+    if num_docs.shape != () or not np.issubdtype(num_docs.dtype, np.integer) or int(num_docs) < 0:
+        raise damaged(f"the document count is {scores['num_docs']!r}")
+    if not (np.issubdtype(indices.dtype, np.integer) and np.issubdtype(indptr.dtype, np.integer)):
+        raise damaged("the score matrix's indices are not integers")
+    if not np.issubdtype(data.dtype, np.floating) or data.ndim != 1 or indices.shape != data.shape:
+        raise damaged("the score matrix's data and indices do not match")
+    if (
+        indptr.ndim != 1
+        or len(indptr) not in (len(ids), len(ids) + 1)
+        or (len(indptr) and (indptr[0] != 0 or indptr[-1] != len(data)))
+        or bool(np.any(np.diff(indptr) < 0))
+    ):
+        raise damaged("the score matrix's column pointers do not fit its data")
+    if len(indices) and (int(indices.min()) < 0 or int(indices.max()) >= int(num_docs)):
+        raise damaged("the score matrix names documents that do not exist")
+    if not bool(np.isfinite(data).all()):
+        raise damaged("the score matrix holds a NaN or infinite score")
+    return dict(vocab)

@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -292,15 +292,22 @@ class Collection:
     def _read(self, root: Path, manifest: Mapping[str, Any]) -> None:
         path = root / SOURCES
         with open(path, encoding="utf-8") as f:
-            for number, line in enumerate(f, start=1):
-                try:
-                    record = json.loads(line)
-                    doc_id, text = record["_id"], record["text"]
-                except (json.JSONDecodeError, KeyError, TypeError) as error:
-                    raise ValueError(f"{path}:{number}: not a source record ({error}); {DAMAGED}") from error
-                self.positions[doc_id] = len(self.source_ids)
-                self.source_ids.append(doc_id)
-                self.source_texts.append(text)
+            try:
+                for number, line in enumerate(f, start=1):
+                    try:
+                        record = json.loads(line)
+                        doc_id, text = record["_id"], record["text"]
+                    except (json.JSONDecodeError, KeyError, TypeError) as error:
+                        raise ValueError(f"{path}:{number}: not a source record ({error}); {DAMAGED}") from error
+                    if not isinstance(doc_id, str) or not isinstance(text, str) or doc_id in self.positions:
+                        raise ValueError(
+                            f"{path}:{number}: a source record needs a new str '_id' and a str 'text'; {DAMAGED}"
+                        )
+                    self.positions[doc_id] = len(self.source_ids)
+                    self.source_ids.append(doc_id)
+                    self.source_texts.append(text)
+            except UnicodeDecodeError as error:  # decoded ahead in blocks: the line is not known
+                raise ValueError(f"{path}: not UTF-8 ({error.reason}); {DAMAGED}") from error
         if len(self.source_ids) != manifest["n_sources"] or self.fingerprint() != manifest["corpus_sha256"]:
             raise ValueError(f"{path} does not hold the sources the manifest describes; {DAMAGED}")
         table_path = root / SEGMENTS
@@ -365,6 +372,7 @@ def read_manifest(root: Path) -> dict[str, Any]:
             raise ValueError(f"{path}: field {key!r} is missing; {DAMAGED}")
         if not valid(manifest[key]):
             raise ValueError(f"{path}: field {key!r} must be {what} (got {manifest[key]!r:.80}); {DAMAGED}")
+    _confine(root, path, manifest["files"])
     try:
         parse_embedder(manifest["embedder"])
     except ValueError as error:
@@ -376,6 +384,28 @@ def read_manifest(root: Path) -> dict[str, Any]:
             f"{path}: fields 'segment_size' and 'segment_overlap' do not fit together ({error}); {DAMAGED}"
         ) from error
     return manifest
+
+
+def _confine(root: Path, manifest_path: Path, files: Mapping[str, int]) -> None:
+    """Refuse a manifest or a folder that reaches outside the index folder.
+
+    The loader stats every file the manifest lists and reads the index's own files, so a name
+    like ``/etc/hostname`` or ``../x``, or a symlink inside the folder pointing out of it, would
+    make it reveal (or read) something that is not part of the index.
+    """
+    top = root.resolve()
+    for name in files:
+        relative = PurePosixPath(name)
+        outside = relative.is_absolute() or ".." in relative.parts or not (root / name).resolve().is_relative_to(top)
+        if not name or outside:
+            raise ValueError(
+                f"{manifest_path}: file {name!r} lies outside the index folder {root}; {DAMAGED}"
+            )
+    for entry in sorted(root.rglob("*")):
+        if entry.is_symlink() and not entry.resolve().is_relative_to(top):
+            raise ValueError(
+                f"{manifest_path}: {entry} is a symbolic link out of the index folder {root}; {DAMAGED}"
+            )
 
 
 class _NoIndex:
