@@ -1,0 +1,256 @@
+"""``ef report RESULT.json --html report.html``: render a saved JSON report as one HTML file.
+
+RESULT.json is what ``ef eval --json``, ``ef trec-eval -q --json``, ``ef compare --json`` or a
+fastrag ``BenchmarkResult.to_json()`` wrote; its kind is read from its keys. ``--png DIR`` and
+``--svg DIR`` write the same charts as images. The flags of this module are shared with
+``ef eval`` and ``ef trec-eval`` (:func:`add_output_flags`, :func:`write_outputs`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "add_output_flags",
+    "add_parser",
+    "check_outputs",
+    "read_result",
+    "report_for",
+    "report_kind",
+    "run",
+    "run_path_for_report",
+    "wants_report",
+    "write_evaluation_report",
+    "write_outputs",
+    "write_run_report",
+]
+
+# Scratch folders of runs written only for a report; each removes itself at exit at the latest.
+_SCRATCH: list[tempfile.TemporaryDirectory[str]] = []
+
+
+def add_output_flags(parser: argparse.ArgumentParser) -> None:
+    """``--html FILE``, ``--png DIR`` and ``--svg DIR``."""
+    group = parser.add_argument_group("report (needs the 'report' extra: pip install 'ef[report]')")
+    group.add_argument("--html", metavar="REPORT.html", help="write a self-contained HTML report with charts")
+    group.add_argument("--png", metavar="DIR", help="write the report's charts as PNG images into DIR")
+    group.add_argument("--svg", metavar="DIR", help="write the report's charts as SVG images into DIR")
+
+
+def wants_report(args: argparse.Namespace) -> bool:
+    """Whether any of the report flags was given."""
+    return any(getattr(args, flag, None) is not None for flag in ("html", "png", "svg"))
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Fail before any work if a report output cannot be written (and the extra is missing)."""
+    if not wants_report(args):
+        return
+    from ef.report import _deps
+
+    _deps.altair()
+    _deps.vl_convert()
+    if args.html is not None:
+        target = Path(args.html)
+        if target.is_dir():
+            raise IsADirectoryError(f"--html {args.html} is a directory")
+        if not target.parent.is_dir():
+            raise FileNotFoundError(f"--html {args.html}: directory {target.parent} does not exist")
+    for flag in ("png", "svg"):
+        folder = getattr(args, flag)
+        if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
+            raise NotADirectoryError(f"--{flag} {folder} exists and is not a directory")
+
+
+def write_outputs(args: argparse.Namespace, report: Any) -> None:
+    """Write `report` (an :class:`ef.report.Report`) where ``--html``/``--png``/``--svg`` say."""
+    if args.html is not None:
+        try:
+            report.to_html(args.html)
+        except OSError as error:
+            raise OSError(f"--html {args.html}: cannot write the report ({error.strerror or error})") from error
+    for flag in ("png", "svg"):
+        folder = getattr(args, flag)
+        if folder is not None:
+            try:
+                report.save_figures(folder, flag)
+            except OSError as error:
+                raise OSError(f"--{flag} {folder}: cannot write the charts ({error.strerror or error})") from error
+
+
+def run_path_for_report(args: argparse.Namespace) -> str | None:
+    """Where ``ef eval`` writes its run: ``--run-out``, or a scratch file when only a report needs it.
+
+    The report's worst queries show their rankings, and the run file is exactly what was scored.
+    """
+    if args.run_out is not None or not wants_report(args):
+        return args.run_out  # type: ignore[no-any-return]
+    scratch = tempfile.TemporaryDirectory(prefix="ef-report-")
+    _SCRATCH.append(scratch)
+    return os.path.join(scratch.name, "run.trec")
+
+
+def write_evaluation_report(
+    args: argparse.Namespace,
+    report: Any,
+    *,
+    run_path: str | None,
+    corpus: Mapping[str, str],
+    queries: Mapping[str, str],
+    qrels: Mapping[str, Mapping[str, float]],
+    facts: Mapping[str, str],
+) -> None:
+    """``ef eval``'s report outputs, with the worst queries' rankings read back from `run_path`."""
+    from ef.report import evaluation_report
+    from ef.trec import read_run
+
+    try:
+        run = None if run_path is None else read_run(run_path)
+        page = evaluation_report(
+            report,
+            run=run,
+            qrels=qrels,
+            queries=queries,
+            corpus=corpus,
+            facts=facts,
+            title=f"Retrieval evaluation: {facts.get('dataset', '')}".rstrip(": "),
+        )
+        write_outputs(args, page)
+    finally:
+        while _SCRATCH:
+            _SCRATCH.pop().cleanup()
+
+
+def write_run_report(
+    args: argparse.Namespace,
+    measures: Sequence[Any],
+    result: Any,
+    run: Any,
+    qrels: Mapping[str, Mapping[str, float]],
+    run_id: str,
+) -> None:
+    """``ef trec-eval``'s report outputs, from its evaluation of every measure."""
+    from ef.report import evaluation_report
+
+    def typed(measure: Any, value: float) -> float:
+        return int(value) if measure.spec.integer else value
+
+    shown = [m for m in measures if m.family not in ("num_q", "gm_map")]  # summaries only, as trec_eval prints
+    columns = {m: result.values[m].tolist() for m in shown}
+    data = {
+        "run_id": run_id,
+        "n_queries": len(result.query_ids),
+        "measures": {str(m): typed(m, result.summary[m]) for m in measures},
+        "per_query": {q: {str(m): typed(m, columns[m][i]) for m in shown} for i, q in enumerate(result.query_ids)},
+    }
+    rankings = run if isinstance(run, Mapping) else run.to_dict()  # a tokenised run file (RunColumns)
+    page = evaluation_report(
+        data,
+        run=rankings,
+        qrels=qrels,
+        facts={"qrels": str(args.qrels), "run file": str(args.run)},
+        title=f"Run evaluation: {run_id or args.run}",
+    )
+    write_outputs(args, page)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``ef report`` and its flags."""
+    parser = subparsers.add_parser(
+        "report",
+        help="render a saved JSON report (ef eval/trec-eval/compare, fastrag) as HTML with charts",
+        description=(
+            "Render RESULT.json (from ef eval --json, ef trec-eval -q --json, ef compare --json or fastrag's "
+            "BenchmarkResult.to_json()) as one self-contained HTML file. For an evaluation, --run, --qrels and "
+            "--dataset add the worst queries' results, relevance marks, texts and snippets."
+        ),
+    )
+    parser.add_argument("result", metavar="RESULT.json", help="a JSON report")
+    add_output_flags(parser)
+    parser.add_argument("--title", help="the page title")
+    parser.add_argument("--run", metavar="RUN", help="evaluation: the TREC run that was scored")
+    parser.add_argument("--qrels", metavar="QRELS", help="evaluation: the qrels (default: the dataset's, if given)")
+    parser.add_argument(
+        "--dataset",
+        metavar="DIR",
+        help="evaluation: a BEIR dataset folder, for query texts, document snippets and the qrels",
+    )
+    parser.add_argument("--split", default=None, help="qrels split of --dataset (default: the report's, or test)")
+    parser.add_argument("--worst", type=int, default=10, metavar="N", help="how many worst queries to show (10)")
+
+
+def read_result(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The JSON object in `path`; ``ValueError`` naming the file if it is not one."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            data = json.load(stream)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{os.fspath(path)}:{error.lineno}: not JSON ({error.msg})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{os.fspath(path)}: not UTF-8 text") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{os.fspath(path)}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def report_kind(data: Mapping[str, Any]) -> str:
+    """``"benchmark"``, ``"comparison"`` or ``"evaluation"``, from the keys of a saved report."""
+    if "samples" in data and "summary" in data:
+        return "benchmark"
+    if ("systems" in data and "per_query" in data) or "comparisons" in data:
+        return "comparison"
+    if "metrics" in data or "measures" in data:
+        return "evaluation"
+    raise ValueError(
+        "not a report ef can render: expected the JSON of ef eval / ef trec-eval (a 'metrics' or 'measures' "
+        f"object), ef compare, or a fastrag BenchmarkResult (got keys {sorted(data)[:8]})"
+    )
+
+
+def report_for(data: Mapping[str, Any], args: argparse.Namespace, *, where: str) -> Any:
+    """The :class:`ef.report.Report` for a saved report's JSON and the flags of ``ef report``."""
+    from ef import report as reports
+
+    kind = report_kind(data)
+    if kind == "benchmark":
+        return reports.benchmark_report(data, title=args.title)
+    if kind == "comparison":
+        return reports.comparison_report(data, title=args.title)
+    corpus = queries = qrels = run = None
+    if args.dataset is not None:
+        from ef.evaluation import read_beir
+
+        split = args.split or str(data.get("split") or "test")
+        corpus, queries, qrels = read_beir(args.dataset, qrels=f"qrels/{split}.tsv")
+    if args.qrels is not None:
+        from ef.trec import read_qrels
+
+        qrels = read_qrels(args.qrels)
+    if args.run is not None:
+        from ef.trec import read_run
+
+        run = read_run(args.run)
+    try:
+        return reports.evaluation_report(
+            data, run=run, qrels=qrels, queries=queries, corpus=corpus, title=args.title, worst=args.worst
+        )
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{where}: {error}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``ef report``; returns the exit status."""
+    if not wants_report(args):
+        raise ValueError("nothing to write: give --html REPORT.html, --png DIR or --svg DIR")
+    if args.worst < 0:
+        raise ValueError(f"--worst must be a non-negative integer (got {args.worst})")
+    check_outputs(args)
+    data = read_result(args.result)
+    write_outputs(args, report_for(data, args, where=args.result))
+    return 0

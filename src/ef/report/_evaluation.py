@@ -1,0 +1,468 @@
+"""The evaluation report: what a RetrievalEvalReport or RunEvalReport says, as tables and charts."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ef.report import _figures
+from ef.report._page import Cell, Figure, Report, Section, Table, Text, cell
+
+__all__ = [
+    "EvaluationData",
+    "QueryDrillDown",
+    "RankedDoc",
+    "evaluation_data",
+    "evaluation_report",
+    "ranked",
+]
+
+Run = Mapping[str, Mapping[str, float]]
+Qrels = Mapping[str, Mapping[str, float]]
+
+# Measure families that take a rank cutoff, with the label their curve gets.
+_CUTOFF_FAMILIES = {
+    "ndcg_cut": "nDCG",
+    "recall": "recall",
+    "P": "precision",
+    "recip_rank": "MRR",
+    "map_cut": "MAP",
+    "success": "hit rate",
+}
+_CURVE_ORDER = tuple(_CUTOFF_FAMILIES)
+_PRIMARY = ("ndcg@10", "ndcg_cut_10", "ndcg_cut.10")
+_SNIPPET = 180
+_MISSED_SHOWN = 20  # TREC topics can have hundreds of relevant documents
+
+
+@dataclass(frozen=True, slots=True)
+class RankedDoc:
+    """One retrieved document of a drilled-down query; ``grade`` is ``None`` when unjudged."""
+
+    rank: int
+    doc_id: str
+    score: float
+    grade: float | None
+    snippet: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class QueryDrillDown:
+    """A query with its score, its top results and the relevant documents it missed."""
+
+    query_id: str
+    text: str | None
+    value: float
+    results: tuple[RankedDoc, ...]
+    missed: tuple[tuple[str, float, str | None], ...]  # (doc id, grade, snippet), the first 20
+    n_missed: int  # how many relevant documents are missing in all
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationData:
+    """Everything an evaluation report shows, as plain values (what the charts are drawn from)."""
+
+    n_queries: int
+    metrics: Mapping[str, float]
+    per_query: Mapping[str, Mapping[str, float]]
+    curves: tuple[Mapping[str, Any], ...]  # {"metric", "k", "value", "measure"}
+    judged: tuple[Mapping[str, Any], ...]  # {"metric": "judged", "k", "value", "queries"}
+    worst_by: str | None
+    worst: tuple[QueryDrillDown, ...]
+    depth: int  # results shown per worst query
+    integer: frozenset[str]  # measures that are counts (num_rel …): summed, not averaged
+
+
+def ranked(ranking: Mapping[str, float]) -> list[tuple[str, float]]:
+    """``(doc_id, score)`` best first, as trec_eval orders them: score descending, ties by doc id descending.
+
+    >>> ranked({"d1": 0.5, "d2": 0.9, "d10": 0.5, "d9": 0.5})
+    [('d2', 0.9), ('d9', 0.5), ('d10', 0.5), ('d1', 0.5)]
+    """
+    return sorted(ranking.items(), key=lambda item: (item[1], item[0].encode()), reverse=True)
+
+
+def _parse(name: str) -> tuple[str, int | None, bool]:
+    """``(family, integer cutoff or None, is a count)`` of a measure name in either spelling."""
+    from ef.evaluation._measures import parse_measure
+
+    try:
+        measure = parse_measure(name)
+    except ValueError:
+        return name, None, False
+    param = measure.param
+    cutoff = int(param) if isinstance(param, int | float) and float(param).is_integer() and param >= 1 else None
+    return measure.family, cutoff, measure.spec.integer
+
+
+def _stem(name: str) -> str:
+    """The name as given, less its cutoff: ``ndcg@10`` → ``ndcg``, ``P_5`` → ``P``, ``P.5`` → ``P``."""
+    return re.sub(r"(@|_|\.)\d+$", "", name)
+
+
+def _source(report: object) -> tuple[dict[str, float], dict[str, dict[str, float]], int, dict[str, str]]:
+    """metrics, per_query, n_queries and descriptive facts of a report object or its JSON."""
+    if hasattr(report, "to_dict") and not isinstance(report, Mapping):
+        report = report.to_dict()
+    if not isinstance(report, Mapping):
+        raise TypeError(
+            f"'report' must be a RetrievalEvalReport, a RunEvalReport or its to_dict() (got {type(report).__name__})"
+        )
+    metrics = report.get("metrics", report.get("measures"))  # `ef trec-eval --json` says "measures"
+    if not isinstance(metrics, Mapping) or not metrics:
+        raise ValueError("'report' has no 'metrics' (or 'measures') mapping of measure name to value")
+    per_query = report.get("per_query") or {}
+    if not isinstance(per_query, Mapping):
+        raise ValueError(f"'report'['per_query'] must map query ids to measures (got {type(per_query).__name__})")
+    out_metrics: dict[str, float] = {}
+    for name, value in metrics.items():
+        out_metrics[str(name)] = _number(value, f"'report'['metrics'][{name!r}]")
+    out_per_query: dict[str, dict[str, float]] = {}
+    for query_id, values in per_query.items():
+        if not isinstance(values, Mapping):
+            raise ValueError(f"'report'['per_query'][{query_id!r}] must map measures to values")
+        out_per_query[str(query_id)] = {
+            str(k): _number(v, f"'report'['per_query'][{query_id!r}][{k!r}]") for k, v in values.items()
+        }
+    n_queries = report.get("n_queries", len(out_per_query))
+    if isinstance(n_queries, bool) or not isinstance(n_queries, int) or n_queries < 0:
+        raise ValueError(f"'report'['n_queries'] must be a non-negative integer (got {n_queries!r})")
+    facts = {
+        label: str(report[key])
+        for key, label in (
+            ("dataset", "dataset"),
+            ("split", "split"),
+            ("embedder", "embedder"),
+            ("n_documents", "documents"),
+            ("run_id", "run"),
+        )
+        if report.get(key) not in (None, "")
+    }
+    return out_metrics, out_per_query, n_queries, facts
+
+
+def _number(value: object, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{where} must be a number (got {value!r})")
+    if not math.isfinite(value):
+        raise ValueError(f"{where} must be finite (got {value!r})")
+    return value
+
+
+def _snippet(corpus: Mapping[str, str] | None, doc_id: str) -> str | None:
+    if corpus is None or doc_id not in corpus:
+        return None
+    text = " ".join(str(corpus[doc_id]).split())
+    return text if len(text) <= _SNIPPET else text[: _SNIPPET - 1].rstrip() + "…"
+
+
+def _judged_shares(run: Run, qrels: Qrels, query_ids: Iterable[str], ks: Sequence[int]) -> list[dict[str, Any]]:
+    """Mean share of each query's top k that has a judgement (grade >= 0), over queries that retrieved any."""
+    totals = dict.fromkeys(ks, 0.0)
+    counted = 0
+    for query_id in query_ids:
+        ranking = run.get(query_id)
+        if not ranking:
+            continue
+        counted += 1
+        judged = qrels.get(query_id, {})
+        flags = [doc_id in judged and judged[doc_id] >= 0 for doc_id, _ in ranked(ranking)[: max(ks)]]
+        for k in ks:
+            top = flags[:k]
+            totals[k] += sum(top) / len(top)
+    if not counted:
+        return []
+    return [{"metric": "judged", "k": k, "value": totals[k] / counted, "queries": counted} for k in ks]
+
+
+def _worst_by(metrics: Mapping[str, float], integer: frozenset[str]) -> str | None:
+    for name in _PRIMARY:
+        if name in metrics:
+            return name
+    return next((name for name in metrics if name not in integer), None)
+
+
+def evaluation_data(
+    report: object,
+    *,
+    run: Run | None = None,
+    qrels: Qrels | None = None,
+    queries: Mapping[str, str] | None = None,
+    corpus: Mapping[str, str] | None = None,
+    worst: int = 10,
+    depth: int | None = None,
+) -> EvaluationData:
+    """What :func:`evaluation_report` draws, without drawing it (no plotting library needed).
+
+    Parameters are those of :func:`evaluation_report`.
+    """
+    if isinstance(worst, bool) or not isinstance(worst, int) or worst < 0:
+        raise ValueError(f"'worst' must be a non-negative integer (got {worst!r})")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise ValueError(f"'depth' must be a positive integer or None (got {depth!r})")
+    metrics, per_query, n_queries, _ = _source(report)
+    parsed = {name: _parse(name) for name in metrics}
+    integer = frozenset(name for name, (_, _, is_count) in parsed.items() if is_count)
+
+    by_family: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for name, (family, cutoff, _) in parsed.items():
+        if family in _CUTOFF_FAMILIES and cutoff is not None:
+            by_family.setdefault((family, _stem(name)), []).append((cutoff, name))
+    curves: list[dict[str, Any]] = []
+    for (family, stem), points in sorted(by_family.items(), key=lambda item: _CURVE_ORDER.index(item[0][0])):
+        if len(points) < 2:
+            continue  # one cutoff is not a curve; the table shows it
+        label = stem if stem not in ("P", "ndcg_cut") else _CUTOFF_FAMILIES[family]
+        curves.extend({"metric": label, "k": k, "value": metrics[name], "measure": name} for k, name in sorted(points))
+
+    cutoffs = sorted({cutoff for _, cutoff, _ in parsed.values() if cutoff is not None}) or [1, 5, 10, 20, 100]
+    judged = _judged_shares(run, qrels, per_query or run, cutoffs) if run is not None and qrels is not None else []
+
+    worst_by = _worst_by(metrics, integer)
+    drill: list[QueryDrillDown] = []
+    shown = depth or (parsed[worst_by][1] if worst_by is not None else None) or 10
+    if worst and worst_by is not None and per_query:
+        scored = sorted(
+            ((values[worst_by], query_id) for query_id, values in per_query.items() if worst_by in values),
+            key=lambda item: (item[0], item[1]),
+        )
+        for value, query_id in scored[:worst]:
+            judged_docs = (qrels or {}).get(query_id, {})
+            top = ranked(run.get(query_id, {}))[:shown] if run is not None else []
+            results = tuple(
+                RankedDoc(rank, doc_id, score, judged_docs.get(doc_id), _snippet(corpus, doc_id))
+                for rank, (doc_id, score) in enumerate(top, start=1)
+            )
+            in_top = {doc_id for doc_id, _ in top}
+            missing = (
+                [
+                    (doc_id, grade)
+                    for doc_id, grade in sorted(judged_docs.items(), key=lambda item: (-item[1], item[0]))
+                    if grade > 0 and doc_id not in in_top
+                ]
+                if run is not None
+                else []
+            )
+            missed = tuple((doc_id, grade, _snippet(corpus, doc_id)) for doc_id, grade in missing[:_MISSED_SHOWN])
+            text = None if queries is None else queries.get(query_id)
+            drill.append(QueryDrillDown(query_id, text, value, results, missed, len(missing)))
+    return EvaluationData(
+        n_queries=n_queries,
+        metrics=metrics,
+        per_query=per_query,
+        curves=tuple(curves),
+        judged=tuple(judged),
+        worst_by=worst_by,
+        worst=tuple(drill),
+        depth=shown,
+        integer=integer,
+    )
+
+
+def _summary_tables(data: EvaluationData) -> list[Table]:
+    """One row per measure stem with a column per cutoff, and the measures without a cutoff apart."""
+    rows: dict[str, dict[int, str]] = {}
+    loose: list[str] = []
+    for name in data.metrics:
+        family, cutoff, _ = _parse(name)
+        if cutoff is not None and family in _CUTOFF_FAMILIES:
+            rows.setdefault(_stem(name), {})[cutoff] = name
+        else:
+            loose.append(name)
+    tables = []
+    if rows:
+        ks = sorted({k for by_k in rows.values() for k in by_k})
+        body = [[stem, *(data.metrics[by_k[k]] if k in by_k else None for k in ks)] for stem, by_k in rows.items()]
+        tables.append(
+            Table.of(
+                "summary", ["measure", *(f"@{k}" for k in ks)], body, caption=f"Mean over {data.n_queries} queries."
+            )
+        )
+    if loose:
+        tables.append(
+            Table.of(
+                "summary-other",
+                ["measure", "value"],
+                [[name, data.metrics[name]] for name in loose],
+                caption="Means over the queries; counts (num_rel, num_ret …) are sums.",
+            )
+        )
+    return tables
+
+
+def _mark(grade: float | None) -> Cell:
+    if grade is None:
+        return Cell("· unjudged", css="unjudged")
+    if grade > 0:
+        return Cell(f"✓ relevant ({grade:g})", grade, css="rel")
+    return Cell(f"✗ not relevant ({grade:g})", grade, css="nonrel")
+
+
+def drill_down_section(query: QueryDrillDown, *, measure: str, position: int, id_prefix: str, depth: int) -> Section:
+    """A worst query: its text, its ranked results with relevance marks, the relevant docs it missed."""
+    blocks: list[Table | Figure | Text | Section] = []
+    if query.text is not None:
+        blocks.append(Text(query.text, css="query"))
+    if query.results:
+        blocks.append(
+            Table(
+                f"{id_prefix}-results",
+                ("rank", "doc id", "score", "relevance", "text"),
+                tuple(
+                    (
+                        cell(d.rank),
+                        Cell(d.doc_id),
+                        cell(float(d.score)),
+                        _mark(d.grade),
+                        Cell(d.snippet or "", css="snippet"),
+                    )
+                    for d in query.results
+                ),
+            )
+        )
+    else:
+        blocks.append(Text("No ranking for this query (pass the run to see its results).", css="note"))
+    if query.missed:
+        blocks.append(
+            Table(
+                f"{id_prefix}-missed",
+                ("missed relevant doc", "grade", "text"),
+                tuple(
+                    (Cell(doc_id), cell(grade), Cell(snippet or "", css="snippet"))
+                    for doc_id, grade, snippet in query.missed
+                ),
+                caption=f"Relevant documents not in the top {depth}"
+                + (
+                    f": the first {len(query.missed)} of {query.n_missed}."
+                    if query.n_missed > len(query.missed)
+                    else "."
+                ),
+            )
+        )
+    elif query.results:
+        blocks.append(Text("No relevant document is missing from these results.", css="note"))
+    title = f"{position}. query {query.query_id}: {measure} {query.value:.4f}"
+    return Section(id_prefix, title, tuple(blocks))
+
+
+def evaluation_report(
+    report: object,
+    *,
+    run: Run | None = None,
+    qrels: Qrels | None = None,
+    queries: Mapping[str, str] | None = None,
+    corpus: Mapping[str, str] | None = None,
+    title: str | None = None,
+    facts: Mapping[str, str] | None = None,
+    worst: int = 10,
+    depth: int | None = None,
+) -> Report:
+    """The report of an evaluation: summary, metric@k curves, distributions, judged share, worst queries.
+
+    Parameters
+    ----------
+    report
+        A :class:`~ef.evaluation.RetrievalEvalReport` or :class:`~ef.evaluation.RunEvalReport`,
+        or the JSON of either (``to_dict()``, ``ef eval --json``, ``ef trec-eval -q --json``).
+    run
+        The rankings that were scored, ``{query_id: {doc_id: score}}`` (what
+        :func:`ef.trec.read_run` returns); without it the worst queries show no results.
+    qrels
+        The judgements, for the relevance marks, the missed relevant documents and the judged
+        share of the top k (which needs `run` too).
+    queries, corpus
+        ``{query_id: text}`` and ``{doc_id: text}``: the query texts and the result snippets.
+    title, facts
+        The page title and ``label: value`` lines shown under it (dataset, embedder …).
+    worst
+        How many of the lowest-scoring queries to drill into (by NDCG@10 when present).
+    depth
+        How many results to show per drilled-down query (default: that measure's cutoff, or 10).
+    """
+    data = evaluation_data(report, run=run, qrels=qrels, queries=queries, corpus=corpus, worst=worst, depth=depth)
+    _, _, _, found_facts = _source(report)
+    sections: list[Section] = [Section("summary-section", "Summary", tuple(_summary_tables(data)))]
+
+    if data.curves:
+        sections.append(
+            Section(
+                "curves-section",
+                "Metrics at each cutoff",
+                (
+                    Figure(
+                        "curves",
+                        "Mean metric against the cutoff k",
+                        _figures.at_k_chart("curves", data.curves, y_title="mean over queries"),
+                        caption="Hover a point for its value.",
+                    ),
+                ),
+            )
+        )
+
+    mean_measures = [name for name in data.metrics if name not in data.integer]
+    points = []
+    query_text = queries or {}
+    for index, (query_id, values) in enumerate(data.per_query.items()):
+        jitter = (index * 0.6180339887) % 1.0  # a fixed spread: the same report draws the same picture
+        for name in mean_measures:
+            if name in values:
+                row: dict[str, Any] = {"query_id": query_id, "metric": name, "value": values[name], "jitter": jitter}
+                if query_id in query_text:
+                    row["query"] = query_text[query_id][:120]
+                points.append(row)
+    if points:
+        tooltip = ("query_id", "query", "metric", "value") if queries else ("query_id", "metric", "value")
+        sections.append(
+            Section(
+                "distribution-section",
+                "Per-query distributions",
+                (
+                    Figure(
+                        "per_query",
+                        "Each query's value, per measure",
+                        _figures.strip_chart(
+                            "per_query",
+                            points,
+                            [{"metric": n, "value": data.metrics[n]} for n in mean_measures],
+                            order=mean_measures,
+                            tooltip=tooltip,
+                        ),
+                        caption="One dot per query (hover for its id and value); the red tick is the mean.",
+                    ),
+                ),
+            )
+        )
+
+    if data.judged:
+        sections.append(
+            Section(
+                "judged-section",
+                "Judged share of the top k",
+                (
+                    Figure(
+                        "judged",
+                        "Share of the top k that has a judgement",
+                        _figures.at_k_chart("judged", data.judged, y_title="mean share judged"),
+                        caption=f"Over the {data.judged[0]['queries']} queries with results. Unjudged documents count "
+                        "as not relevant, so a low share means the measures may understate the run.",
+                    ),
+                    Table.of(
+                        "judged-table", ["k", "mean share judged"], [[row["k"], row["value"]] for row in data.judged]
+                    ),
+                ),
+            )
+        )
+
+    if data.worst and data.worst_by is not None:
+        blocks = tuple(
+            drill_down_section(query, measure=data.worst_by, position=i, id_prefix=f"worst-{i}", depth=data.depth)
+            for i, query in enumerate(data.worst, start=1)
+        )
+        sections.append(Section("worst-section", f"The {len(data.worst)} worst queries by {data.worst_by}", blocks))
+
+    shown_facts = {"queries": str(data.n_queries), **found_facts, **(facts or {})}
+    heading = title or "Retrieval evaluation"
+    return Report("evaluation", heading, tuple(sections), shown_facts)

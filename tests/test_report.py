@@ -1,0 +1,376 @@
+"""ef.report without a browser: what an evaluation or benchmark report extracts, writes and refuses."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ef.cli import main
+from ef.evaluation import RetrievalEvalReport, evaluate_run
+from ef.report import benchmark_report, evaluation_data, evaluation_report
+from ef.report._page import Report
+from fastrag.benchmark import BenchmarkResult, DistributionSummary, QueryOutcome
+
+RUN = {
+    "q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1},
+    "q2": {"d4": 0.5, "d5": 0.4, "d6": 0.4},  # d6 ties d5: d6 ranks first (greater id)
+    "q3": {"d9": 1.0},
+}
+QRELS = {
+    "q1": {"d1": 1, "d3": 2},
+    "q2": {"d5": 1, "d6": 0, "d7": 2, "d8": 1},
+    "q3": {"d10": 1},
+}
+QUERIES = {"q1": "first query", "q2": "second query", "q3": "third query"}
+CORPUS = {"d1": "alpha " * 100, "d5": "the fifth   document\nhas text", "d7": "seven"}
+
+
+def _run_report() -> Any:
+    return evaluate_run(RUN, QRELS, ["ndcg@10", "P_1", "P_2", "recall@1", "recall@2", "mrr", "num_rel"])
+
+
+def test_worst_queries_hold_their_rankings_marks_and_missed_documents() -> None:
+    data = evaluation_data(_run_report(), run=RUN, qrels=QRELS, queries=QUERIES, corpus=CORPUS, worst=2, depth=2)
+    assert data.worst_by == "ndcg@10"
+    assert [(q.query_id, q.text) for q in data.worst] == [("q3", "third query"), ("q2", "second query")]
+    q2 = data.worst[1]
+    assert q2.value == _run_report().per_query["q2"]["ndcg@10"]
+    assert [(d.rank, d.doc_id, d.score, d.grade) for d in q2.results] == [(1, "d4", 0.5, None), (2, "d6", 0.4, 0)]
+    # d5 is relevant but ranked third, outside depth 2; the most relevant (grade 2) comes first.
+    assert [(doc, grade) for doc, grade, _ in q2.missed] == [("d7", 2), ("d5", 1), ("d8", 1)]
+    assert [snippet for _, _, snippet in q2.missed] == ["seven", "the fifth document has text", None]
+    assert q2.n_missed == 3
+    assert data.depth == 2
+
+
+def test_snippets_are_cut_to_a_short_line() -> None:
+    data = evaluation_data(_run_report(), run=RUN, qrels=QRELS, corpus=CORPUS, worst=3)
+    q1 = next(q for q in data.worst if q.query_id == "q1")
+    snippet = q1.results[0].snippet
+    assert snippet is not None
+    assert len(snippet) == 180
+    assert snippet.endswith("…")
+    assert snippet.startswith("alpha alpha")
+
+
+def test_curves_group_the_cutoffs_of_each_measure_and_skip_counts() -> None:
+    report = _run_report()
+    data = evaluation_data(report)
+    assert [(row["metric"], row["k"], row["value"]) for row in data.curves] == [
+        ("recall", 1, report.metrics["recall@1"]),
+        ("recall", 2, report.metrics["recall@2"]),
+        ("precision", 1, report.metrics["P_1"]),
+        ("precision", 2, report.metrics["P_2"]),
+    ]
+    assert data.integer == frozenset({"num_rel"})
+
+
+def test_judged_share_divides_by_what_the_top_k_holds() -> None:
+    data = evaluation_data(_run_report(), run=RUN, qrels=QRELS)
+    # top 1: q1 d1 judged, q2 d4 not, q3 d9 not -> 1/3; top 2: q1 d1 of d1 d2, q2 d6 (judged 0) of
+    # d4 d6, q3 none of its one doc; top 10: q1 d1 d3 of 3, q2 d6 d5 of 3, q3 0 of 1.
+    assert [(row["k"], row["value"]) for row in data.judged] == [
+        (1, 1 / 3),
+        (2, (0.5 + 0.5 + 0) / 3),
+        (10, (2 / 3 + 2 / 3) / 3),
+    ]
+
+
+def test_a_retrieval_report_and_its_json_give_the_same_page() -> None:
+    report = RetrievalEvalReport(
+        {"ndcg@1": 0.5, "ndcg@10": 0.25, "recall@1": 0.125, "recall@10": 1.0}, {"a": {"ndcg@10": 0.25}}, 1, (1, 10)
+    )
+    from_object = evaluation_report(report).html()
+    from_json = evaluation_report(json.loads(json.dumps(report.to_dict()))).html()
+    assert from_object == from_json
+    assert '<td class="num" data-value="0.125">0.1250</td>' in from_object
+
+
+def test_the_summary_table_pivots_cutoffs_and_lists_the_rest() -> None:
+    report = _run_report()
+    page = evaluation_report(report)
+    summary = page.sections[0]
+    pivot, other = summary.blocks
+    assert pivot.headers == ("measure", "@1", "@2", "@10")  # type: ignore[union-attr]
+    rows = {row[0].text: [(c.text, c.value) for c in row[1:]] for row in pivot.rows}  # type: ignore[union-attr]
+    assert rows["P"] == [
+        (f"{report.metrics['P_1']:.4f}", report.metrics["P_1"]),
+        (f"{report.metrics['P_2']:.4f}", report.metrics["P_2"]),
+        ("-", None),
+    ]
+    assert rows["ndcg"] == [("-", None), ("-", None), (f"{report.metrics['ndcg@10']:.4f}", report.metrics["ndcg@10"])]
+    assert [(row[0].text, row[1].text) for row in other.rows] == [  # type: ignore[union-attr]
+        ("mrr", f"{report.metrics['mrr']:.4f}"),
+        ("num_rel", "6"),
+    ]
+
+
+def test_the_page_loads_nothing_from_outside() -> None:
+    page = evaluation_report(_run_report(), run=RUN, qrels=QRELS, queries=QUERIES).html()
+    markup = re.sub(r"<script>.*?</script>", "", page, flags=re.S)  # the Vega bundle quotes tags in strings
+    assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=\"(?!data:)", markup)
+    assert re.findall(r"<link[^>]*>", markup) == ['<link rel="icon" href="data:,">']  # no favicon request
+    assert "default-src 'none'" in page  # the Content-Security-Policy refuses any request
+    assert page.count("<script") == 3  # the figure specs, the Vega bundle, the boot script
+
+
+def test_text_is_escaped() -> None:
+    page = evaluation_report(
+        _run_report(), run=RUN, qrels=QRELS, queries={"q3": "</script><b>x</b>"}, title="a < b"
+    ).html()
+    assert "<title>a &lt; b</title>" in page
+    assert "&lt;/script&gt;&lt;b&gt;x&lt;/b&gt;" in page
+    assert "</script><b>" not in page
+
+
+def test_to_html_writes_atomically_and_returns_the_path(tmp_path: Path) -> None:
+    target = tmp_path / "r.html"
+    target.write_text("old")
+    assert evaluation_report(_run_report()).to_html(target) == target
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
+
+
+def test_figures_save_as_png_and_svg(tmp_path: Path) -> None:
+    page = evaluation_report(_run_report(), run=RUN, qrels=QRELS)
+    pngs = page.save_figures(tmp_path / "png", "png")
+    assert [p.name for p in pngs] == ["evaluation-curves.png", "evaluation-per_query.png", "evaluation-judged.png"]
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    svgs = page.save_figures(tmp_path / "svg", "svg")
+    assert all(p.read_text(encoding="utf-8").startswith("<svg") for p in svgs)
+    with pytest.raises(ValueError, match=r"^'format' must be 'png' or 'svg' \(got 'pdf'\)$"):
+        page.save_figures(tmp_path, "pdf")
+
+
+@pytest.mark.parametrize(
+    ("report", "error", "message"),
+    [
+        ([1, 2], TypeError, "'report' must be a RetrievalEvalReport, a RunEvalReport or its to_dict() (got list)"),
+        ({"per_query": {}}, ValueError, "'report' has no 'metrics' (or 'measures') mapping of measure name to value"),
+        ({"metrics": {"ndcg@10": float("nan")}}, ValueError, "'report'['metrics']['ndcg@10'] must be finite (got nan)"),
+        ({"metrics": {"ndcg@10": "0.5"}}, ValueError, "'report'['metrics']['ndcg@10'] must be a number (got '0.5')"),
+        (
+            {"metrics": {"m": 1.0}, "per_query": {"q": {"m": None}}},
+            ValueError,
+            "'report'['per_query']['q']['m'] must be a number (got None)",
+        ),
+        (
+            {"metrics": {"m": 1.0}, "n_queries": -1},
+            ValueError,
+            "'report'['n_queries'] must be a non-negative integer (got -1)",
+        ),
+    ],
+)
+def test_bad_reports_are_refused_by_name(report: object, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        evaluation_report(report)
+
+
+def test_bad_options_are_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"^'worst' must be a non-negative integer \(got -1\)$"):
+        evaluation_data(_run_report(), worst=-1)
+    with pytest.raises(ValueError, match=r"^'depth' must be a positive integer or None \(got 0\)$"):
+        evaluation_data(_run_report(), depth=0)
+
+
+def test_without_the_extra_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_import = builtins.__import__
+
+    def no_altair(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "altair":
+            raise ImportError("No module named 'altair'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "altair", raising=False)
+    monkeypatch.setattr(builtins, "__import__", no_altair)
+    with pytest.raises(ImportError, match=re.escape("pip install 'ef[report]'")):
+        evaluation_report(_run_report())
+
+
+def _benchmark() -> BenchmarkResult:
+    outcomes = (
+        QueryOutcome("s1", "alpha", latency_ms=2.0),
+        QueryOutcome("s2", "beta", latency_ms=4.0),
+        QueryOutcome("s3", "gamma", error="TimeoutError: took over 5 s"),
+    )
+    scores = {
+        "recall@1": (0.0, 1.0, None),
+        "recall@5": (1.0, 1.0, None),
+        "latency_ms": (2.0, 4.0, None),
+        "cost_usd": (None, None, None),
+    }
+    return BenchmarkResult(
+        summary={name: DistributionSummary.from_scores(values) for name, values in scores.items()},
+        outcomes=outcomes,
+        scores=scores,
+        higher_is_better={"latency_ms": False, "cost_usd": False},
+    )
+
+
+def test_a_benchmark_report_shows_failures_latency_and_metric_at_k() -> None:
+    result = _benchmark()
+    page = benchmark_report(result)
+    assert [s.title for s in page.sections] == [
+        "Summary",
+        "Metric distributions",
+        "Metrics at each cutoff",
+        "Latency and cost",
+        "Failed samples (1)",
+    ]
+    assert [f.name for f in page.figures] == ["distributions", "curves", "operational"]
+    failures = page.sections[-1].blocks[0]
+    assert [[c.text for c in row] for row in failures.rows] == [  # type: ignore[union-attr]
+        ["s3", "gamma", "TimeoutError: took over 5 s"]
+    ]
+    operational = page.sections[3].blocks[1]
+    latency = result.summary["latency_ms"]
+    assert [c.value for c in operational.rows[0][1:]] == [  # type: ignore[union-attr]
+        2,
+        latency.mean,
+        latency.p50,
+        latency.p90,
+        latency.p95,
+        latency.p99,
+        latency.max,
+    ]
+    # cost_usd was never reported: no empty panel for it
+    assert "cost_usd" not in json.dumps(page.figures[2].spec)
+
+
+def test_benchmark_result_to_html(tmp_path: Path) -> None:
+    result = _benchmark()
+    target = result.to_html(tmp_path / "bench.html")
+    assert target == tmp_path / "bench.html"
+    assert target.read_text(encoding="utf-8") == benchmark_report(result).html()
+    assert benchmark_report(json.loads(result.to_json())).html() == target.read_text(encoding="utf-8")
+
+
+def test_benchmark_report_refuses_other_objects() -> None:
+    with pytest.raises(TypeError, match=r"^'result' must be a fastrag BenchmarkResult or its to_dict\(\)"):
+        benchmark_report({"metrics": {}})
+
+
+def test_report_is_a_frozen_value() -> None:
+    page = evaluation_report(_run_report())
+    assert isinstance(page, Report)
+    with pytest.raises(AttributeError):
+        page.title = "other"  # type: ignore[misc]
+
+
+# The command line
+
+
+def test_ef_report_renders_a_saved_evaluation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    saved = tmp_path / "eval.json"
+    saved.write_text(json.dumps(_run_report().to_dict()))
+    status = main(["report", str(saved), "--html", str(tmp_path / "r.html"), "--svg", str(tmp_path / "svg")])
+    assert (status, capsys.readouterr().err) == (0, "")
+    assert (tmp_path / "r.html").read_text(encoding="utf-8") == evaluation_report(_run_report()).html()
+    assert sorted(p.name for p in (tmp_path / "svg").iterdir()) == ["evaluation-curves.svg", "evaluation-per_query.svg"]
+
+
+def test_ef_report_with_run_qrels_and_dataset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ef.datasets import demo_dataset
+    from ef.evaluation import read_beir
+    from ef.trec import read_run, write_run
+
+    corpus, queries, qrels = read_beir(demo_dataset())
+    run = {q: {doc: float(len(doc) - i) for i, doc in enumerate(sorted(corpus)[:5])} for q in qrels}
+    write_run(tmp_path / "run.trec", run)
+    report = evaluate_run(run, qrels, ["ndcg@10", "P_5"])
+    saved = tmp_path / "eval.json"
+    saved.write_text(json.dumps(report.to_dict()))
+    status = main(
+        [
+            "report",
+            str(saved),
+            "--html",
+            str(tmp_path / "r.html"),
+            "--run",
+            str(tmp_path / "run.trec"),
+            "--dataset",
+            str(demo_dataset()),
+            "--worst",
+            "2",
+            "--title",
+            "Demo",
+        ]
+    )
+    assert (status, capsys.readouterr().err) == (0, "")
+    expected = evaluation_report(
+        report, run=read_run(tmp_path / "run.trec"), qrels=qrels, queries=queries, corpus=corpus, worst=2, title="Demo"
+    )
+    assert (tmp_path / "r.html").read_text(encoding="utf-8") == expected.html()
+
+
+@pytest.mark.parametrize(
+    ("content", "argv", "message"),
+    [
+        (
+            "{}",
+            ["--html", "{tmp}/r.html"],
+            "ef report: error: not a report ef can render: expected the JSON of ef eval",
+        ),
+        ("[1]", ["--html", "{tmp}/r.html"], "ef report: error: {tmp}/x.json: expected a JSON object, got list"),
+        ("{", ["--html", "{tmp}/r.html"], "ef report: error: {tmp}/x.json:1: not JSON"),
+        ('{"metrics": {}}', [], "ef report: error: nothing to write: give --html REPORT.html, --png DIR or --svg DIR"),
+        (
+            '{"metrics": {"m": 1}}',
+            ["--html", "{tmp}/no/r.html"],
+            "ef report: error: --html {tmp}/no/r.html: directory {tmp}/no does not exist",
+        ),
+        (
+            '{"metrics": {"m": "x"}}',
+            ["--html", "{tmp}/r.html"],
+            "ef report: error: {tmp}/x.json: 'report'['metrics']['m'] must be a number (got 'x')",
+        ),
+    ],
+)
+def test_ef_report_errors_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, argv: list[str], message: str
+) -> None:
+    (tmp_path / "x.json").write_text(content)
+    status = main(["report", str(tmp_path / "x.json"), *(a.format(tmp=tmp_path) for a in argv)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith(message.format(tmp=tmp_path))
+    assert err.count("\n") == 1
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_ef_eval_html_shows_the_worst_queries_from_its_own_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(
+        [
+            "eval",
+            "--quiet",
+            "--k",
+            "1,10",
+            "--json",
+            str(tmp_path / "e.json"),
+            "--html",
+            str(tmp_path / "e.html"),
+            "--png",
+            str(tmp_path / "png"),
+        ]
+    )
+    assert status == 0
+    capsys.readouterr()
+    page = (tmp_path / "e.html").read_text(encoding="utf-8")
+    saved = json.loads((tmp_path / "e.json").read_text())
+    assert f'data-value="{saved["metrics"]["ndcg@10"]!r}"' in page
+    assert "The 10 worst queries by ndcg@10" in page
+    assert "✓ relevant (2)" in page
+    assert sorted(p.name for p in (tmp_path / "png").iterdir()) == [
+        "evaluation-curves.png",
+        "evaluation-judged.png",
+        "evaluation-per_query.png",
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.html", "e.json", "png"]  # no run file left behind

@@ -1,0 +1,329 @@
+"""Open a report in headless Chromium (Debian's ``chromium``) through Playwright, and read it back.
+
+Every request other than the file itself is recorded and aborted, console messages and page
+errors are collected, and the page's own state (``window.efViews``: each chart's Vega view) is
+read so a test can compare what a chart draws with the report's JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _unavailable(reason: str) -> None:
+    # CI installs both (.ci/run: apt-get install chromium; the dev extra: playwright): never skip there.
+    if os.environ.get("CI"):
+        pytest.fail(f"browser test cannot run in CI: {reason}")
+    pytest.skip(reason)
+
+
+@dataclass
+class Opened:
+    """A report loaded in the browser: what it logged and requested, and its page."""
+
+    page: Any
+    url: str
+    console: list[tuple[str, str]] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+
+    def figures(self) -> dict[str, int]:
+        """Each figure's name → how many SVG marks it drew (paths, circles, rects, lines, text)."""
+        result: dict[str, int] = self.page.evaluate(
+            """() => Object.fromEntries(Array.from(document.querySelectorAll('[data-figure]')).map(host => {
+                 const svg = host.querySelector('svg');
+                 return [host.dataset.figure,
+                         svg ? svg.querySelectorAll('path, circle, rect, line, text').length : 0];
+               }))"""
+        )
+        return result
+
+    def data(self, figure: str, dataset: str) -> list[dict[str, Any]]:
+        """The rows a chart's Vega view holds in its named data set (what it draws)."""
+        rows: list[dict[str, Any]] = self.page.evaluate(
+            "([figure, dataset]) => window.efViews[figure].data(dataset)"
+            ".map(row => Object.fromEntries(Object.entries(row).filter(([k]) => !k.startsWith('Symbol'))))",
+            [figure, dataset],
+        )
+        return rows
+
+    def table(self, table_id: str) -> list[list[tuple[str, float | None]]]:
+        """A table's body as rows of ``(shown text, data-value or None)``."""
+        rows: list[list[list[Any]]] = self.page.evaluate(
+            """id => Array.from(document.querySelectorAll('#' + CSS.escape(id) + ' tbody tr')).map(tr =>
+                 Array.from(tr.cells).map(td => [td.textContent,
+                   td.dataset.value === undefined ? null : Number(td.dataset.value)]))""",
+            table_id,
+        )
+        return [[(text, value) for text, value in row] for row in rows]
+
+
+class Browser:
+    """One Chromium with a fresh profile for a test module; :meth:`open` loads one file."""
+
+    def __init__(self) -> None:
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError:
+            _unavailable("playwright is not installed (pip install 'ef[dev]')")
+        if not Path(CHROMIUM).exists():
+            _unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+        self.profile = tempfile.mkdtemp(prefix="ef-chromium-")
+        self.playwright = sync_playwright().start()
+        self.context = self.playwright.chromium.launch_persistent_context(
+            self.profile,
+            executable_path=CHROMIUM,
+            headless=True,
+            args=ARGS,
+            viewport={"width": 1280, "height": 900},
+            service_workers="block",
+        )
+
+    def open(self, path: Path) -> Opened:
+        url = path.resolve().as_uri()
+        page = self.context.new_page()
+        opened = Opened(page, url)
+        page.on("console", lambda message: opened.console.append((message.type, message.text)))
+        page.on("pageerror", lambda error: opened.console.append(("pageerror", str(error))))
+
+        def route(request_route: Any) -> None:
+            opened.requests.append(request_route.request.url)
+            if request_route.request.url == url:
+                request_route.continue_()
+            else:
+                request_route.abort()
+
+        page.route("**/*", route)
+        page.on(
+            "request",
+            lambda request: (
+                None if request.url == url or request.url in opened.requests else opened.requests.append(request.url)
+            ),
+        )
+        page.goto(url, wait_until="load")
+        page.evaluate("() => window.efReady")
+        return opened
+
+    def close(self) -> None:
+        self.context.close()
+        self.playwright.stop()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def browser_fixture() -> Iterator[Browser]:
+    browser = Browser()
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+# The tests: each report kind, opened as a user would open the file.
+
+SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir" / "scifact"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    yield from browser_fixture()
+
+
+def _check_page(opened: Opened, shot: Path) -> dict[str, int]:
+    """No console message, no request but the file, every figure drawn; a screenshot saved."""
+    assert opened.console == []
+    assert opened.requests == [opened.url]
+    figures = opened.figures()
+    assert figures, "the page has no figure"
+    assert all(marks > 10 for marks in figures.values()), figures
+    assert sorted(opened.page.evaluate("() => Object.keys(window.efViews)")) == sorted(figures)
+    opened.page.screenshot(path=str(shot), full_page=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    return figures
+
+
+def _summary_cells(opened: Opened, table_id: str = "summary") -> dict[tuple[str, str], tuple[str, float | None]]:
+    headers: list[str] = opened.page.evaluate(
+        "id => Array.from(document.querySelectorAll('#' + id + ' thead th')).map(th => th.textContent)", table_id
+    )
+    return {
+        (row[0][0], header): cell
+        for row in opened.table(table_id)
+        for header, cell in zip(headers[1:], row[1:], strict=True)
+    }
+
+
+def test_evaluation_report_of_ef_eval(browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ef.cli import main
+
+    assert main(["eval", "--quiet", "--json", str(tmp_path / "e.json"), "--html", str(tmp_path / "e.html")]) == 0
+    capsys.readouterr()
+    saved = json.loads((tmp_path / "e.json").read_text())
+    opened = browser.open(tmp_path / "e.html")
+    assert set(_check_page(opened, tmp_path / "evaluation.png")) == {"curves", "per_query", "judged"}
+    # The summary table shows every mean, as 4 decimals of the JSON number.
+    cells = _summary_cells(opened)
+    assert len(cells) == len(saved["metrics"]) == 25
+    for key, value in saved["metrics"].items():
+        name, k = key.split("@")
+        assert cells[name, f"@{k}"] == (f"{value:.4f}", value)
+    # The curves draw the means; the distribution draws every query's value, exactly.
+    curves = opened.data("curves", "curves")
+    assert {row["measure"]: row["value"] for row in curves} == saved["metrics"]
+    points = opened.data("per_query", "per_query")
+    assert {(row["query_id"], row["metric"]): row["value"] for row in points} == {
+        (query_id, name): value for query_id, values in saved["per_query"].items() for name, value in values.items()
+    }
+    # The worst query is first, with the demo's own query text and its ranked, marked results.
+    worst = min(saved["per_query"].items(), key=lambda item: (item[1]["ndcg@10"], item[0]))
+    heading = opened.page.inner_text("#worst-1 h3")
+    assert heading == f"1. query {worst[0]}: ndcg@10 {worst[1]['ndcg@10']:.4f}"
+    results = opened.table("worst-1-results")
+    assert [text for text, _ in (row[0] for row in results)] == [str(i) for i in range(1, len(results) + 1)]
+    assert all(row[3][0].startswith(("✓ relevant", "✗ not relevant", "· unjudged")) for row in results)
+
+
+def test_run_report_of_ef_trec_eval(browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ef.cli import main
+    from ef.datasets import demo_dataset
+    from ef.evaluation import read_beir
+    from ef.trec import write_run
+
+    corpus, _, qrels = read_beir(demo_dataset())
+    documents = sorted(corpus)
+    run = {
+        q: {d: float(100 - i) for i, d in enumerate(documents[j % 7 :: 3][:30])} for j, q in enumerate(sorted(qrels))
+    }
+    write_run(tmp_path / "run.trec", run, run_id="stripes")
+    qrels_path = Path(demo_dataset()) / "qrels" / "test.tsv"
+    argv = [
+        "trec-eval",
+        "-q",
+        "--json",
+        "-m",
+        "P.1,5,10",
+        "-m",
+        "ndcg_cut.5,10",
+        "-m",
+        "map",
+        "-m",
+        "num_rel_ret",
+        str(qrels_path),
+        str(tmp_path / "run.trec"),
+    ]
+    assert main(argv) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--html", str(tmp_path / "t.html")]) == 0
+    assert json.loads(capsys.readouterr().out) == printed  # the report changes nothing that is printed
+    opened = browser.open(tmp_path / "t.html")
+    assert set(_check_page(opened, tmp_path / "trec-eval.png")) == {"curves", "per_query", "judged"}
+    cells = _summary_cells(opened)
+    assert cells["P", "@5"] == (f"{printed['measures']['P_5']:.4f}", printed["measures"]["P_5"])
+    assert cells["ndcg_cut", "@10"][1] == printed["measures"]["ndcg_cut_10"]
+    other = {row[0][0]: row[1] for row in opened.table("summary-other")}
+    assert other == {
+        "map": (f"{printed['measures']['map']:.4f}", printed["measures"]["map"]),
+        "num_rel_ret": (str(printed["measures"]["num_rel_ret"]), printed["measures"]["num_rel_ret"]),
+    }
+    points = opened.data("per_query", "per_query")
+    assert {(r["query_id"], r["metric"]): r["value"] for r in points} == {
+        (q, m): v for q, values in printed["per_query"].items() for m, v in values.items() if m != "num_rel_ret"
+    }
+
+
+def test_benchmark_report(browser: Browser, tmp_path: Path) -> None:
+    from ef.datasets import demo_dataset
+    from ef.evaluation import read_beir
+    from ef.source_manager import ingest
+    from fastrag.adapters import CorpusRetriever
+    from fastrag.benchmark import EvalSample, run_benchmark_sync
+    from fastrag.benchmark.metrics.operational import Latency
+    from fastrag.benchmark.metrics.retrieval import NDCG, Recall
+
+    corpus, queries, qrels = read_beir(demo_dataset())
+    inner = CorpusRetriever(ingest(corpus, show_progress=False))
+
+    class Flaky:
+        def retrieve(self, query: str, k: int) -> Any:
+            if "coffee" in query:
+                raise RuntimeError(f"backend refused {query!r}")
+            return inner.retrieve(query, k)
+
+    samples = [EvalSample(q, queries[q], [d for d, g in qrels[q].items() if g > 0]) for q in sorted(qrels)]
+    metrics = [
+        Recall(k=1, key="source_uri"),
+        Recall(k=5, key="source_uri"),
+        Recall(k=10, key="source_uri"),
+        NDCG(k=10, key="source_uri"),
+        Latency(),
+    ]
+    # Playwright's sync API keeps an event loop running on this thread; the harness wants its own.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        result = pool.submit(run_benchmark_sync, Flaky(), samples, metrics, show_progress=False).result()
+    saved = json.loads(result.to_json())
+    result.to_html(tmp_path / "b.html")
+    opened = browser.open(tmp_path / "b.html")
+    assert set(_check_page(opened, tmp_path / "benchmark.png")) == {"distributions", "curves", "operational"}
+    rows = {row[0][0].rstrip(" ↑↓"): row for row in opened.table("summary")}
+    assert set(rows) == set(saved["summary"])
+    for name, summary in saved["summary"].items():
+        shown = [value for _, value in rows[name][1:]]
+        expected = [
+            summary[key] for key in ("count", "missing", "mean", "ci_low", "ci_high", "std", "p50", "min", "max")
+        ]
+        assert shown == expected
+    means = {
+        row["metric"]: (row["value"], row["low"], row["high"])
+        for row in opened.data("distributions", "distributions_mean")
+    }
+    assert means == {
+        n: (s["mean"], s["ci_low"], s["ci_high"]) for n, s in saved["summary"].items() if n != "latency_ms"
+    }
+    failures = [[text for text, _ in row] for row in opened.table("failures")]
+    assert failures == [[s["sample_id"], s["query"], s["error"]] for s in saved["samples"] if s["error"]]
+    assert len(failures) == 3
+    bars = opened.data("operational", "operational")
+    assert {row["label"]: row["value"] for row in bars} == {
+        p: saved["summary"]["latency_ms"][p] for p in ("p50", "p90", "p95", "p99", "max")
+    }
+
+
+def test_scifact_report_is_small_and_loads(browser: Browser, tmp_path: Path) -> None:
+    if not SCIFACT.is_dir():
+        _unavailable(f"{SCIFACT} is missing")
+    from ef.evaluation import evaluate_retrieval, read_beir
+    from ef.report import evaluation_report
+    from ef.source_manager import ingest
+    from ef.trec import read_run
+
+    corpus, queries, qrels = read_beir(SCIFACT)
+    report = evaluate_retrieval(
+        ingest(corpus, show_progress=False), qrels, queries, k_values=(1, 3, 5, 10, 100), run_path=tmp_path / "run.trec"
+    )
+    page = evaluation_report(report, run=read_run(tmp_path / "run.trec"), qrels=qrels, queries=queries, corpus=corpus)
+    path = page.to_html(tmp_path / "scifact.html")
+    assert report.n_queries == 300
+    assert path.stat().st_size < 5 * 1024 * 1024
+    opened = browser.open(path)
+    _check_page(opened, tmp_path / "scifact.png")
+    assert len(opened.data("per_query", "per_query")) == 300 * 25
