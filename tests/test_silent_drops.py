@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -401,3 +403,84 @@ def test_a_damaged_index_is_one_line_from_the_cli(saved_index: Path, tmp_path: P
     assert done.stderr == (
         f"ef eval: error: {root}/{message}; the index is damaged: delete the directory and build it again\n"
     )
+
+
+# --- Ragas: offline, complete extra, DataFrame round trips -------------------------------------
+
+
+def test_as_ragas_dataset_turns_telemetry_off_unless_the_user_chose(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("ragas")
+    from ef.evaluation import as_ragas_dataset
+
+    sample = {"user_input": "q?", "response": "a", "reference": "a"}
+    monkeypatch.delenv("RAGAS_DO_NOT_TRACK", raising=False)
+    import ragas._analytics as analytics
+
+    analytics.do_not_track.cache_clear()
+    assert analytics.do_not_track() is False  # cached: ragas would keep tracking
+    as_ragas_dataset([sample])
+    assert os.environ["RAGAS_DO_NOT_TRACK"] == "true"
+    assert analytics.do_not_track() is True
+    monkeypatch.setenv("RAGAS_DO_NOT_TRACK", "false")
+    analytics.do_not_track.cache_clear()
+    as_ragas_dataset([sample])
+    assert os.environ["RAGAS_DO_NOT_TRACK"] == "false"
+    assert analytics.do_not_track() is False
+    analytics.do_not_track.cache_clear()
+
+
+def test_ragas_non_llm_metrics_run_with_the_extra() -> None:
+    pytest.importorskip("ragas")
+    from ragas import evaluate
+    from ragas.metrics import BleuScore, NonLLMStringSimilarity, RougeScore
+
+    from ef.evaluation import as_ragas_dataset
+
+    text = "the cat sat on the mat"
+    dataset = as_ragas_dataset([{"user_input": "q?", "response": text, "reference": text}])
+    result = evaluate(dataset, metrics=[NonLLMStringSimilarity(), RougeScore(), BleuScore()], show_progress=False)
+    scores = result.scores[0]
+    assert scores["non_llm_string_similarity"] == 1.0
+    assert scores["rouge_score(mode=fmeasure)"] == 1.0
+    assert scores["bleu_score"] == pytest.approx(1.0)
+
+
+def test_pyproject_ragas_extra_lists_the_non_llm_metric_dependencies() -> None:
+    import tomllib
+
+    extras = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]["ragas"]
+    names = {re.split(r"[<>=!~ \[]", spec, maxsplit=1)[0].lower().replace("_", "-") for spec in extras}
+    assert {"rapidfuzz", "rouge-score", "sacrebleu"} <= names
+
+
+def test_a_pandas_round_trip_marks_absent_fields_with_nan_and_they_are_absent() -> None:
+    pd = pytest.importorskip("pandas")
+    from ef.evaluation import evaluate_rag
+
+    samples = [
+        {"user_input": "capital of France?", "response": "Paris", "reference": "Paris",
+         "retrieved_contexts": ["Paris is the capital of France."]},
+        {"user_input": "2 + 2?", "response": "four"},
+    ]
+    records = pd.DataFrame(samples).to_dict("records")
+    assert math.isnan(records[1]["reference"])  # what pandas gives back
+    report = evaluate_rag(records)
+    assert report.metrics == evaluate_rag(samples).metrics
+    assert report.coverage == {"exact_match": 1, "token_f1": 1, "context_recall": 1, "context_precision": 1,
+                               "non_empty_rate": 2}
+    with_na = [{**samples[1], "reference": pd.NA}, {**samples[0], "retrieved_contexts": np.array(["Paris."])}]
+    assert evaluate_rag(with_na).coverage["exact_match"] == 1
+    with pytest.raises(TypeError, match=r"^samples\[0\]\['reference'\] must be a str \(got float\)$"):
+        evaluate_rag([{**samples[1], "reference": 2.5}])  # a real number is still not text
+
+
+def test_as_ragas_dataset_accepts_a_pandas_round_trip() -> None:
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("ragas")
+    from ef.evaluation import as_ragas_dataset
+
+    samples = [{"user_input": "a?", "response": "x", "reference": "x"}, {"user_input": "b?", "response": "y"}]
+    dataset = as_ragas_dataset(pd.DataFrame(samples).to_dict("records"))
+    assert [s.reference for s in dataset.samples] == ["x", None]

@@ -429,12 +429,32 @@ class RagEvalReport:
         )
 
 
+def _is_missing(value: object) -> bool:
+    """``True`` for what a table writes for an absent field: NaN (pandas' ``to_dict``) or ``pd.NA``.
+
+    ``None`` is kept: it means absent already. A NaN is never a valid value of a RagSample field
+    (all are text or lists of text), so reading it as absent cannot hide a bad number.
+    """
+    if isinstance(value, float):
+        return math.isnan(value)
+    return type(value).__name__ == "NAType"
+
+
+def _plain_value(value: object) -> object:
+    """A numpy array (a list column after a Parquet round trip) as the list it stands for."""
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        return value.tolist()
+    return value
+
+
 def _check_sample(
     sample: object, where: str, *, fields: Sequence[str] = _RAGAS_FIELDS
 ) -> Mapping[str, Any]:
     """Check one sample's keys and field types; `where` names it in errors (``samples[3]``).
 
-    `fields` are the keys a sample may have: Ragas' ``SingleTurnSample`` fields.
+    `fields` are the keys a sample may have: Ragas' ``SingleTurnSample`` fields. Returns the
+    sample as a new dict without the fields a DataFrame marks absent (NaN, ``pd.NA``), and with
+    numpy arrays as lists.
     """
     if not isinstance(sample, Mapping):
         raise TypeError(f"{where} must be a mapping of RagSample fields (got {type(sample).__name__})")
@@ -444,6 +464,7 @@ def _check_sample(
                 f"{where} has unknown key {key!r}; a sample holds only the fields of Ragas' "
                 f"SingleTurnSample: {', '.join(fields)}"
             )
+    sample = {key: _plain_value(value) for key, value in sample.items() if not _is_missing(value)}
     for key in _STR_FIELDS:
         value = sample.get(key)
         if value is not None and not isinstance(value, str):

@@ -1,11 +1,14 @@
 """The Ragas bridge: :class:`RagSample`\\ s to a ``ragas.EvaluationDataset``, losslessly.
 
 Ragas is an optional extra and heavy to import (seconds), so it is imported inside
-:func:`as_ragas_dataset`, never when ``ef.evaluation`` is imported.
+:func:`as_ragas_dataset`, never when ``ef.evaluation`` is imported. Before it is, Ragas'
+telemetry is turned off (``RAGAS_DO_NOT_TRACK=true``) unless the user set that variable.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -14,6 +17,7 @@ from ef.evaluation._rag import RagSample, _check_sample
 __all__ = ["as_ragas_dataset"]
 
 _INSTALL_HINT = "pip install 'ef[ragas]'"
+_DO_NOT_TRACK = "RAGAS_DO_NOT_TRACK"
 
 
 def _as_plain(value: Any) -> Any:
@@ -36,6 +40,22 @@ def _same(stored: Any, given: Any) -> bool:
     return bool(stored == given)
 
 
+def _no_telemetry() -> None:
+    """Turn Ragas' usage tracking off unless the user chose: ef promises to stay offline.
+
+    Ragas sends a usage event over the network from ``evaluate`` unless ``RAGAS_DO_NOT_TRACK``
+    is ``true``. Set only when absent, so an explicit choice (``false`` included) stands. Ragas
+    caches its reading of the variable, so a cache filled before this ran is cleared.
+    """
+    if _DO_NOT_TRACK in os.environ:
+        return
+    os.environ[_DO_NOT_TRACK] = "true"
+    analytics = sys.modules.get("ragas._analytics")
+    cached = getattr(analytics, "do_not_track", None)
+    if cached is not None and hasattr(cached, "cache_clear"):
+        cached.cache_clear()
+
+
 def as_ragas_dataset(samples: Iterable[RagSample | Mapping[str, Any]]) -> Any:
     """Convert :class:`RagSample`\\ s into a Ragas ``EvaluationDataset``.
 
@@ -46,6 +66,10 @@ def as_ragas_dataset(samples: Iterable[RagSample | Mapping[str, Any]]) -> Any:
     :class:`RagSample` does not list (``retrieved_context_ids``, ``reference_context_ids``, …)
     that Ragas' ID-based metrics read. A key ``SingleTurnSample`` has no field for is a
     ``ValueError`` rather than dropped, which is what Ragas itself would silently do.
+
+    Ragas sends usage telemetry over the network unless ``RAGAS_DO_NOT_TRACK=true``; ef sets it
+    to ``true`` here unless it is already set (set it to ``false`` yourself to allow tracking). A
+    field holding NaN or ``pd.NA`` — how a pandas DataFrame marks an absent value — is absent.
 
     Run the evaluation with your own LLM::
 
@@ -75,6 +99,7 @@ def as_ragas_dataset(samples: Iterable[RagSample | Mapping[str, Any]]) -> Any:
     TypeError
         If a sample is not a mapping or one of the :class:`RagSample` fields has the wrong type.
     """
+    _no_telemetry()
     try:
         from ragas.dataset_schema import EvaluationDataset, SingleTurnSample
     except ImportError as error:
@@ -98,8 +123,8 @@ def as_ragas_dataset(samples: Iterable[RagSample | Mapping[str, Any]]) -> Any:
                         f"{where} has key {key!r}, which Ragas' SingleTurnSample cannot hold "
                         f"(Ragas would drop it silently); its fields are: {', '.join(fields)}"
                     )
-        _check_sample(sample, where, fields=fields)
-        plain = {key: _as_plain(value) for key, value in sample.items()}
+        checked = _check_sample(sample, where, fields=fields)
+        plain = {key: _as_plain(value) for key, value in checked.items()}
         try:
             ragas_sample = SingleTurnSample(**plain)
         except ValidationError as error:
