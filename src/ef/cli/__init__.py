@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -43,9 +44,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _guarded(args.command, lambda: module.run(args))
 
 
+_SIGPIPE_STATUS = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of unread output is silent."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real descriptor behind sys.stdout (a test's capture)
+        pass
+    finally:
+        os.close(devnull)
+
+
 def _guarded(command: str, job: object) -> int:
     try:
-        return int(job())  # type: ignore[operator]
+        status = int(job())  # type: ignore[operator]
+        sys.stdout.flush()  # a reader that left early (`| head`) shows here, not at exit
+        return status
+    except BrokenPipeError:
+        # The reader of our output went away: end quietly, as Unix tools do.
+        _drop_stdout()
+        return _SIGPIPE_STATUS
     except (OSError, ValueError, ImportError) as error:
         # The user's mistakes (a missing file, a malformed line, a bad value): one line, no traceback.
         print(f"ef {command}: error: {error}", file=sys.stderr)

@@ -8,13 +8,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ef.cli import _output
 from ef.datasets import demo_dataset
-from ef.io.atomic import atomic_writer
 
 __all__ = ["DEMO_DATASET", "add_parser", "run"]
 
@@ -77,8 +79,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--index-dir", metavar="DIR",
         help="cache the index here: built and saved the first time, loaded afterwards",
     )
-    parser.add_argument("--run-out", metavar="RUN.trec", help="also write the rankings as a TREC run file")
-    parser.add_argument("--json", metavar="REPORT.json", help="also write the report as JSON")
+    parser.add_argument(
+        "--run-out", metavar="RUN.trec", help="also write the rankings as a TREC run file ('-': standard output)"
+    )
+    parser.add_argument("--json", metavar="REPORT.json", help="also write the report as JSON ('-': standard output)")
     parser.add_argument("--batch-size", type=int, default=32, help="dense encoding batch size (default: 32)")
     parser.add_argument("--device", help="torch device of a dense model (default: sentence-transformers' choice)")
     from ef.cli._scale import add_scale_flags
@@ -102,33 +106,30 @@ class _TimedRetriever:
         return hits  # type: ignore[no-any-return]
 
 
-def _check_output(flag: str, path: str | None) -> None:
-    """Fail now, before any reading or indexing, if `path` cannot be written at the end."""
-    if path is None:
-        return
-    target = Path(path)
-    parent = target.parent
-    if target.is_dir():
-        raise IsADirectoryError(f"{flag} {path} is a directory")
-    if not parent.exists():
-        raise FileNotFoundError(f"{flag} {path}: directory {parent} does not exist")
-    if not parent.is_dir():
-        raise NotADirectoryError(f"{flag} {path}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise PermissionError(f"{flag} {path}: cannot create files in directory {parent}")
-
-
 def _write_json(path: str, data: dict[str, Any]) -> None:
-    """Write atomically: a temporary file in the same directory, renamed over `path`.
+    """Write the report to `path` (``-``: standard output), atomically, naming `path` on error."""
+    _output.write("--json", path, json.dumps(data, indent=2, allow_nan=False).encode("utf-8") + b"\n", "report")
 
-    The file gets the usual permissions (0o666 less the umask), as ``open`` would give it; an
-    error names `path`, not the temporary file.
-    """
-    try:
-        with atomic_writer(path) as stream:
-            stream.write(json.dumps(data, indent=2, allow_nan=False).encode("utf-8") + b"\n")
-    except OSError as error:
-        raise OSError(f"--json {path}: cannot write the report ({error.strerror or error})") from error
+
+def _check_index_dir(path: str) -> None:
+    """Fail before any work if --index-dir holds no index and one could not be saved there."""
+    from ef.source_manager._collection import MANIFEST
+
+    folder = Path(path)
+    if (folder / MANIFEST).is_file():
+        return  # loaded, not written
+    _output.check_writable_folder("--index-dir", path)
+    if folder.is_dir() and any(folder.iterdir()):
+        raise FileExistsError(f"--index-dir {folder} exists and is not an ef index")
+
+
+def _qrels_file(dataset: Path, split: str) -> str:
+    """``qrels/SPLIT.tsv``; for split ``test`` also the flat ``qrels.tsv`` that write_beir writes."""
+    nested = f"qrels/{split}.tsv"
+    def present(name: str) -> bool:
+        return any((dataset / f"{name}{gz}").exists() for gz in ("", ".gz"))
+
+    return "qrels.tsv" if split == "test" and not present(nested) and present("qrels.tsv") else nested
 
 
 def _index(args: argparse.Namespace, corpus: dict[str, str], show: bool) -> tuple[Any, str]:
@@ -181,15 +182,26 @@ def _run(args: argparse.Namespace) -> int:
     parse_embedder(args.embedder)  # a bad name fails before any file is read
     if args.batch_size < 1:
         raise ValueError(f"--batch-size must be a positive integer (got {args.batch_size})")
-    _check_output("--json", args.json)  # before the work, not after it
-    _check_output("--run-out", args.run_out)
+    # Every output is checked before the work, not after it; with one of them on standard output,
+    # the tables go to stderr so that stdout holds exactly that output.
+    _output.one_stdout(json=args.json, run_out=args.run_out)
+    _output.check_output("--json", args.json)
+    _output.check_output("--run-out", args.run_out)
+    if args.index_dir is not None:
+        _check_index_dir(args.index_dir)
+    human = sys.stderr if _output.is_stdout(args.json) or _output.is_stdout(args.run_out) else sys.stdout
+    run_path = args.run_out
+    scratch = None
+    if _output.is_stdout(args.run_out):  # written to a scratch file, then copied to stdout
+        scratch = tempfile.TemporaryDirectory(prefix="ef-run-")
+        run_path = os.path.join(scratch.name, "run.trec")
     dataset = Path(args.dataset) if args.dataset is not None else DEMO_DATASET
     if not dataset.is_dir():
         raise FileNotFoundError(f"dataset directory {dataset} does not exist")
     show = not args.quiet
     timings: dict[str, float] = {}
 
-    corpus, queries, qrels = read_beir(dataset, qrels=f"qrels/{args.split}.tsv")
+    corpus, queries, qrels = read_beir(dataset, qrels=_qrels_file(dataset, args.split))
     if not corpus:
         raise ValueError(f"{dataset / 'corpus.jsonl'} holds no documents")
     timings["read dataset"] = time.perf_counter() - started
@@ -207,7 +219,7 @@ def _run(args: argparse.Namespace) -> int:
             metrics=args.metrics,
             limit=max(args.k),
             ignore_identical_ids=args.ignore_identical_ids,
-            run_path=args.run_out,
+            run_path=run_path,
         )
     except OSError as error:  # only the run file is written here; its writer names a temporary file
         if args.run_out is None:
@@ -226,21 +238,23 @@ def _run(args: argparse.Namespace) -> int:
     name = "the demo dataset" if args.dataset is None else str(dataset)
     print(
         f"{name}, split {args.split}: {index.n_sources} documents ({len(index)} segments), "
-        f"{report.n_queries} queries scored; embedder {index.embedder}; index {how}"
+        f"{report.n_queries} queries scored; embedder {index.embedder}; index {how}",
+        file=human,
     )
-    print(report)
+    print(report, file=human)
     if report.missing_texts:  # judged but not run: say so, the means are over fewer queries
-        import sys
-
         print(
             f"ef eval: warning: {len(report.missing_texts)} judged queries have no text in "
             f"{dataset / 'queries.jsonl'} and were not scored (first: {report.missing_texts[0]!r})",
             file=sys.stderr,
         )
     if ann is not None:
-        print(format_ann_recall(ann))
-    print()
-    print(format_table(["stage", "seconds"], [[stage, f"{s:.2f}"] for stage, s in timings.items()]))
+        print(format_ann_recall(ann), file=human)
+    print(file=human)
+    print(format_table(["stage", "seconds"], [[stage, f"{s:.2f}"] for stage, s in timings.items()]), file=human)
+    if scratch is not None:
+        with scratch:
+            _output.copy_to_stdout(os.path.join(scratch.name, "run.trec"))
     if args.json is not None:
         _write_json(args.json, {
             "dataset": str(dataset),

@@ -2,7 +2,8 @@
 
 One :class:`~ef.evaluation.RagSample` per line (a JSON object with Ragas' ``SingleTurnSample``
 field names; ``.gz`` is read transparently). The report is :func:`~ef.evaluation.evaluate_rag`'s:
-a table by default, ``to_dict()`` as JSON with ``--json``.
+a table by default, ``to_dict()`` as JSON with ``--json`` (on standard output; ``--json FILE``
+writes FILE atomically, ``--json -`` is standard output again).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import argparse
 import json
 from typing import Any
 
+from ef.cli import _output
 from ef.evaluation._beir import _iter_jsonl
 from ef.evaluation._rag import _RAG_METRICS, _check_sample, evaluate_rag
 
@@ -31,7 +33,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "field names: user_input, response, retrieved_contexts, reference, reference_contexts."
         ),
     )
-    parser.add_argument("samples", metavar="SAMPLES.jsonl", help="the samples, one JSON object per line")
+    # Optional for argparse only: `ef rag --json SAMPLES.jsonl` must still mean "print JSON" (see run).
+    parser.add_argument("samples", nargs="?", metavar="SAMPLES.jsonl", help="the samples, one JSON object per line")
     # One comma-separated value (repeatable) rather than nargs="+", which would swallow SAMPLES.
     parser.add_argument(
         "--metrics",
@@ -40,7 +43,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME[,NAME...]",
         help=f"metrics to compute (default: all). {metric_help}",
     )
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--json", nargs="?", const=_output.STDOUT, default=None, metavar="FILE",
+        help="print the report as JSON, or write it to FILE ('-': standard output)",
+    )
 
 
 def _metric_names(value: str) -> list[str]:
@@ -64,7 +70,17 @@ def read_samples(path: str) -> list[dict[str, Any]]:
 def run(args: argparse.Namespace) -> int:
     """Run ``ef rag``: print the report, return the exit status."""
     metrics = _DEFAULT_METRICS if args.metrics is None else args.metrics
-    samples = read_samples(args.samples)
+    path, json_out = args.samples, args.json
+    if path is None and json_out not in (None, _output.STDOUT):
+        path, json_out = json_out, _output.STDOUT  # `--json SAMPLES.jsonl`: the one path is the samples
+    if path is None:
+        raise ValueError("the following arguments are required: SAMPLES.jsonl")
+    _output.check_output("--json", json_out)  # before the work
+    samples = read_samples(path)
     report = evaluate_rag(samples, metrics=metrics)
-    print(json.dumps(report.to_dict(), indent=2, allow_nan=False) if args.json else str(report))
+    if json_out is None:
+        print(report)
+    else:
+        _output.write("--json", json_out, json.dumps(report.to_dict(), indent=2, allow_nan=False).encode() + b"\n",
+                      "report")
     return 0

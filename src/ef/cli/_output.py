@@ -1,0 +1,99 @@
+"""Where the command line writes: ``-`` is standard output, any other path is written atomically.
+
+Output paths are checked before any work (a typo must not cost an hour of indexing), and a
+write error names the flag and the user's path.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from ef.io.atomic import atomic_writer
+
+__all__ = ["STDOUT", "check_output", "check_writable_folder", "copy_to_stdout", "is_stdout", "one_stdout", "write"]
+
+STDOUT = "-"
+
+
+def is_stdout(path: str | None) -> bool:
+    """Whether an output flag's value means standard output."""
+    return path == STDOUT
+
+
+def one_stdout(**flags: str | None) -> None:
+    """Refuse two outputs sent to standard output at once (they would be interleaved).
+
+    >>> one_stdout(json="-", run_out="-")
+    Traceback (most recent call last):
+    ...
+    ValueError: --json and --run-out cannot both write to standard output ('-')
+    """
+    taken = [f"--{name.replace('_', '-')}" for name, value in flags.items() if is_stdout(value)]
+    if len(taken) > 1:
+        raise ValueError(f"{' and '.join(taken)} cannot both write to standard output ('-')")
+
+
+def check_output(flag: str, path: str | None) -> None:
+    """Fail now, before any reading or indexing, if `path` cannot be written at the end."""
+    if path is None or is_stdout(path):
+        return
+    target = Path(path)
+    parent = target.parent
+    if target.is_dir():
+        raise IsADirectoryError(f"{flag} {path} is a directory")
+    if not parent.exists():
+        raise FileNotFoundError(f"{flag} {path}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise NotADirectoryError(f"{flag} {path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise PermissionError(f"{flag} {path}: cannot create files in directory {parent}")
+
+
+def check_writable_folder(flag: str, path: str) -> None:
+    """Fail now if the folder `path` could not be created (or replaced) at the end.
+
+    The nearest existing ancestor must be a writable folder; `path` itself, if it exists, must be
+    a folder (its contents are the caller's to judge).
+    """
+    if is_stdout(path):
+        raise ValueError(f"{flag} must be a folder, not standard output ('-')")
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise NotADirectoryError(f"{flag} {path} exists and is not a directory")
+    ancestor = target.absolute().parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise NotADirectoryError(f"{flag} {path}: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise PermissionError(f"{flag} {path}: cannot create files in directory {ancestor}")
+
+
+def write(flag: str, path: str, data: bytes, what: str) -> None:
+    """Write `data` to `path` (``-``: standard output); an error names `flag`, `path` and `what`.
+
+    A closed pipe on standard output propagates as ``BrokenPipeError``, for the caller to end quietly.
+    """
+    if is_stdout(path):
+        sys.stdout.flush()  # what was printed before comes first
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        with atomic_writer(path) as stream:
+            stream.write(data)
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OSError(f"{flag} {path}: cannot write the {what} ({error.strerror or error})") from error
+
+
+def copy_to_stdout(path: str) -> None:
+    """Copy the file `path` to standard output."""
+    sys.stdout.flush()
+    with open(path, "rb") as source:
+        shutil.copyfileobj(source, sys.stdout.buffer)
+    sys.stdout.buffer.flush()
