@@ -3,18 +3,17 @@
 ``ef trec-eval [-q] [-c] [-l LEVEL] [-M MAX] [-m MEASURE[.PARAMS]]... QRELS RUN`` prints lines
 ``measure<TAB>query<TAB>value``, the measure name left-justified to 22 characters, values with
 4 decimals and counts as integers, ``all`` for the summary, exactly as trec_eval 10.0 does; or
-JSON (``--json``) or CSV (``--csv``). As in trec_eval, a judged query missing from the run is
-skipped unless ``-c`` is given.
+JSON (``--json``) or CSV (``--csv``). A judged query missing from the run is left out, with one
+line on stderr counting them, unless ``-c`` is given (trec_eval 10.0 stops with exit 4 instead).
+``-`` for QRELS or RUN reads standard input.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import gzip
 import io
 import json
-import os
 import sys
 from collections.abc import Sequence
 
@@ -43,7 +42,9 @@ def _epilog() -> str:
 
 def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("qrels", metavar="QRELS", help="TREC qrels file (qid iter docid grade) or BEIR qrels TSV")
-    parser.add_argument("run", metavar="RUN", help="TREC run file (qid iter docid rank score run_id), plain or .gz")
+    parser.add_argument(
+        "run", metavar="RUN", help="TREC run file (qid iter docid rank score run_id), plain or gzip; '-' for stdin"
+    )
     parser.add_argument("-q", dest="per_query", action="store_true", help="also print each query's values")
     parser.add_argument(
         "-c",
@@ -76,11 +77,8 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="measure to print, repeatable: P.5,10 / ndcg_cut / recip_rank / all_trec / ndcg@10 ...",
     )
     output = parser.add_mutually_exclusive_group()
-    # --json alone prints; --json=FILE writes FILE ('-': standard output). Only the '=' form takes
-    # a value (see _outputs_in), since '-' after the flag would also be QRELS read from stdin.
-    output.add_argument("--json", nargs="?", const="-", metavar="FILE", help="print one JSON object instead")
-    output.add_argument("--csv", nargs="?", const="-", metavar="FILE",
-                        help="print CSV rows measure,query,value instead")
+    output.add_argument("--json", action="store_true", help="print one JSON object instead")
+    output.add_argument("--csv", action="store_true", help="print CSV rows measure,query,value instead")
     return parser
 
 
@@ -131,39 +129,22 @@ def _measures(specs: Sequence[str]) -> list[Measure]:
     return sorted(wanted, key=lambda m: (order[m.family], -1 if m.param is None else m.param))
 
 
-def _run_id(path: str) -> str:
-    """The run id (6th column) of the first line, as trec_eval prints it."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as handle:
-        for line in handle:
-            fields = line.split()
-            if fields:
-                return fields[5].decode(errors="replace") if len(fields) >= 6 else ""
-    return ""
+def _run_id(run: object) -> str:
+    """The run id (6th column) of the last line, as trec_eval prints it."""
+    from ef.io.trec import RunColumns
+
+    return run.run_id if isinstance(run, RunColumns) else ""
 
 
 def _value(measure: Measure, value: float) -> str:
     return str(int(value)) if measure.spec.integer else f"{value:6.4f}"
 
 
-def _outputs_in(argv: Sequence[str]) -> list[str]:
-    """`argv` with a bare ``--json``/``--csv`` spelled ``--json=-``: never takes the next word.
-
-    >>> _outputs_in(["--json", "qrels", "run"]), _outputs_in(["--csv=out.csv", "q", "r"])
-    (['--json=-', 'qrels', 'run'], ['--csv=out.csv', 'q', 'r'])
-    """
-    return [f"{word}=-" if word in ("--json", "--csv") else word for word in argv]
-
-
 def main(argv: Sequence[str]) -> int:
     """Run ``ef trec-eval`` with ``argv`` (the arguments after ``trec-eval``); return the exit status."""
     from ef.evaluation._run import _evaluate, _load
 
-    args = _parser().parse_args(_outputs_in(argv))
-    from ef.cli import _output
-
-    _output.check_output("--json", args.json)  # before any reading
-    _output.check_output("--csv", args.csv)
+    args = _parser().parse_args(list(argv))
     specs = args.measures or ["official"]
     measures = _measures(specs)
     run, qrels = _load(args.run, args.qrels)
@@ -175,7 +156,14 @@ def main(argv: Sequence[str]) -> int:
         relevance_level=args.level,
         max_docs=args.max_docs,
     )
-    run_id = _run_id(os.fspath(args.run))
+    run_id = _run_id(run)
+    if result.skipped:
+        # trec_eval 10.0 stops with exit 4 here; ef scores the rest and says so once, on stderr.
+        print(
+            f"ef trec-eval: {result.skipped} judged quer{'y is' if result.skipped == 1 else 'ies are'} not in the run "
+            "and left out (-c counts them with zeros)",
+            file=sys.stderr,
+        )
     # trec_eval prints no per-query line for num_q and gm_map (its gm_map is a summary only).
     per_query_measures = [m for m in measures if m.family not in ("num_q", "gm_map")]
     columns = {m: result.values[m].tolist() for m in per_query_measures}
@@ -191,7 +179,7 @@ def main(argv: Sequence[str]) -> int:
                 q: {str(m): _typed(m, columns[m][i]) for m in per_query_measures}
                 for i, q in enumerate(result.query_ids)
             }
-        _output.write("--json", args.json, (json.dumps(document, indent=2, allow_nan=False) + "\n").encode(), "report")
+        sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
         return 0
 
     rows: list[tuple[str, str, str]] = []
@@ -206,7 +194,7 @@ def main(argv: Sequence[str]) -> int:
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["measure", "query", "value"])
         writer.writerows((name, query, value.strip()) for name, query, value in rows)
-        _output.write("--csv", args.csv, buffer.getvalue().encode(), "report")
+        sys.stdout.write(buffer.getvalue())
     else:
         sys.stdout.write("".join(f"{name:<22}\t{query}\t{value}\n" for name, query, value in rows))
     return 0

@@ -18,7 +18,7 @@ import numpy.typing as npt
 from ef._table import format_table
 from ef.evaluation._bulk import HitTable, geometric_mean
 from ef.evaluation._measures import Measure, parse_measure
-from ef.trec import RunColumns, hash_keys, read_qrels, read_run_columns
+from ef.io.trec import RunColumns, big_endian_words, hash_ids, read_qrels, read_run_columns
 
 __all__ = ["RunEvalReport", "evaluate_run"]
 
@@ -75,6 +75,7 @@ class _Evaluation:
     query_ids: list[str]
     values: dict[Measure, npt.NDArray[np.float64]]
     summary: dict[Measure, float]
+    skipped: int = 0  # judged queries the run lacks, left out (missing="skip")
 
 
 def _check_options(missing: str, relevance_level: object, max_docs: object) -> tuple[float, int | None]:
@@ -277,26 +278,25 @@ def _ahead_in_tie(scores: list[float], doc_ids: list[Any], keys: list[Any]) -> d
 def _from_columns(
     run: RunColumns, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None
 ) -> _Builder:
-    """The hit table of a tokenised run file: judged docs are matched by key for all rows at once."""
+    """The hit table of a tokenised run file: judged docs are matched for all rows at once."""
     with ThreadPoolExecutor(max_workers=1) as pool:
-        # The duplicate check sorts every row's key; numpy sorts without the GIL, so it runs on
+        # The duplicate check sorts every row's hash; numpy sorts without the GIL, so it runs on
         # the other core while this thread matches and ranks.
-        duplicates = pool.submit(_duplicate_keys, run.key)
+        duplicates = pool.submit(run.find_duplicate)
         out = _match_columns(run, qrels, query_ids, missing, max_docs)
-        repeated = duplicates.result()
-    if len(repeated):
-        rows = np.flatnonzero(np.isin(run.key, repeated))
-        for key, parts in run.segments.items():  # raises for the first query with a true duplicate
-            if any(((rows >= p.start) & (rows < p.stop)).any() for p in parts):
-                run.check_duplicates(key)
+        duplicates.result()
     return out
 
 
-def _duplicate_keys(keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    """The key values that occur more than once (a doc twice in a query, or a hash collision)."""
-    ordered = np.sort(keys)
-    repeated: npt.NDArray[np.uint64] = ordered[1:][ordered[1:] == ordered[:-1]]
-    return repeated
+# The matcher's prefilter: one bit per value of the low 22 bits of a (query, doc) key. Every judged
+# key sets its bit, so a row whose bit is clear cannot match and skips the binary search; with
+# ~1e5 judged pairs about 2% of the 4M bits are set, so ~98% of rows stop after one lookup.
+_PREFILTER_BITS = 22
+
+
+def _pair_keys(doc_hash: npt.NDArray[np.uint64], query: npt.NDArray[np.int64]) -> npt.NDArray[np.uint64]:
+    """A key per (query index, doc hash): equal pairs give equal keys; a match is checked exactly."""
+    return doc_hash ^ ((query.astype(np.uint64) + np.uint64(1)) * np.uint64(0xC2B2AE3D27D4EB4F))
 
 
 def _match_columns(
@@ -312,6 +312,9 @@ def _match_columns(
             present.append((out.add(query_id, n if max_docs is None else min(n, max_docs)), rows))
         elif missing == "zero":
             out.add(query_id, 0)
+    row_query = np.full(len(run), -1, dtype=np.int64)  # -1: a row of a query not evaluated
+    for index, rows in present:
+        row_query[rows] = index
     # Judged docs (grade >= 0) of the queries the run has, keyed like the run's rows.
     judged_query: list[int] = []
     judged_doc: list[bytes] = []
@@ -322,41 +325,28 @@ def _match_columns(
                 judged_query.append(index)
                 judged_doc.append(doc_id.encode())
                 judged_grade.append(grade)
-    query_bytes = [query_id.encode() for query_id in out.query_ids]
-    judged_key = hash_keys([query_bytes[i] for i in judged_query], judged_doc)
+    judged_key = _pair_keys(hash_ids(judged_doc), np.array(judged_query, dtype=np.int64))
     order = np.argsort(judged_key)
     sorted_key = judged_key[order]
-    # Two bit tables, on two slices of the key, filter out almost every row before the exact search.
-    mask, shift = np.uint64((1 << 22) - 1), np.uint64(32)
-    low, high = np.zeros(1 << 22, dtype=bool), np.zeros(1 << 22, dtype=bool)
-    low[(sorted_key & mask).view(np.int64)] = True
-    high[((sorted_key >> shift) & mask).view(np.int64)] = True
-    candidates = np.flatnonzero(low[(run.key & mask).view(np.int64)])
-    row_key = run.key[candidates]
-    second = high[((row_key >> shift) & mask).view(np.int64)]
-    candidates, row_key = candidates[second], row_key[second]
-    at = np.minimum(np.searchsorted(sorted_key, row_key), max(len(sorted_key) - 1, 0))
-    hit = sorted_key[at] == row_key if len(sorted_key) else np.zeros(0, dtype=bool)
+    mask = np.uint64((1 << _PREFILTER_BITS) - 1)
+    prefilter = np.zeros(1 << _PREFILTER_BITS, dtype=bool)
+    prefilter[(sorted_key & mask).view(np.int64)] = True
+    row_key = _pair_keys(run.doc_hash, row_query)
+    candidates = np.flatnonzero(prefilter[(row_key & mask).view(np.int64)])
+    candidate_key = row_key[candidates]
+    at = np.minimum(np.searchsorted(sorted_key, candidate_key), max(len(sorted_key) - 1, 0))
+    hit = sorted_key[at] == candidate_key if len(sorted_key) else np.zeros(0, dtype=bool)
     rows_hit, judged_hit = candidates[hit], order[at[hit]]
-    # The query of each matched row, from the segments (-1: a query that is not evaluated).
-    segment_start, segment_query = [], []
-    index_of = {query_bytes[index]: index for index, _ in present}
-    for key, parts in run.segments.items():
-        for part in parts:
-            segment_start.append(part.start)
-            segment_query.append(index_of.get(key, -1))
-    by_start = np.argsort(segment_start)
-    starts_sorted = np.array(segment_start, dtype=np.int64)[by_start]
-    queries_sorted = np.array(segment_query, dtype=np.int64)[by_start]
-    row_query = queries_sorted[np.searchsorted(starts_sorted, rows_hit, "right") - 1]
     # Exact check: the doc ids and queries must really be equal (a hash says only "probably").
     data = run.data
+    row_query_hit = row_query[rows_hit].tolist()
     starts, stops = run.doc_start[rows_hit].tolist(), run.doc_stop[rows_hit].tolist()
     exact = [
-        data[a:b] == judged_doc[j] and q == judged_query[j]
-        for a, b, q, j in zip(starts, stops, row_query.tolist(), judged_hit.tolist(), strict=True)
+        q == judged_query[j] and data[a:b] == judged_doc[j]
+        for a, b, q, j in zip(starts, stops, row_query_hit, judged_hit.tolist(), strict=True)
     ]
-    rows_hit, judged_hit, hit_query = rows_hit[exact], judged_hit[exact], row_query[exact]
+    rows_hit, judged_hit = rows_hit[exact], judged_hit[exact]
+    hit_query = row_query[rows_hit]
     by_query = np.argsort(hit_query, kind="stable")
     rows_hit, judged_hit, hit_query = rows_hit[by_query], judged_hit[by_query], hit_query[by_query]
     bounds = np.searchsorted(hit_query, np.arange(len(out.query_ids) + 1)).tolist()
@@ -377,14 +367,7 @@ def _match_columns(
         if len(tied):  # ties go to the greater doc id (byte-wise)
             row_of = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
             members = row_of[np.isin(scores, found[tied])]
-            data = run.data
-            doc_ids = [
-                bytes(data[x:y])
-                for x, y in zip(run.doc_start[members].tolist(), run.doc_stop[members].tolist(), strict=True)
-            ]
-            ahead = _ahead_in_tie(all_scores[members].tolist(), doc_ids, members.tolist())
-            tied_rows = rows_hit[a:b][tied].tolist()
-            greater[tied] += [ahead[row] for row in tied_rows]
+            greater[tied] += _ahead_in_ties(run, rows_hit[a:b][tied], members)
         ranks[a:b] = greater
     keep = ranks < max_docs if max_docs is not None else slice(None)
     try:
@@ -394,6 +377,36 @@ def _match_columns(
         raise
     out.set_hits(hit_query[keep], ranks[keep], grades[judged_hit][keep])
     return out
+
+
+_PAIRS_AT_ONCE = 1 << 22  # (judged, member) comparisons per block: bounds the boolean matrices
+
+
+def _ahead_in_ties(
+    run: RunColumns, judged: npt.NDArray[np.int64], members: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """For each judged row, how many `members` rows have its score and a greater doc id (byte-wise).
+
+    Doc ids become big-endian 8-byte words, so comparing word tuples compares bytes; no sort.
+    """
+    member_words = big_endian_words(run.data, run.doc_start[members], run.doc_stop[members])
+    judged_words = big_endian_words(run.data, run.doc_start[judged], run.doc_stop[judged])
+    member_score, judged_score = run.scores[members], run.scores[judged]
+    zeros_m, zeros_j = np.zeros(len(members), dtype=np.uint64), np.zeros(len(judged), dtype=np.uint64)
+    width = max(len(member_words), len(judged_words))
+    ahead = np.zeros(len(judged), dtype=np.int64)
+    step = max(1, _PAIRS_AT_ONCE // max(len(members), 1))
+    for lo in range(0, len(judged), step):
+        part = slice(lo, lo + step)
+        candidate = member_score[None, :] == judged_score[part, None]
+        greater = np.zeros(candidate.shape, dtype=bool)
+        for k in range(width):
+            mw = member_words[k] if k < len(member_words) else zeros_m
+            jw = (judged_words[k] if k < len(judged_words) else zeros_j)[part, None]
+            greater |= candidate & (mw[None, :] > jw)
+            candidate &= mw[None, :] == jw
+        ahead[part] = greater.sum(axis=1)
+    return ahead
 
 
 def _summary(measure: Measure, values: npt.NDArray[np.float64]) -> float:
@@ -440,7 +453,13 @@ def _evaluate(
         )
     table = built.table(relevance_level)
     values = {m: m.spec.kernel(table, m.param) for m in dict.fromkeys(measures)}
-    return _Evaluation(built.query_ids, values, {m: _summary(m, v) for m, v in values.items()})
+    summary = {m: _summary(m, v) for m, v in values.items()}
+    if missing == "zero":
+        # trec_eval 10.0 with -c sums num_rel over the qrels itself: every grade > 0 of every
+        # judged query, whatever -l says (m_num_rel.c, te_calc_avg_num_rel).
+        everything = sum(1 for judged in qrels.values() for grade in judged.values() if grade > 0)
+        summary.update({m: float(everything) for m in values if m.family == "num_rel"})
+    return _Evaluation(built.query_ids, values, summary, skipped=len(query_ids) - len(built.query_ids))
 
 
 def _load_qrels(qrels: Run | str | os.PathLike[str]) -> Run:

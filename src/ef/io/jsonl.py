@@ -1,0 +1,81 @@
+"""JSON and JSON Lines reading, strict: every problem names ``file:line``.
+
+One JSON value per line; blank lines are skipped. Refused, never guessed: bytes that are not
+UTF-8, a line that is not JSON, an object with the same key twice (json keeps the last one
+silently), and the non-standard constants ``NaN``, ``Infinity`` and ``-Infinity``.
+
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "records.jsonl")
+>>> _ = open(path, "w").write('{"id": "a"}\\n\\n{"id": "b"}\\n')
+>>> list(iter_jsonl(path))
+[(1, {'id': 'a'}), (3, {'id': 'b'})]
+>>> _ = open(path, "w").write('{"id": "a", "id": "b"}\\n')
+>>> list(iter_jsonl(path))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+ValueError: ...records.jsonl:1: key 'id' appears twice in one object
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ef.io.source import Source, display_name, iter_lines, read_bytes
+
+__all__ = ["iter_jsonl", "loads", "read_json"]
+
+
+class _RefusedError(ValueError):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RefusedError(f"key {key!r} appears twice in one object")
+            seen.add(key)
+    return record
+
+
+def _constant(name: str) -> Any:
+    raise _RefusedError(f"{name} is not valid JSON (JSON has no NaN or infinity)")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
+
+
+def loads(text: str, where: str) -> Any:
+    """Parse one JSON document; ``ValueError("<where>: <reason>")`` if it is not strict JSON."""
+    try:
+        return _DECODER.decode(text)
+    except _RefusedError as error:
+        raise ValueError(f"{where}: {error}") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: not valid JSON: {error.msg} (column {error.colno})") from None
+
+
+def _decode(raw: bytes, where: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{where}: not valid UTF-8 (byte {error.start + 1}: {error.reason})") from None
+
+
+def iter_jsonl(source: Source) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for every non-blank line of a JSON Lines file (plain or gzip, or ``-``)."""
+    name = display_name(source)
+    for number, raw in iter_lines(source):
+        if not raw.strip():
+            continue
+        where = f"{name}:{number}"
+        yield number, loads(_decode(raw, where), where)
+
+
+def read_json(source: Source) -> Any:
+    """The one JSON document in `source`; errors name the file."""
+    name = display_name(source)
+    return loads(_decode(read_bytes(source), name), name)

@@ -1,0 +1,736 @@
+"""TREC run and qrels files, read as trec_eval 10.0 reads them, written atomically.
+
+A run file has one retrieved document per line, ``query_id iter doc_id rank score run_id``. As
+in trec_eval, columns are separated by any run of C whitespace (space, tab, ``\\v``, ``\\f``,
+``\\r``), so spaces, tabs, mixed separators and CRLF line ends all read alike; the ``iter`` and
+``rank`` columns and anything after the sixth are ignored; a line whose first non-blank
+character is ``#`` is a comment; blank lines are skipped; the run id is the last line's. A
+qrels file has one judgement per line, ``query_id iter doc_id grade`` (integer grades, as
+trec_eval reads them); :func:`read_qrels` also reads BEIR's ``qrels/*.tsv`` (tab-separated
+``query-id  corpus-id  score``, with or without its header row). Sources are paths or ``-``,
+plain or gzip, files or pipes (see :mod:`ef.io.source`).
+
+Where trec_eval would guess, ef refuses with ``file:line`` and the reason: a score that is not
+entirely a number (trec_eval's ``atof`` reads ``1.5x`` as 1.5 and ``x`` as 0), NaN, a score
+beyond the range of a double (``1e400`` and ``1e401`` would tie as infinity), a grade that is
+not an integer or does not fit 64 bits, a NUL byte (trec_eval stops reading there), bytes that
+are not UTF-8, a doc id twice in one query. ``inf`` and ``-inf`` are accepted: they rank.
+
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+>>> write_run(path, {"q1": {"d1": 0.5, "d2": 1.5}})
+>>> print(open(path).read(), end="")
+q1 Q0 d2 1 1.5 ef
+q1 Q0 d1 2 0.5 ef
+>>> read_run(path)
+{'q1': {'d2': 1.5, 'd1': 0.5}}
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import math
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ef.io.atomic import atomic_writer
+from ef.io.source import Source, display_name, iter_chunks, iter_lines
+
+__all__ = ["RunColumns", "read_qrels", "read_run", "read_run_columns", "write_qrels", "write_run"]
+
+PathLike = str | os.PathLike[str]
+
+_PAD = 16  # zero bytes after the data, so an 8-byte window at any field start stays inside
+_CHUNK = 1 << 23  # bytes per tokenising chunk: big enough to amortise numpy calls, small for cache
+_SAFE_DIGITS = 15  # decimal mantissas this short convert exactly: m / 10**k is correctly rounded
+
+# C's isspace() in the "C" locale: what trec_eval splits columns on.
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[list(b" \t\n\v\f\r")] = True
+
+
+# --- fields as numbers -----------------------------------------------------------------------
+
+
+def _word_view(data: bytearray) -> npt.NDArray[np.uint64]:
+    """Every 8-byte window of ``data`` as a little-endian integer: ``view[i]`` = bytes ``i..i+7``."""
+    return np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+
+
+# _LOW_BYTES[n]: a mask keeping the first n bytes of a little-endian word.
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_FMIX1, _FMIX2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
+
+
+def _hash_fields(
+    view: npt.NDArray[np.uint64], start: npt.NDArray[np.int64], length: npt.NDArray[np.int64]
+) -> npt.NDArray[np.uint64]:
+    """A 64-bit hash of each field ``view[start : start + length]``.
+
+    A field's hash depends on its bytes alone (its length, then its 8-byte words), never on the
+    other fields hashed with it: equal ids hash equal whatever their neighbours' widths. Matches
+    are confirmed byte for byte by the caller, so a collision costs time, never a wrong number.
+    """
+    h = length.astype(np.uint64) * _MIX
+    rows: npt.NDArray[np.int64] | None = None  # None: every row still has bytes at this offset
+    offset = 0
+    while True:
+        if rows is None:
+            word = view[start + offset] & _LOW_BYTES[np.minimum(length - offset, 8)]
+            mixed = (h ^ word) * _MIX
+            h = mixed ^ (mixed >> np.uint64(29))
+        else:
+            word = view[start[rows] + offset] & _LOW_BYTES[np.minimum(length[rows] - offset, 8)]
+            mixed = (h[rows] ^ word) * _MIX
+            h[rows] = mixed ^ (mixed >> np.uint64(29))
+        offset += 8
+        longer = length > offset if rows is None else length[rows] > offset
+        if rows is None and longer.all():
+            continue
+        rows = np.flatnonzero(longer) if rows is None else rows[longer]
+        if not len(rows):
+            break
+    # MurmurHash3's finaliser: every output bit depends on every input bit, so any slice of the
+    # hash (the prefilter of the matcher) spreads ids that share a prefix like "doc000".
+    h ^= h >> np.uint64(33)
+    h *= _FMIX1
+    h ^= h >> np.uint64(33)
+    h *= _FMIX2
+    h ^= h >> np.uint64(33)
+    return h
+
+
+def hash_ids(ids: Iterable[bytes]) -> npt.NDArray[np.uint64]:
+    """:func:`_hash_fields` of each id: the run columns' ``doc_hash`` of the same bytes."""
+    items = list(ids)
+    if not items:
+        return np.zeros(0, dtype=np.uint64)
+    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    joined = bytearray(b"".join(items) + bytes(_PAD))
+    starts = np.zeros(len(items), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return _hash_fields(_word_view(joined), starts, lengths)
+
+
+def big_endian_words(
+    data: bytearray, start: npt.NDArray[np.int64], stop: npt.NDArray[np.int64]
+) -> list[npt.NDArray[np.uint64]]:
+    """Each field as zero-padded big-endian 8-byte words: comparing the word tuples compares the
+    fields byte-wise, as ``strcmp`` does (ids hold no NUL byte, so padding sorts first)."""
+    view = _word_view(data)
+    length = stop - start
+    longest = int(length.max()) if len(length) else 0
+    words = []
+    last = len(view) - 1
+    for offset in range(0, longest, 8):
+        # Past a short field's end the window is masked to zero, so where it points is moot.
+        word = view[np.minimum(start + offset, last)] & _LOW_BYTES[np.clip(length - offset, 0, 8)]
+        words.append(word.byteswap())
+    return words
+
+
+_POW10 = 10.0 ** np.arange(23)
+
+
+def _parse_scores(
+    buf: npt.NDArray[np.uint8], start: npt.NDArray[np.int64], length: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Decimal scores (``-?digits[.digits]``, at most 15 digits) converted exactly; ``ok`` marks them.
+
+    ``m / 10**k`` with both exact doubles is the correctly rounded value, i.e. what ``strtod``
+    gives. Other spellings (exponents, long mantissas, ``inf``, garbage) are left to the caller.
+    Works column by column over all rows, so every step is one vectorised operation.
+    """
+    n = len(start)
+    longest = int(length.max()) if n else 0
+    if longest > 24:
+        return np.zeros(n), np.zeros(n, dtype=bool)
+    mantissa, scaled = np.zeros(n), np.empty(n)
+    digits, dots = np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int8)
+    dot_at = length.copy()  # no dot: no decimals
+    byte, digit = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
+    is_digit, is_dot, inside = (np.empty(n, dtype=bool) for _ in range(3))
+    shortest = int(length.min()) if n else 0
+    for j in range(longest):
+        np.take(buf[j:], start, out=byte, mode="clip")  # clip: bytes past the field are masked
+        np.subtract(byte, 48, out=digit)
+        np.less(digit, 10, out=is_digit)
+        if j >= shortest:  # some fields have ended: mask their bytes out
+            np.greater(length, j, out=inside)
+            is_digit &= inside
+        np.multiply(mantissa, 10.0, out=scaled)
+        scaled += digit
+        np.copyto(mantissa, scaled, where=is_digit)
+        digits += is_digit
+        np.equal(byte, 46, out=is_dot)
+        if j >= shortest:
+            is_dot &= inside
+        dots += is_dot
+        np.copyto(dot_at, j, where=is_dot)
+    negative = buf[start] == 45
+    ok = (digits + dots + negative == length) & (dots <= 1) & (digits >= 1) & (digits <= _SAFE_DIGITS)
+    decimals = np.where(dots > 0, length - dot_at - 1, 0)
+    value = mantissa / _POW10[np.clip(decimals, 0, 22)]
+    return np.where(negative, -value, value), ok
+
+
+# strtod's spellings: decimal with optional exponent, hexadecimal, inf/infinity, nan.
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_HEX = re.compile(rb"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
+_INFINITY = re.compile(rb"[+-]?(?:inf|infinity)", re.IGNORECASE)
+_NAN = re.compile(rb"[+-]?nan(?:\([0-9A-Za-z_]*\))?", re.IGNORECASE)
+
+
+def parse_score(text: bytes, where: str, what: str = "score") -> float:
+    """`text` as C's ``strtod`` reads it, whole; ``ValueError`` naming `where` for what cannot rank."""
+    shown = text.decode(errors="replace")
+    if _DECIMAL.fullmatch(text):
+        value = float(text)
+    elif _HEX.fullmatch(text):
+        value = float.fromhex(text.decode())
+        if math.isinf(value):
+            raise ValueError(f"{where}: {what} {shown!r} is beyond the range of a double")
+        return value
+    elif _INFINITY.fullmatch(text):
+        return -math.inf if text.startswith(b"-") else math.inf
+    elif _NAN.fullmatch(text):
+        raise ValueError(f"{where}: {what} is NaN")
+    else:
+        raise ValueError(f"{where}: {what} {shown!r} is not a number")
+    if math.isinf(value):
+        # strtod gives HUGE_VAL: 1e400 and 1e401 would tie as infinity.
+        raise ValueError(f"{where}: {what} {shown!r} is beyond the range of a double")
+    return value
+
+
+# --- the run reader --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Segment:
+    query_id: bytes
+    start: int  # first row
+    stop: int  # one past the last row
+
+
+@dataclass
+class RunColumns:
+    """A run file tokenised into columns, one row per document line.
+
+    ``segments`` maps each query id to its runs of consecutive rows (one for a file grouped by
+    query, as trec_eval writes them; more when a query's lines are scattered); ``rows(query)``
+    gives its row indices; ``doc_id(row)`` the doc id bytes; ``line(row)`` its line number.
+    ``doc_hash`` is :func:`hash_ids` of each row's doc id.
+    """
+
+    path: str
+    data: bytearray
+    scores: npt.NDArray[np.float64]
+    doc_hash: npt.NDArray[np.uint64]
+    doc_start: npt.NDArray[np.int64]
+    doc_stop: npt.NDArray[np.int64]
+    segments: dict[bytes, list[_Segment]]
+    run_id: str
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def rows(self, query_id: bytes) -> npt.NDArray[np.int64] | slice:
+        parts = self.segments[query_id]
+        if len(parts) == 1:
+            return slice(parts[0].start, parts[0].stop)
+        return np.concatenate([np.arange(p.start, p.stop) for p in parts])
+
+    def doc_id(self, row: int) -> bytes:
+        return bytes(self.data[int(self.doc_start[row]) : int(self.doc_stop[row])])
+
+    def line(self, row: int) -> int:
+        """The 1-based line number of `row` (counted only when an error needs it)."""
+        return self.data.count(b"\n", 0, int(self.doc_start[row])) + 1
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query_id: {doc_id: score}}``, queries in first-appearance order, docs in file order."""
+        run: dict[str, dict[str, float]] = {}
+        data = self.data
+        for query_id in self.segments:
+            rows = self.rows(query_id)
+            starts = self.doc_start[rows].tolist()
+            stops = self.doc_stop[rows].tolist()
+            scores = self.scores[rows].tolist()
+            docs = {data[a:b].decode(): s for a, b, s in zip(starts, stops, scores, strict=True)}
+            if len(docs) != len(scores):
+                self.check_duplicates(query_id)
+            run[query_id.decode()] = docs
+        return run
+
+    def check_duplicates(self, query_id: bytes) -> None:
+        """Raise ``file:line`` if a doc id appears twice in ``query_id``."""
+        rows = self.rows(query_id)
+        row_index = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
+        values = self.doc_hash[rows]
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+        same = np.flatnonzero(ordered[1:] == ordered[:-1])
+        found = []  # (row, first row, doc id) of each true repeat; equal hashes may be a collision
+        for i in same.tolist():
+            first, second = int(row_index[order[i]]), int(row_index[order[i + 1]])
+            doc_id = self.doc_id(first)
+            if doc_id == self.doc_id(second):
+                found.append((max(first, second), min(first, second), doc_id))
+        if found:
+            row, earlier, doc_id = min(found)  # the earliest repeat
+            raise ValueError(
+                f"{self.path}:{self.line(row)}: doc id {doc_id.decode(errors='replace')!r} appears twice in query "
+                f"{query_id.decode(errors='replace')!r} (first at line {self.line(earlier)})"
+            )
+
+    def find_duplicate(self) -> None:
+        """Raise ``file:line`` for the first query holding a doc id twice (any query of the file)."""
+        # One sort of every row's (query, doc) hash; numpy sorts without the GIL.
+        query_of_row = np.empty(len(self), dtype=np.uint64)
+        for index, parts in enumerate(self.segments.values()):
+            for part in parts:
+                query_of_row[part.start : part.stop] = index
+        keys = self.doc_hash ^ (query_of_row * _MIX)
+        ordered = np.sort(keys)
+        repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+        if not len(repeated):
+            return
+        suspects = set(query_of_row[np.isin(keys, repeated)].tolist())
+        for index, query_id in enumerate(self.segments):
+            if index in suspects:
+                self.check_duplicates(query_id)
+
+
+def _line_at(data: bytearray | bytes, position: int) -> int:
+    return data.count(b"\n", 0, position) + 1
+
+
+@dataclass(frozen=True)
+class _Tokens:
+    """The rows of one chunk: positions of the query id, doc id, score and run id fields."""
+
+    query_start: npt.NDArray[np.int64]
+    query_stop: npt.NDArray[np.int64]
+    doc_start: npt.NDArray[np.int64]
+    doc_stop: npt.NDArray[np.int64]
+    score_start: npt.NDArray[np.int64]
+    score_stop: npt.NDArray[np.int64]
+    run_id: tuple[int, int] | None  # the last row's
+
+
+def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int, end: int) -> _Tokens:
+    """Split the whole lines ``data[begin:end]`` (ending in ``\\n``) into trec_eval's columns.
+
+    Separators are found once for the chunk; a token is a gap between two separators. Every
+    layout trec_eval accepts takes this same path: there is no fallback to get wrong.
+    """
+    chunk = buf[begin:end]
+    candidates = np.flatnonzero(chunk <= 32)  # comparisons are cheaper than a table lookup
+    byte = chunk[candidates]
+    space = _SPACE[byte]
+    if not space.all():
+        if (byte == 0).any():
+            at = begin + int(candidates[np.flatnonzero(byte == 0)[0]])
+            raise ValueError(f"{name}:{_line_at(data, at)}: a NUL byte (trec_eval stops reading a file there)")
+        candidates, byte = candidates[space], byte[space]  # other control bytes belong to ids, as in C
+    newline = byte == 10
+    lone = np.flatnonzero(byte[:-1] == 13)
+    lone = lone[(byte[lone + 1] != 10) | (candidates[lone + 1] != candidates[lone] + 1)]
+    if len(lone):  # trec_eval would read it as a space and ignore the rest of the line: a silent drop
+        at = begin + int(candidates[lone[0]])
+        raise ValueError(
+            f"{name}:{_line_at(data, at)}: a carriage return ('\\r') inside a line; line ends must be '\\n' or '\\r\\n'"
+        )
+    # A token lies between separators i and i+1 when they are not adjacent; a virtual separator
+    # at -1 catches a token at the start of the chunk.
+    before = np.empty(len(candidates) + 1, dtype=np.int64)
+    before[0] = -1
+    before[1:] = candidates
+    gap = np.diff(before) > 1
+    token_start = before[:-1][gap] + 1
+    token_stop = candidates[gap]
+    lines_before = np.zeros(len(candidates), dtype=np.int64)
+    np.cumsum(newline[:-1], out=lines_before[1:])
+    token_line = lines_before[gap]
+    n_lines = int(lines_before[-1]) + 1
+    counts = np.bincount(token_line, minlength=n_lines)
+    first = np.zeros(n_lines, dtype=np.int64)
+    np.cumsum(counts[:-1], out=first[1:])
+    if (counts == 6).all() and not (chunk[token_start[first]] == 35).any():
+        head = first  # the common case: every line is one document, no comment ('#')
+    else:
+        nonblank = counts > 0
+        comment = np.zeros(n_lines, dtype=bool)
+        comment[nonblank] = chunk[token_start[first[nonblank]]] == 35
+        is_data = nonblank & ~comment
+        short = np.flatnonzero(is_data & (counts < 6))
+        if len(short):
+            line = int(short[0])
+            at = begin + int(token_start[first[line]])
+            raise ValueError(
+                f"{name}:{_line_at(data, at)}: expected 6 columns 'query_id iter doc_id rank score run_id', "
+                f"got {int(counts[line])}"
+            )
+        head = first[np.flatnonzero(is_data)]
+    if not len(head):
+        empty = np.zeros(0, dtype=np.int64)
+        return _Tokens(empty, empty, empty, empty, empty, empty, run_id=None)
+    token_start += begin
+    token_stop += begin
+    last = int(head[-1]) + 5
+    return _Tokens(
+        query_start=token_start[head],
+        query_stop=token_stop[head],
+        doc_start=token_start[head + 2],
+        doc_stop=token_stop[head + 2],
+        score_start=token_start[head + 4],
+        score_stop=token_stop[head + 4],
+        run_id=(int(token_start[last]), int(token_stop[last])),
+    )
+
+
+def _same_as_previous(
+    view: npt.NDArray[np.uint64], start: npt.NDArray[np.int64], stop: npt.NDArray[np.int64]
+) -> npt.NDArray[np.bool_]:
+    """``same[i]``: field ``i + 1`` has exactly the bytes of field ``i`` (compared word by word)."""
+    length = stop - start
+    same = length[1:] == length[:-1]
+    offset = 0
+    rows = np.flatnonzero(same)
+    while len(rows):
+        a, b = start[rows] + offset, start[rows + 1] + offset
+        keep = _LOW_BYTES[np.minimum(length[rows] - offset, 8)]
+        equal = (view[a] & keep) == (view[b] & keep)
+        same[rows[~equal]] = False
+        offset += 8
+        rows = rows[equal & (length[rows] > offset)]
+    return np.asarray(same, dtype=bool)
+
+
+def _read_padded(source: Source) -> bytearray:
+    """All of `source`'s bytes, ending in a newline, then ``_PAD`` zero bytes."""
+    data = bytearray()
+    for chunk in iter_chunks(source):
+        data += chunk
+    if data and not data.endswith(b"\n"):
+        data += b"\n"
+    data += bytes(_PAD)
+    return data
+
+
+def _check_utf8(name: str, data: bytearray, size: int) -> None:
+    if data.isascii():
+        return
+    try:
+        bytes(data[:size]).decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = bytes(data[error.start : error.end])
+        raise ValueError(f"{name}:{_line_at(data, error.start)}: {bad!r} is not valid UTF-8") from None
+
+
+def read_run_columns(path: Source) -> RunColumns:
+    """Read a TREC run file (a path or ``-``) into :class:`RunColumns`; see :func:`read_run`."""
+    name = display_name(path)
+    data = _read_padded(path)
+    size = len(data) - _PAD
+    _check_utf8(name, data, size)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    bounds = [0]
+    while bounds[-1] < size:
+        cut = data.find(b"\n", min(bounds[-1] + _CHUNK, size - 1), size) + 1
+        bounds.append(cut if cut > 0 else size)
+    pairs = list(itertools.pairwise(bounds))
+    # numpy releases the GIL in its loops, so two threads tokenise two chunks at once.
+    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        chunks = list(pool.map(lambda job: _tokenise(name, data, buf, job[0], job[1]), pairs))
+    parts = [c for c in chunks if len(c.doc_start)]
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return RunColumns(name, data, np.zeros(0), np.zeros(0, np.uint64), empty, empty, {}, "")
+    join = np.concatenate
+    query_start, query_stop = join([c.query_start for c in parts]), join([c.query_stop for c in parts])
+    doc_start, doc_stop = join([c.doc_start for c in parts]), join([c.doc_stop for c in parts])
+    score_start, score_stop = join([c.score_start for c in parts]), join([c.score_stop for c in parts])
+    view = _word_view(data)
+    doc_hash = _hash_fields(view, doc_start, doc_stop - doc_start)
+    scores, ok = _parse_scores(buf, score_start, score_stop - score_start)
+    for row in np.flatnonzero(~ok).tolist():
+        a, b = int(score_start[row]), int(score_stop[row])
+        scores[row] = parse_score(bytes(data[a:b]), f"{name}:{_line_at(data, a)}")
+    # Queries: runs of consecutive rows with the same query id bytes.
+    new_query = np.ones(len(query_start), dtype=bool)
+    new_query[1:] = ~_same_as_previous(view, query_start, query_stop)
+    firsts = np.flatnonzero(new_query).tolist()
+    ends = [*firsts[1:], len(query_start)]
+    segments: dict[bytes, list[_Segment]] = {}
+    qs, qe = query_start[firsts].tolist(), query_stop[firsts].tolist()
+    for a, b, first, stop in zip(qs, qe, firsts, ends, strict=True):
+        segments.setdefault(bytes(data[a:b]), []).append(_Segment(bytes(data[a:b]), first, stop))
+    run_id_at = parts[-1].run_id
+    run_id = data[run_id_at[0] : run_id_at[1]].decode() if run_id_at else ""
+    return RunColumns(name, data, scores, doc_hash, doc_start, doc_stop, segments, run_id)
+
+
+def read_run(path: Source) -> dict[str, dict[str, float]]:
+    """Read a TREC run file into ``{query_id: {doc_id: score}}``.
+
+    Parameters
+    ----------
+    path
+        The run file, or ``-`` for standard input; plain or gzip-compressed, a file or a pipe.
+
+    Returns
+    -------
+    dict
+        Queries in the order they first appear; each query's documents in file order.
+
+    Raises
+    ------
+    ValueError
+        ``file:line: ...`` for a line with fewer than 6 columns, a score that is not a number,
+        is NaN or is beyond a double's range, a doc id listed twice for one query, a NUL byte,
+        or bytes that are not UTF-8.
+    OSError
+        If the file cannot be read.
+    """
+    return read_run_columns(path).to_dict()
+
+
+# --- the qrels reader ------------------------------------------------------------------------
+
+# The score column of a BEIR header row. Only these names: any other word in the first row is a
+# bad grade to report, not a header to skip.
+_HEADER_SCORE_NAMES = frozenset({"score", "scores", "rel", "relevance", "grade", "label", "judgement", "judgment"})
+# An integral grade as trec_eval's atol() reads it whole: digits, maybe a zero fraction ("1.0").
+_INTEGER = re.compile(rb"([+-]?[0-9]+)(?:\.0*)?")
+_INT64 = 1 << 63
+
+
+def _grade(text: bytes, where: str, *, trec: bool) -> float:
+    """A grade: ``int`` when integral, else ``float`` (BEIR only: TREC qrels grades are integers)."""
+    whole = _INTEGER.fullmatch(text)
+    if whole:
+        value = int(whole.group(1))
+        if not -_INT64 <= value < _INT64:
+            raise ValueError(f"{where}: grade {text.decode()!r} does not fit a 64-bit integer, as trec_eval reads it")
+        return value
+    grade = parse_score(text, where, "grade")
+    if math.isinf(grade):
+        raise ValueError(f"{where}: grade {text.decode()!r} is not finite")
+    if trec:
+        raise ValueError(
+            f"{where}: grade {text.decode(errors='replace')!r} is not an integer "
+            "(trec_eval reads TREC qrels grades as integers and would truncate it)"
+        )
+    return int(grade) if grade.is_integer() and abs(grade) < 2**53 else grade
+
+
+def _text(raw: bytes, where: str, what: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}: {what} {raw!r} is not valid UTF-8") from None
+
+
+def read_qrels(path: Source) -> dict[str, dict[str, float]]:
+    """Read relevance judgements: TREC qrels (``qid iter docid grade``) or a BEIR qrels TSV.
+
+    The format is told by the first judgement line: three tab-separated fields is BEIR
+    (``query-id  corpus-id  score``, split on tabs only, so an id may hold a space; a first row
+    whose score column is ``score``, ``relevance``, ``rel``, ``grade`` or ``label`` is a header),
+    anything else TREC (four whitespace-separated columns, integer grades, as trec_eval reads
+    them: ``2.5`` is an error, not truncated). Lines starting with ``#`` are comments; blank
+    lines are skipped. Grades are ``int`` when integral, else ``float``, whichever reader reads
+    the file. A negative grade means *judged as unjudged* (as in trec_eval) and is kept.
+
+    Parameters
+    ----------
+    path
+        The qrels file, or ``-``; plain or gzip-compressed.
+
+    Returns
+    -------
+    dict
+        ``{query_id: {doc_id: grade}}``, queries in first-appearance order.
+
+    Raises
+    ------
+    ValueError
+        ``file:line: ...`` for a line with the wrong number of columns, a grade that is not a
+        number (or, in TREC qrels, not an integer), an id with surrounding whitespace in a BEIR
+        TSV, a doc id judged twice for one query, or bytes that are not UTF-8.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "test.tsv")
+    >>> _ = open(path, "w").write("query-id\\tcorpus-id\\tscore\\nq1\\td1\\t1\\nq1\\td2\\t0\\n")
+    >>> read_qrels(path)
+    {'q1': {'d1': 1, 'd2': 0}}
+    """
+    name = display_name(path)
+    qrels: dict[str, dict[str, float]] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    beir: bool | None = None
+    for number, line in iter_lines(path):
+        if not line.strip() or line.startswith(b"#"):
+            continue
+        where = f"{name}:{number}"
+        if b"\x00" in line:
+            raise ValueError(f"{where}: a NUL byte (trec_eval stops reading a file there)")
+        if beir is None:
+            beir = line.count(b"\t") == 2
+            if beir and line.rsplit(b"\t", 1)[1].strip().decode(errors="replace").lower() in _HEADER_SCORE_NAMES:
+                continue  # BEIR header row; any other non-number is reported as a bad grade
+        if beir:
+            fields = line.split(b"\t")
+            if len(fields) != 3:
+                raise ValueError(f"{where}: expected 3 tab-separated columns (query-id, corpus-id, score)")
+            for field, what in zip(fields[:2], ("query-id", "corpus-id"), strict=True):
+                if not field or field != field.strip():
+                    raise ValueError(f"{where}: {what} {field.decode(errors='replace')!r} is empty or has surrounding "
+                                     "whitespace, so it could never match an id")
+            query_field, doc_field, grade_field = fields[0], fields[1], fields[2].strip()
+        else:
+            fields = line.split()
+            if len(fields) != 4:
+                raise ValueError(
+                    f"{where}: expected TREC qrels 'query_id iter doc_id grade' (4 columns) or BEIR "
+                    f"'query-id<TAB>corpus-id<TAB>score', got {len(fields)} columns"
+                )
+            query_field, doc_field, grade_field = fields[0], fields[2], fields[3]
+        query_id = _text(query_field, where, "query id")
+        doc_id = _text(doc_field, where, "doc id")
+        grade = _grade(grade_field, where, trec=not beir)
+        docs = qrels.setdefault(query_id, {})
+        if doc_id in docs:
+            raise ValueError(
+                f"{where}: doc id {doc_id!r} is judged twice in query {query_id!r} "
+                f"(first at line {first_line[query_id, doc_id]})"
+            )
+        docs[doc_id] = grade
+        first_line[query_id, doc_id] = number
+    return qrels
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def _check_id(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value or any(c.isspace() or c == "\x00" for c in value):
+        raise ValueError(f"{what} must be a non-empty str without whitespace (got {value!r})")
+    return value
+
+
+def _atomic_write(path: PathLike, lines: Iterable[str]) -> None:
+    """Write ``lines`` to ``path`` atomically (gzip-compressed when it ends in ``.gz``, any case)."""
+    with atomic_writer(path) as raw:
+        if os.fspath(path).lower().endswith(".gz"):
+            with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
+                for line in lines:
+                    out.write(line.encode())
+        else:
+            for line in lines:
+                raw.write(line.encode())
+
+
+def _real(value: object) -> bool:
+    return not isinstance(value, bool | np.bool_) and isinstance(value, int | float | np.floating | np.integer)
+
+
+def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> None:
+    """Write ``{query_id: {doc_id: score}}`` as a TREC run file, atomically.
+
+    Each query's documents are written in trec_eval's order (score descending, ties by doc id
+    descending), ranked from 1; scores are written with ``repr`` so they read back exactly.
+
+    Parameters
+    ----------
+    path
+        The file to write; gzip-compressed if its name ends in ``.gz``. Replaced atomically.
+    run
+        The run. Scores must be real numbers, not NaN.
+    run_id
+        The last column of every line.
+
+    Raises
+    ------
+    ValueError
+        For an id that is not a non-empty str without whitespace, a score that is not a number
+        or is NaN, or a query with no documents (a TREC run file cannot list a query without a line).
+    """
+    _check_id(run_id, "'run_id'")
+    rows: list[tuple[str, list[tuple[float, str]]]] = []
+    for query_id, docs in run.items():
+        _check_id(query_id, "a query id")
+        if not docs:
+            raise ValueError(
+                f"query {query_id!r} has no documents: a TREC run file cannot hold an empty ranking "
+                "(leave the query out)"
+            )
+        ranked = []
+        for doc_id, score in docs.items():
+            _check_id(doc_id, f"a doc id of query {query_id!r}")
+            if not _real(score):
+                raise ValueError(f"score of doc {doc_id!r} in query {query_id!r} must be a number (got {score!r})")
+            if math.isnan(score):
+                raise ValueError(f"score of doc {doc_id!r} in query {query_id!r} is NaN")
+            ranked.append((float(score), doc_id))
+        ranked.sort(key=lambda item: (item[0], item[1].encode()), reverse=True)
+        rows.append((query_id, ranked))
+
+    def lines() -> Iterator[str]:
+        for query_id, ranked in rows:
+            for rank, (score, doc_id) in enumerate(ranked, start=1):
+                yield f"{query_id} Q0 {doc_id} {rank} {score!r} {run_id}\n"
+
+    _atomic_write(path, lines())
+
+
+def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> None:
+    """Write ``{query_id: {doc_id: grade}}`` as a TREC qrels file (``qid 0 docid grade``), atomically.
+
+    Raises
+    ------
+    ValueError
+        For an id that is empty or contains whitespace, a grade that is not a finite integer
+        (trec_eval reads qrels grades as integers), or a query with no judgements (a qrels
+        file cannot hold it, and dropping it would change ``-c`` averages).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> write_qrels(path, {"q1": {"d1": 2, "d2": 0}})
+    >>> read_qrels(path)
+    {'q1': {'d1': 2, 'd2': 0}}
+    """
+    for query_id, docs in qrels.items():
+        _check_id(query_id, "a query id")
+        if not docs:
+            raise ValueError(f"query {query_id!r} has no judgements: a qrels file cannot hold it (leave it out)")
+        for doc_id, grade in docs.items():
+            _check_id(doc_id, f"a doc id of query {query_id!r}")
+            if not _real(grade):
+                raise ValueError(f"grade of doc {doc_id!r} in query {query_id!r} must be a number (got {grade!r})")
+            if not math.isfinite(grade) or not float(grade).is_integer():
+                raise ValueError(
+                    f"grade of doc {doc_id!r} in query {query_id!r} must be a finite integer: TREC qrels hold "
+                    f"integer grades (got {grade!r})"
+                )
+
+    def lines() -> Iterator[str]:
+        for query_id, docs in qrels.items():
+            for doc_id, grade in docs.items():
+                yield f"{query_id} 0 {doc_id} {int(grade)}\n"
+
+    _atomic_write(path, lines())
