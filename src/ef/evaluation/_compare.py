@@ -90,7 +90,7 @@ class Comparison:
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ComparisonReport:
     """What :func:`compare` found: every comparison, the settings, the queries and the warnings.
 
@@ -124,6 +124,13 @@ class ComparisonReport:
     lacked: Mapping[str, int]
     warnings: tuple[str, ...]
     unit: str = "queries"
+
+    def __repr__(self) -> str:
+        """Short: the per-query values would fill a screen."""
+        return (
+            f"ComparisonReport({len(self.systems)} systems, {len(self.measures)} measures, "
+            f"{self.n_queries} {self.unit}, {self.family_size} comparisons, test={self.test!r})"
+        )
 
     @property
     def family_size(self) -> int:
@@ -226,6 +233,27 @@ class ComparisonReport:
         """
         return render.dataframe(self, library)
 
+    def to_html(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        runs: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
+        qrels: Mapping[str, Mapping[str, float]] | None = None,
+        queries: Mapping[str, str] | None = None,
+        corpus: Mapping[str, str] | None = None,
+        title: str | None = None,
+    ) -> Any:
+        """Write a self-contained HTML report with charts to `path` (atomically); returns the path.
+
+        With `runs` (name -> ``{query_id: {doc_id: score}}``) the largest losses show both
+        rankings side by side. Needs the ``report`` extra (``pip install 'ef[report]'``); see
+        :func:`ef.report.comparison_report`.
+        """
+        from ef.report import comparison_report
+
+        page = comparison_report(self, runs=runs, qrels=qrels, queries=queries, corpus=corpus, title=title)
+        return page.to_html(path)
+
     def __str__(self) -> str:
         """The terminal table: one row per comparison, markers, a legend and the warnings."""
         return render.table(self)
@@ -305,9 +333,13 @@ def build_report(
     kept: dict[str, np.ndarray] = {}
     for m in measures:
         rows = [scores[s][m] for s in systems]
-        mask = np.array([all(row[i] is not None for row in rows) for i in range(len(queries))], dtype=bool)
+        if any(None in row for row in rows):
+            mask = np.array([all(row[i] is not None for row in rows) for i in range(len(queries))], dtype=bool)
+            rows = [[v for v, k in zip(row, mask, strict=True) if k] for row in rows]
+        else:
+            mask = np.ones(len(queries), dtype=bool)
         kept[m] = mask
-        values[m] = np.array([[v for v, k in zip(row, mask, strict=True) if k] for row in rows], dtype=np.float64)
+        values[m] = np.array(rows, dtype=np.float64)
         if mask.sum() < 2:
             raise ValueError(
                 f"only {int(mask.sum())} {unit} scored by every system on {m!r}: a paired test needs at least 2"
@@ -401,9 +433,26 @@ def _is_report(run: object) -> bool:
     return not isinstance(run, Mapping | str | os.PathLike) and isinstance(getattr(run, "per_query", None), Mapping)
 
 
+_PLAIN_NUMBERS = {int, float, np.float64, np.float32, np.int64, np.int32}
+
+
 def _from_report(name: str, report: Any, measures: Sequence[str]) -> dict[str, tuple[float, ...]]:
+    per_query = report.per_query
+    try:  # the fast path: every value a plain finite number (checked in C, column by column)
+        columns = []
+        for m in measures:
+            column = [values[m] for values in per_query.values()]
+            if not set(map(type, column)) <= _PLAIN_NUMBERS:
+                raise TypeError
+            array = np.array(column, dtype=np.float64)
+            if not np.isfinite(array).all():
+                raise TypeError
+            columns.append(array.tolist())
+        return {str(q): row for q, row in zip(per_query, zip(*columns, strict=True), strict=True)}
+    except (KeyError, TypeError, OverflowError):
+        pass  # the slow path below names the query and the value
     out: dict[str, tuple[float, ...]] = {}
-    for query_id, values in report.per_query.items():
+    for query_id, values in per_query.items():
         row = []
         for m in measures:
             if m not in values:

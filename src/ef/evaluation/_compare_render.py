@@ -43,7 +43,7 @@ def _cells(c: Comparison) -> list[str]:
     return [
         c.system,
         c.baseline,
-        c.measure,
+        c.measure if c.higher_is_better else f"{c.measure} ↓",
         f"{c.system_mean:.4f}",
         f"{c.baseline_mean:.4f}",
         _signed(c.diff),
@@ -75,7 +75,8 @@ def _legend(report: ComparisonReport) -> list[str]:
         f"{_BETTER} / {_WORSE}: system significantly better / worse than 'vs' ({adjusted} < {report.alpha:g}); "
         f"family: {report.family}",
         f"diff: system - vs; CI: paired bootstrap, {report.resamples} resamples, seed {report.seed}; "
-        f"d: paired Cohen's d; W/T/L: {report.unit} won / tied / lost",
+        f"d: paired Cohen's d; W/T/L: {report.unit} won / tied / lost"
+        + ("; ↓: lower is better" if not all(report.higher_is_better.values()) else ""),
     ]
 
 
