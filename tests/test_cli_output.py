@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -85,6 +86,12 @@ def test_ef_eval_json_to_dev_stdout_adds_to_a_redirected_output(tmp_path: Path) 
     assert text.startswith("the demo dataset, split test:")  # the tables, not replaced by the JSON
     assert json.loads(text[text.index("\n{") + 1:])["n_queries"] == 27
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_a_full_device_is_reported_and_stays_a_device(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "eval", "--quiet", "--k", "1", "--json", "/dev/full")
+    assert (status, err) == (2, "ef eval: error: --json /dev/full: cannot write the report (No space left on device)\n")
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
 @pytest.mark.parametrize("argv", [
