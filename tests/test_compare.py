@@ -55,14 +55,15 @@ def test_wilcoxon_equals_scipy(seed: int, n: int, rounding: int | None) -> None:
 
 def _exact_randomization(d: np.ndarray) -> float:
     """Every sign flip, one by one."""
-    observed = abs(d.sum())
-    hits = sum(
-        1 for signs in itertools.product((1.0, -1.0), repeat=len(d)) if abs(float(np.dot(signs, d))) >= observed - 1e-9
-    )
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=len(d))))
+    hits = int((np.abs(signs @ d) >= abs(d.sum()) - 1e-9).sum())
     return hits / 2 ** len(d)
 
 
-@pytest.mark.parametrize(("seed", "n", "rounding"), [(9, 6, None), (10, 10, None), (11, 12, 1), (12, 13, 2)])
+@pytest.mark.parametrize(
+    ("seed", "n", "rounding"),
+    [(9, 6, None), (10, 10, None), (11, 12, 1), (12, 13, 2), (23, 18, 1)],  # 2**18 flips: two blocks of rows
+)
 def test_randomization_equals_exact_enumeration(seed: int, n: int, rounding: int | None) -> None:
     rng = np.random.default_rng(seed)
     a, b = rng.random(n), rng.random(n) + 0.2

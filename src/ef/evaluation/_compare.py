@@ -547,6 +547,8 @@ def compare(
         Name -> run: a ``{query_id: {doc_id: score}}`` mapping, the path of a TREC run file, or a
         report that holds per-query values (:func:`~ef.evaluation.evaluate_run`'s or
         :func:`~ef.evaluation.evaluate_retrieval`'s), in the order the table should list them.
+        A report's queries count as present (one made with ``missing="zero"`` already holds
+        zeros); those `qrels` does not judge are not compared.
     qrels
         ``{query_id: {doc_id: grade}}`` or a qrels file; its judged queries are the queries
         compared. ``None`` only when every run is a report (then their queries are).

@@ -95,10 +95,14 @@ def _sign_bits(n: int, resamples: int, seed: int) -> Iterator[Matrix]:
         yield np.unpackbits(raw, count=rows * n).reshape(rows, n).astype(np.float64)
 
 
-def _all_sign_bits(n: int) -> Matrix:
-    """Every one of the ``2**n`` sign patterns, one per row."""
-    codes = np.arange(1 << n, dtype=np.int64)[:, None]
-    return ((codes >> np.arange(n, dtype=np.int64)) & 1).astype(np.float64)
+def _all_sign_bits(n: int) -> Iterator[Matrix]:
+    """Blocks of every one of the ``2**n`` sign patterns, one per row."""
+    shifts = np.arange(n, dtype=np.int64)
+    start = 0
+    for rows in _row_blocks(1 << n, n):
+        codes = np.arange(start, start + rows, dtype=np.int64)[:, None]
+        yield ((codes >> shifts) & 1).astype(np.float64)
+        start += rows
 
 
 def _bootstrap_counts(n: int, resamples: int, seed: int) -> Iterator[Matrix]:
@@ -125,7 +129,7 @@ def _randomization_p(diffs: Matrix, resamples: int, seed: int) -> tuple[Matrix, 
     total = diffs.sum(axis=0)
     observed = np.abs(total) - _TIE_TOLERANCE * np.abs(diffs).sum(axis=0)
     exact = n < 63 and (1 << n) <= resamples
-    blocks: Iterator[Matrix] = iter([_all_sign_bits(n)]) if exact else _sign_bits(n, resamples, seed)
+    blocks = _all_sign_bits(n) if exact else _sign_bits(n, resamples, seed)
     hits = np.zeros(diffs.shape[1], dtype=np.int64)
     for bits in blocks:
         flipped = total - 2.0 * (bits @ diffs)  # sum of s * d with s = 1 - 2 * bit
