@@ -56,8 +56,9 @@ def write_jsonl(path: str | os.PathLike[str], records: Iterable[dict[str, Any]])
     infinity, an object of no JSON type) raises ``ValueError("<path>: record <i> (sample '<id>'):
     <reason>")`` and leaves the old file as it was. The lines go to a temporary file in the same
     directory, which then replaces `path` in one ``os.replace``: a reader or a crash sees the old
-    file or the new one, never half of either. The new file gets the permissions ``open()`` would
-    give it (``0o666`` less the umask).
+    file or the new one, never half of either. A new file gets the permissions ``open()`` would
+    give it (``0o666`` less the umask), an existing one keeps its own, a symlink's target is
+    written (see :mod:`ef.io.atomic`).
     """
     lines: list[str] = []
     for index, record in enumerate(records):
