@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sys
@@ -105,7 +106,7 @@ def test_heap_merge_of_shard_rankings_equals_top_k_over_the_whole() -> None:
     scores = rng.integers(0, 20, size=500).astype(np.float32)  # many ties: the tie order matters
     bounds = [0, 120, 121, 300, 500]
     per_shard = []
-    for a, b in zip(bounds, bounds[1:], strict=False):
+    for a, b in itertools.pairwise(bounds):
         positions, values = top_k(scores[a:b], 40)
         per_shard.append((positions + a, values))
     merged = merge_top_k(per_shard, 40)

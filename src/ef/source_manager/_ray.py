@@ -106,8 +106,18 @@ def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator
     Usage statistics are switched off before Ray starts, the dashboard is not started, and a
     local cluster listens on 127.0.0.1 only. Inside an existing session it changes nothing.
     """
-    ray = require_ray()
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # read by every Ray process this one starts
+    starting = address is None and not os.environ.get("RAY_ADDRESS")
+    if starting or _is_loopback(address or os.environ.get("RAY_ADDRESS", "")):
+        # Ray swaps 127.0.0.1 for the address of the interface that routes to the internet (and binds
+        # its servers there) unless clusters are "not supported": the switch meant for macOS and
+        # Windows keeps a one-machine cluster on loopback.
+        os.environ[_LOOPBACK_SWITCH] = "0"
+    ray = require_ray()
+    if os.environ.get(_LOOPBACK_SWITCH) == "0":
+        from ray._private import ray_constants
+
+        ray_constants.ENABLE_RAY_CLUSTER = False  # read at import; Ray may have been imported before
     if ray.is_initialized():
         yield ray
         return
@@ -116,7 +126,7 @@ def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator
         "logging_level": logging.WARNING,
         "log_to_driver": False,  # worker chatter (model loading) stays in Ray's log files
     }
-    if address is None and not os.environ.get("RAY_ADDRESS"):
+    if starting:
         options.update(num_cpus=num_cpus, _node_ip_address="127.0.0.1")
     try:
         ray.init(address=address, **options)
@@ -126,6 +136,19 @@ def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator
         yield ray
     finally:
         ray.shutdown()
+
+
+_LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def _is_loopback(address: str) -> bool:
+    """Whether a ``host:port`` Ray address names this machine's loopback interface.
+
+    >>> _is_loopback("127.0.0.1:6379"), _is_loopback("localhost:6379"), _is_loopback("10.0.0.5:6379")
+    (True, True, False)
+    """
+    host = address.removeprefix("ray://").rsplit(":", 1)[0].strip("[]")
+    return host in ("127.0.0.1", "localhost", "::1")
 
 
 def _quiet_data(show_progress: bool) -> None:
@@ -394,7 +417,7 @@ def search_on_ray(
 
 def make_engine(
     engine: str, *, address: str | None, workers: int | None, shard_dir: str | os.PathLike[str] | None,
-    shard_rows: int = DEFAULT_SHARD_ROWS,
+    shard_rows: int | None = None,
 ) -> RayEngine | None:
     """The :class:`RayEngine` for ``engine="ray"``, None for ``"local"``; Ray options without Ray are an error.
 
@@ -408,12 +431,13 @@ def make_engine(
     if engine not in ("local", "ray"):
         raise ValueError(f"'engine' must be 'local' or 'ray' (got {engine!r})")
     if engine == "local":
-        for name, value in (("ray_address", address), ("workers", workers), ("shard_dir", shard_dir)):
+        options = (("ray_address", address), ("workers", workers), ("shard_dir", shard_dir), ("shard_rows", shard_rows))
+        for name, value in options:
             if value is not None:
                 raise ValueError(f"{name!r} is an option of engine='ray' (got engine='local')")
         return None
     require_ray()
     return RayEngine(
         address=address, workers=workers, shard_dir=None if shard_dir is None else Path(shard_dir),
-        shard_rows=shard_rows,
+        shard_rows=DEFAULT_SHARD_ROWS if shard_rows is None else shard_rows,
     )

@@ -1,0 +1,281 @@
+"""Encoding and retrieval on a real local Ray cluster, with the real all-MiniLM-L6-v2, on 200 SciFact documents.
+
+One module-scoped build does what the checks below look at, since every encode costs seconds on 2 cores:
+a ``ray start --head`` cluster on 127.0.0.1 (2 CPUs, so 2 worker processes hold the encoding
+actors); a build interrupted with a real KeyboardInterrupt once 3 of its 10 shards are on disk; the
+same build run again, which must reuse those shards, while a worker process is SIGKILLed as soon
+as the next shard lands. The embeddings, the rankings and NDCG@10 are then compared with a local
+build of the same documents.
+"""
+
+from __future__ import annotations
+
+import _thread
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# `ray start` turns token authentication on (the token is ~/.ray/auth_token); a driver that names
+# the cluster's address joins only in token mode, which Ray reads when it is imported.
+os.environ.setdefault("RAY_AUTH_MODE", "token")
+
+import numpy as np
+import pytest
+
+from ef.evaluation import evaluate_retrieval, read_beir
+from ef.source_manager import SearchableCorpus, ingest
+
+pytest.importorskip("ray", reason="the ray extra is not installed")
+
+pytestmark = pytest.mark.slow
+
+SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir" / "scifact"
+MODEL = "st:all-MiniLM-L6-v2"
+N_DOCS, SHARD_ROWS, BATCH = 200, 20, 8
+N_SHARDS = N_DOCS // SHARD_ROWS
+RAY = str(Path(sys.executable).with_name("ray"))
+
+
+def _children() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+    return children
+
+
+def descendants(pid: int) -> list[int]:
+    children, out, todo = _children(), [], [pid]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        todo.extend(children.get(current, []))
+    return out
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def remote_addresses(pids: list[int]) -> set[str]:
+    """The remote ends of every TCP socket the given processes hold (IPv4 and IPv6, hex as in /proc)."""
+    inodes = set()
+    for pid in pids:
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+        except OSError:
+            continue
+    remotes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[9] in inodes:
+                remotes.add(fields[2].split(":")[0])
+    return remotes
+
+
+LOOPBACK_OR_NONE = {"0100007F", "00000000", "00000000000000000000000000000000",
+                    "00000000000000000000000001000000", "0000000000000000FFFF00000100007F"}
+
+
+@dataclass
+class Cluster:
+    address: str
+    process: subprocess.Popen[str]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """A head node on 127.0.0.1 with 2 CPUs; stopped (it and every process it started) at the end."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    temp = tempfile.mkdtemp(prefix="efray", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
+    # No usage statistics; and the switch that keeps a one-machine Ray on 127.0.0.1 (see ray_session).
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
+    process = subprocess.Popen(
+        [RAY, "start", "--head", "--block", "--node-ip-address=127.0.0.1", f"--port={port}", "--num-cpus=2",
+         "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}",
+         "--object-store-memory=100000000"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not any("raylet" in command_line(p) for p in descendants(process.pid)):
+            assert process.poll() is None, "ray start exited"
+            assert time.monotonic() < deadline, "the Ray head did not start within 60 s"
+            time.sleep(0.5)
+        yield Cluster(f"127.0.0.1:{port}", process)
+    finally:
+        process.send_signal(signal.SIGTERM)  # `ray start --block` stops its own processes
+        process.wait(60)
+
+
+def scifact_slice() -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
+    corpus, queries, qrels = read_beir(SCIFACT)
+    chosen = dict(list(qrels.items())[:40])
+    keep = list(dict.fromkeys(d for judged in chosen.values() for d in judged if d in corpus))
+    keep += [d for d in corpus if d not in keep][: N_DOCS - len(keep)]
+    docs = {d: corpus[d][:300] for d in keep}  # short texts keep the model's work small
+    return docs, {q: queries[q] for q in chosen}, chosen
+
+
+@dataclass
+class Build:
+    docs: dict[str, str]
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, float]]
+    local: SearchableCorpus
+    ray: SearchableCorpus
+    shards_at_interrupt: int
+    interrupted: bool
+    killed: dict[str, Any]
+    cluster_pids: list[int]
+    seconds: float
+
+
+def shard_count(directory: Path) -> int:
+    return len(list(directory.glob("shard-*.npy")))
+
+
+def watch(directory: Path, until: int, action: Any, stop: threading.Event) -> threading.Thread:
+    """Run `action` once `directory` holds `until` shards (checked every 20 ms, until `stop`)."""
+
+    def loop() -> None:
+        while not stop.is_set():
+            if shard_count(directory) >= until:
+                action()
+                return
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.fixture(scope="module")
+def build(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Build:
+    started = time.perf_counter()
+    docs, queries, qrels = scifact_slice()
+    local = ingest(docs, embedder=MODEL, device="cpu", batch_size=BATCH, show_progress=False)
+    shards = tmp_path_factory.mktemp("ray") / "shards"
+    options: dict[str, Any] = {
+        "embedder": MODEL, "device": "cpu", "batch_size": BATCH, "show_progress": False, "engine": "ray",
+        "ray_address": cluster.address, "workers": 2, "shard_dir": shards,
+        "shard_rows": SHARD_ROWS,  # 10 shards of 20: room to interrupt and to kill mid-job
+    }
+    # 1. Interrupted: a real KeyboardInterrupt in this (the driver's) thread once 3 shards are written.
+    stop = threading.Event()
+    watcher = watch(shards, 3, _thread.interrupt_main, stop)
+    interrupted = False
+    try:
+        ingest(docs, **options)
+    except KeyboardInterrupt:
+        interrupted = True
+    stop.set()
+    watcher.join()
+    at_interrupt = shard_count(shards)
+
+    # 2. Resumed, and a worker process SIGKILLed as soon as the next shard lands.
+    killed: dict[str, Any] = {}
+
+    def kill_a_worker() -> None:
+        workers = [p for p in descendants(cluster.process.pid) if "MapWorker" in command_line(p)]
+        killed.update(pid=workers[0], workers=len(workers), shards=shard_count(shards))
+        os.kill(workers[0], signal.SIGKILL)
+
+    stop = threading.Event()
+    watcher = watch(shards, at_interrupt + 1, kill_a_worker, stop)
+    resumed = ingest(docs, **options)
+    stop.set()
+    watcher.join()
+    return Build(
+        docs, queries, qrels, local, resumed, at_interrupt, interrupted, killed,
+        descendants(cluster.process.pid), time.perf_counter() - started,
+    )
+
+
+def dense(index: SearchableCorpus) -> Any:
+    return index._collection.index
+
+
+def test_the_interrupted_build_left_some_shards_and_the_resume_reused_them(build: Build) -> None:
+    assert build.interrupted
+    assert 3 <= build.shards_at_interrupt < N_SHARDS
+    info = dense(build.ray).info()
+    assert info["build"]["shards_resumed"] == build.shards_at_interrupt
+    assert info["shards"] == [SHARD_ROWS] * N_SHARDS
+
+
+def test_a_worker_killed_mid_job_does_not_stop_it(build: Build) -> None:
+    assert build.killed["workers"] == 2  # one actor per worker process, both alive when one was killed
+    assert build.shards_at_interrupt < build.killed["shards"] < N_SHARDS  # mid-job
+    assert not Path(f"/proc/{build.killed['pid']}").exists() or "MapWorker" not in command_line(build.killed["pid"])
+    assert len(dense(build.ray)) == N_DOCS
+
+
+def test_ray_embeddings_equal_the_local_build(build: Build) -> None:
+    local = np.asarray(dense(build.local).embeddings)
+    shards = dense(build.ray)._parts
+    assert all(isinstance(part, np.memmap) for part in shards)
+    assert float(np.abs(np.concatenate(shards) - local).max()) <= 1e-6
+
+
+def test_ray_retrieval_gives_the_local_rankings_and_ndcg(build: Build) -> None:
+    ks = (10, 100)
+    local = evaluate_retrieval(build.local, build.qrels, build.queries, k_values=ks, metrics=("ndcg", "recall"))
+    ray = evaluate_retrieval(build.ray, build.qrels, build.queries, k_values=ks, metrics=("ndcg", "recall"))
+    assert ray.n_queries == local.n_queries == 40
+    assert ray.metrics["ndcg@10"] == pytest.approx(local.metrics["ndcg@10"], abs=1e-12)
+    assert ray.metrics["recall@100"] == pytest.approx(local.metrics["recall@100"], abs=1e-12)
+    assert 0.5 < local.metrics["ndcg@10"] < 1.0  # the documents judged for these queries are all in the slice
+    texts = list(build.queries.values())
+    for a, b in zip(build.ray.search_many(texts, limit=20), build.local.search_many(texts, limit=20), strict=True):
+        assert [h.segment.source_id for h in a] == [h.segment.source_id for h in b]
+        assert [h.score for h in a] == pytest.approx([h.score for h in b], abs=1e-6)
+
+
+def test_the_saved_index_holds_the_shards_and_records_the_build(build: Build, tmp_path: Path) -> None:
+    build.ray.save(tmp_path / "index")
+    manifest = json.loads((tmp_path / "index" / "manifest.json").read_text())
+    dense_info = manifest["index"]["dense"]
+    assert dense_info["shards"] == [SHARD_ROWS] * N_SHARDS
+    assert {k: dense_info["build"][k] for k in ("engine", "workers", "batch_size", "shard_rows")} == {
+        "engine": "ray", "workers": 2, "batch_size": BATCH, "shard_rows": SHARD_ROWS,
+    }
+    assert "embeddings.npy" not in manifest["files"]
+    assert manifest["files"]["embeddings/shard-000009.npy"] == 128 + SHARD_ROWS * 384 * 4
+    loaded = SearchableCorpus.load(tmp_path / "index", show_progress=False)  # searched here, shard by shard
+    assert len(dense(loaded)._parts) == N_SHARDS
+    texts = list(build.queries.values())[:10]
+    assert [[h.segment.source_id for h in hits] for hits in loaded.search_many(texts, limit=30)] == [
+        [h.segment.source_id for h in hits] for hits in build.local.search_many(texts, limit=30)
+    ]
+
+
+def test_the_cluster_talked_over_loopback_only(build: Build) -> None:
+    remotes = remote_addresses([*build.cluster_pids, os.getpid()])
+    assert remotes  # the processes do hold sockets: the check looked at something
+    assert remotes <= LOOPBACK_OR_NONE, remotes
+
