@@ -59,6 +59,7 @@ def main() -> None:
     parser.add_argument("--no-ranx", action="store_true")
     args = parser.parse_args()
 
+    scipy_import, _ = timed(lambda: __import__("scipy.stats"))  # ef imports it on the first t / Wilcoxon test
     runs, qrels = make(args.queries, seed=0)
     n_cmp = SYSTEMS * len(MEASURES)
     print(f"{SYSTEMS} systems vs 1 baseline x {args.queries} queries x {len(MEASURES)} measures = {n_cmp} comparisons")
@@ -74,7 +75,7 @@ def main() -> None:
     verdict = "ok" if ef_rand < 5.0 else "OVER"
     print(f"ef compare, randomization, {args.resamples} resamples, from run dicts: {ef_rand:.2f} s "
           f"(statistics alone, from reports: {stats_only:.2f} s) (limit 5 s) {verdict}")
-    print(f"ef compare, t-test, from run dicts: {ef_t:.2f} s")
+    print(f"ef compare, t-test, from run dicts: {ef_t:.2f} s (import scipy.stats, once: {scipy_import:.2f} s)")
     print(f"ef compare, randomization, all {all_report.family_size // len(MEASURES)} pairs "
           f"({all_report.family_size} comparisons): {ef_all:.2f} s")
     significant = sum(c.significant for c in report.comparisons)

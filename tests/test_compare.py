@@ -216,6 +216,16 @@ def test_p_values_do_not_depend_on_run_order_or_the_other_runs(test: str) -> Non
     assert compare(runs, None, ["m1", "m2"], test=test, resamples=2000, seed=4) != forward
 
 
+def test_p_values_do_not_depend_on_the_number_of_blas_threads() -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl", reason="threadpoolctl is not installed")
+    runs = _values(24, n=300)
+    many = compare(runs, None, ["m1", "m2"], test="randomization", resamples=3000)
+    with threadpoolctl.threadpool_limits(limits=1):
+        one = compare(runs, None, ["m1", "m2"], test="randomization", resamples=3000)
+    assert [c.p_value for c in one.comparisons] == [c.p_value for c in many.comparisons]
+    assert [c.ci_low for c in one.comparisons] == pytest.approx([c.ci_low for c in many.comparisons], abs=1e-12)
+
+
 def test_family_is_every_pair_and_measure_and_holm_is_applied_over_it() -> None:
     runs = _values(20)
     report = compare(runs, None, ["m1", "m2"])
