@@ -308,6 +308,75 @@ def test_benchmark_report(browser: Browser, tmp_path: Path) -> None:
     }
 
 
+def test_comparison_report_of_ef_compare(browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ef.cli import main
+    from ef.datasets import demo_dataset
+    from ef.evaluation import evaluate_retrieval, read_beir
+    from ef.source_manager import ingest
+    from ef.trec import read_run
+
+    corpus, queries, qrels = read_beir(demo_dataset())
+    index = ingest(corpus, show_progress=False)
+    evaluate_retrieval(index, qrels, queries, k_values=(10,), run_path=tmp_path / "bm25.trec")
+    # A weaker system: the same index, only each query's first two words.
+    short = {q: " ".join(text.split()[:2]) for q, text in queries.items()}
+    evaluate_retrieval(index, qrels, short, k_values=(10,), run_path=tmp_path / "two-words.trec")
+    qrels_path = str(Path(demo_dataset()) / "qrels" / "test.tsv")
+    argv = [
+        "compare",
+        qrels_path,
+        str(tmp_path / "bm25.trec"),
+        str(tmp_path / "two-words.trec"),
+        "--baseline",
+        "bm25",
+        "-m",
+        "ndcg@10,recall@10,mrr",
+        "--resamples",
+        "1000",
+        "--format",
+        "json",
+        "--html",
+        str(tmp_path / "c.html"),
+    ]
+    assert main(argv) == 0
+    saved = json.loads(capsys.readouterr().out)
+    opened = browser.open(tmp_path / "c.html")
+    assert set(_check_page(opened, tmp_path / "comparison.png")) == {"forest", "sorted", "wins"}
+    rows = opened.table("comparisons")
+    assert len(rows) == len(saved["comparisons"]) == 3
+    for row, c in zip(rows, saved["comparisons"], strict=True):
+        assert [text for text, _ in row[:3]] == [c["system"], c["baseline"], c["measure"]]
+        numbers = ["system_mean", "baseline_mean", "diff", "ci_low", "ci_high", "effect_size", "p_value", "p_adjusted"]
+        assert [value for _, value in row[3:11]] == [c[key] for key in numbers]
+        assert row[5][0] == f"{c['diff']:+.4f}"
+        assert row[11][0] == f"{c['wins']}/{c['ties']}/{c['losses']}"
+        assert row[12][0] == {"better": "▲", "worse": "▼"}.get(c["verdict"], "")
+    forest = opened.data("forest", "forest")
+    assert [(r["difference"], r["low"], r["high"]) for r in forest] == [
+        (c["diff"], c["ci_low"], c["ci_high"]) for c in saved["comparisons"]
+    ]
+    wins = {(r["metric"], r["outcome"]): r["count"] for r in opened.data("wins", "wins")}
+    assert wins == {
+        (f"{c['system']} − {c['baseline']}: {c['measure']}", outcome): c[key]
+        for c in saved["comparisons"]
+        for outcome, key in (("win", "wins"), ("tie", "ties"), ("loss", "losses"))
+    }
+    bars = opened.data("sorted", "sorted")
+    for c in saved["comparisons"]:
+        label = f"{c['system']} − {c['baseline']}: {c['measure']}"
+        shown = sorted((r["query_id"], r["difference"]) for r in bars if r["comparison"] == label)
+        assert shown == sorted((q, d) for q, d in zip(saved["queries"], c["per_query_diff"], strict=True))
+    # The largest loss, side by side: both rankings as the run files hold them.
+    first = saved["comparisons"][0]
+    loss = min((d, q) for q, d in zip(saved["queries"], first["per_query_diff"], strict=True))
+    assert opened.page.inner_text("#loss-1 h3").startswith(f"1. {loss[1]}: ndcg@10 ")
+    for name in ("bm25", "two-words"):
+        ranking = read_run(tmp_path / f"{name}.trec")[loss[1]]
+        # trec_eval's order: score descending, ties by doc id descending
+        expected = [d for d, _ in sorted(ranking.items(), key=lambda item: (item[1], item[0]), reverse=True)][:10]
+        assert [row[1][0] for row in opened.table(f"loss-1-{name}")] == expected
+
+
 def test_scifact_report_is_small_and_loads(browser: Browser, tmp_path: Path) -> None:
     if not SCIFACT.is_dir():
         _unavailable(f"{SCIFACT} is missing")

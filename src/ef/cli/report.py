@@ -26,6 +26,7 @@ __all__ = [
     "run",
     "run_path_for_report",
     "wants_report",
+    "write_comparison_report",
     "write_evaluation_report",
     "write_outputs",
     "write_run_report",
@@ -160,6 +161,22 @@ def write_run_report(
     write_outputs(args, page)
 
 
+def write_comparison_report(args: argparse.Namespace, report: Any, runs: Mapping[str, str]) -> None:
+    """``ef compare``'s report outputs; the largest losses show the runs' rankings side by side."""
+    from ef.report import comparison_report
+    from ef.trec import read_qrels, read_run
+
+    rankings = {name: read_run(path) for name, path in runs.items()}
+    page = comparison_report(
+        report,
+        runs=rankings,
+        qrels=read_qrels(args.qrels),
+        facts={"qrels": str(args.qrels)},
+        title=f"Comparison: {', '.join(runs)}",
+    )
+    write_outputs(args, page)
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``ef report`` and its flags."""
     parser = subparsers.add_parser(
@@ -174,7 +191,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("result", metavar="RESULT.json", help="a JSON report")
     add_output_flags(parser)
     parser.add_argument("--title", help="the page title")
-    parser.add_argument("--run", metavar="RUN", help="evaluation: the TREC run that was scored")
+    parser.add_argument(
+        "--run",
+        metavar="RUN",
+        action="append",
+        help="the TREC run that was scored; for a comparison NAME=PATH, repeatable (shows the rankings "
+        "of the largest losses side by side)",
+    )
     parser.add_argument("--qrels", metavar="QRELS", help="evaluation: the qrels (default: the dataset's, if given)")
     parser.add_argument(
         "--dataset",
@@ -182,7 +205,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="evaluation: a BEIR dataset folder, for query texts, document snippets and the qrels",
     )
     parser.add_argument("--split", default=None, help="qrels split of --dataset (default: the report's, or test)")
-    parser.add_argument("--worst", type=int, default=10, metavar="N", help="how many worst queries to show (10)")
+    parser.add_argument(
+        "--worst",
+        type=int,
+        default=10,
+        metavar="N",
+        help="how many worst queries (evaluation, default 10) or largest losses (comparison) to show",
+    )
 
 
 def read_result(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -203,7 +232,7 @@ def report_kind(data: Mapping[str, Any]) -> str:
     """``"benchmark"``, ``"comparison"`` or ``"evaluation"``, from the keys of a saved report."""
     if "samples" in data and "summary" in data:
         return "benchmark"
-    if ("systems" in data and "per_query" in data) or "comparisons" in data:
+    if "comparisons" in data:
         return "comparison"
     if "metrics" in data or "measures" in data:
         return "evaluation"
@@ -220,9 +249,7 @@ def report_for(data: Mapping[str, Any], args: argparse.Namespace, *, where: str)
     kind = report_kind(data)
     if kind == "benchmark":
         return reports.benchmark_report(data, title=args.title)
-    if kind == "comparison":
-        return reports.comparison_report(data, title=args.title)
-    corpus = queries = qrels = run = None
+    corpus = queries = qrels = None
     if args.dataset is not None:
         from ef.evaluation import read_beir
 
@@ -232,11 +259,24 @@ def report_for(data: Mapping[str, Any], args: argparse.Namespace, *, where: str)
         from ef.trec import read_qrels
 
         qrels = read_qrels(args.qrels)
-    if args.run is not None:
-        from ef.trec import read_run
+    from ef.cli.compare import run_names
+    from ef.trec import read_run
 
-        run = read_run(args.run)
+    runs = {name: read_run(path) for name, path in run_names(args.run or []).items()}
+    if kind == "evaluation" and len(runs) > 1:
+        raise ValueError(f"--run: an evaluation has one run (got {len(runs)})")
     try:
+        if kind == "comparison":
+            return reports.comparison_report(
+                data,
+                runs=runs or None,
+                qrels=qrels,
+                queries=queries,
+                corpus=corpus,
+                title=args.title,
+                losses=args.worst,
+            )
+        run = next(iter(runs.values()), None)
         return reports.evaluation_report(
             data, run=run, qrels=qrels, queries=queries, corpus=corpus, title=args.title, worst=args.worst
         )

@@ -17,6 +17,7 @@ extra (``pip install 'ef[report]'``).
 """
 
 from ef.report._benchmark import benchmark_report
+from ef.report._comparison import comparison_report
 from ef.report._evaluation import EvaluationData, QueryDrillDown, RankedDoc, evaluation_data, evaluation_report
 from ef.report._page import Figure, Report, Section, Table, Text
 
@@ -30,6 +31,7 @@ __all__ = [
     "Table",
     "Text",
     "benchmark_report",
+    "comparison_report",
     "evaluation_data",
     "evaluation_report",
 ]

@@ -301,6 +301,23 @@ def _mark(grade: float | None) -> Cell:
     return Cell(f"✗ not relevant ({grade:g})", grade, css="nonrel")
 
 
+def results_table(table_id: str, results: Sequence[tuple[int, str, float, float | None, str | None]]) -> Table:
+    """Ranked results: rank, doc id, score, relevance mark and, when any is known, a text snippet."""
+    with_text = any(snippet is not None for *_, snippet in results)
+    headers = ("rank", "doc id", "score", "relevance", *(("text",) if with_text else ()))
+    rows = tuple(
+        (
+            cell(rank),
+            Cell(doc_id),
+            cell(float(score)),
+            _mark(grade),
+            *((Cell(snippet or "", css="snippet"),) if with_text else ()),
+        )
+        for rank, doc_id, score, grade, snippet in results
+    )
+    return Table(table_id, headers, rows)
+
+
 def drill_down_section(query: QueryDrillDown, *, measure: str, position: int, id_prefix: str, depth: int) -> Section:
     """A worst query: its text, its ranked results with relevance marks, the relevant docs it missed."""
     blocks: list[Table | Figure | Text | Section] = []
@@ -308,19 +325,8 @@ def drill_down_section(query: QueryDrillDown, *, measure: str, position: int, id
         blocks.append(Text(query.text, css="query"))
     if query.results:
         blocks.append(
-            Table(
-                f"{id_prefix}-results",
-                ("rank", "doc id", "score", "relevance", "text"),
-                tuple(
-                    (
-                        cell(d.rank),
-                        Cell(d.doc_id),
-                        cell(float(d.score)),
-                        _mark(d.grade),
-                        Cell(d.snippet or "", css="snippet"),
-                    )
-                    for d in query.results
-                ),
+            results_table(
+                f"{id_prefix}-results", [(d.rank, d.doc_id, d.score, d.grade, d.snippet) for d in query.results]
             )
         )
     else:

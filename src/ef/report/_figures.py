@@ -164,7 +164,9 @@ def forest_chart(name: str, rows: Rows) -> dict[str, Any]:
         alt.Tooltip("p_value:Q", title="p", format=".4g"),
     ]
     zero = alt.Chart(_data(f"{name}_zero")).mark_rule(color="#8c959f", strokeDash=[4, 3]).encode(x="zero:Q")
-    rule = base.mark_rule(strokeWidth=2).encode(x=alt.X("low:Q", title="difference (B − A)"), x2="high:Q", color=colour)
+    rule = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X("low:Q", title="difference (system − vs)"), x2="high:Q", color=colour
+    )
     point = base.mark_point(filled=True, size=70).encode(x="difference:Q", color=colour, tooltip=tooltip)
     return _finish(
         alt.layer(zero, rule, point).properties(width=_WIDTH, height=alt.Step(26)),
@@ -173,33 +175,36 @@ def forest_chart(name: str, rows: Rows) -> dict[str, Any]:
     )
 
 
-def sorted_differences_chart(name: str, rows: Rows, *, metric: str) -> dict[str, Any]:
-    """One bar per query, sorted by ``difference``: green where B won, red where it lost."""
+def sorted_differences_chart(name: str, rows: Rows, *, facet: str, order: Sequence[str]) -> dict[str, Any]:
+    """One bar per query at ``position`` (sorted by ``difference``), a panel per value of `facet`.
+
+    Green where the system won, red where it lost (``outcome``); hover shows both values.
+    """
     alt = _deps.altair()
     chart = (
         alt.Chart(_data(name))
         .mark_bar()
         .encode(
-            x=alt.X(
-                "position:O",
-                title=f"queries, sorted by the difference in {metric}",
-                axis=alt.Axis(labels=False, ticks=False),
-            ),
-            y=alt.Y("difference:Q", title=f"{metric}: B − A"),
+            x=alt.X("position:O", title="sorted by the difference", axis=alt.Axis(labels=False, ticks=False)),
+            y=alt.Y("difference:Q", title="system − vs"),
             color=alt.Color(
                 "outcome:N",
                 title=None,
                 scale=alt.Scale(domain=["win", "tie", "loss"], range=["#1a7f37", "#8c959f", "#cf222e"]),
             ),
             tooltip=[
-                alt.Tooltip("query_id:N", title="query"),
-                alt.Tooltip("a:Q", title="A", format=".4f"),
-                alt.Tooltip("b:Q", title="B", format=".4f"),
+                alt.Tooltip("query_id:N", title="id"),
+                alt.Tooltip("a:Q", title="vs", format=".4f"),
+                alt.Tooltip("b:Q", title="system", format=".4f"),
                 alt.Tooltip("difference:Q", format="+.4f"),
             ],
         )
+        .properties(width=_WIDTH, height=150)
     )
-    return _finish(chart.properties(width=_WIDTH, height=260), (name, rows))
+    faceted = chart.facet(
+        row=alt.Row(f"{facet}:N", title=None, sort=list(order), header=alt.Header(labelAngle=0, labelAlign="left"))
+    ).resolve_scale(x="independent", y="independent")
+    return _finish(faceted, (name, rows))
 
 
 def wins_chart(name: str, rows: Rows) -> dict[str, Any]:
