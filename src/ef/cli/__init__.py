@@ -21,6 +21,7 @@ _COMMANDS = {
     "trec-eval": "ef.cli.trec_eval",
     "rag": "ef.cli.rag",
     "compare": "ef.cli.compare",
+    "report": "ef.cli.report",
 }
 
 

@@ -85,6 +85,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--format", choices=_FORMATS, default="table", help="output format (default: table)")
     parser.add_argument("--output", "-o", default="-", metavar="PATH", help="where to write: - (stdout) or a file")
+    from ef.cli.report import add_output_flags
+
+    add_output_flags(parser)  # --html, --png, --svg: the comparison with charts and the largest losses
 
 
 def _stem(path: str) -> str:
@@ -149,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"give at least 2 runs to compare (got {len(names)})")
     output = None if args.output == "-" else args.output
     _check_output(output)
+    from ef.cli.report import check_outputs, wants_report, write_comparison_report
+
+    check_outputs(args)
     for path in (args.qrels, *names.values()):
         if not os.path.isfile(path):
             raise FileNotFoundError(f"{path}: no such file")
@@ -165,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         missing=args.missing,
     )
+    if wants_report(args):
+        write_comparison_report(args, report, names)
     text = _render(report, args.format)
     if output is None:
         print(text, end="")

@@ -89,6 +89,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     add_scale_flags(parser)  # --engine, --ray-address, --workers, --ann, --ann-param
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    from ef.cli.report import add_output_flags
+
+    add_output_flags(parser)  # --html, --png, --svg
 
 
 class _TimedRetriever:
@@ -190,7 +193,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.index_dir is not None:
         _check_index_dir(args.index_dir)
     human = sys.stderr if _output.is_stdout(args.json) or _output.is_stdout(args.run_out) else sys.stdout
-    run_path = args.run_out
+    from ef.cli.report import check_outputs, run_path_for_report, wants_report, write_evaluation_report
+
+    check_outputs(args)
+    run_path = run_path_for_report(args)  # the report shows the worst queries' rankings
     scratch = None
     if _output.is_stdout(args.run_out):  # written to a scratch file, then copied to stdout
         scratch = tempfile.TemporaryDirectory(prefix="ef-run-")
@@ -252,6 +258,12 @@ def _run(args: argparse.Namespace) -> int:
         print(format_ann_recall(ann), file=human)
     print(file=human)
     print(format_table(["stage", "seconds"], [[stage, f"{s:.2f}"] for stage, s in timings.items()]), file=human)
+    if wants_report(args):  # before a run on standard output is copied out and removed
+        write_evaluation_report(
+            args, report, run_path=run_path, corpus=corpus, queries=queries, qrels=qrels,
+            facts={"dataset": name, "split": args.split, "embedder": str(index.embedder),
+                   "documents": str(index.n_sources)},
+        )
     if scratch is not None:
         with scratch:
             _output.copy_to_stdout(os.path.join(scratch.name, "run.trec"))
