@@ -77,8 +77,11 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="measure to print, repeatable: P.5,10 / ndcg_cut / recip_rank / all_trec / ndcg@10 ...",
     )
     output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print one JSON object instead")
-    output.add_argument("--csv", action="store_true", help="print CSV rows measure,query,value instead")
+    # --json alone prints; --json=FILE writes FILE ('-': standard output). Only the '=' form takes
+    # a value (see _outputs_in), since '-' after the flag would also be QRELS read from stdin.
+    output.add_argument("--json", nargs="?", const="-", metavar="FILE", help="print one JSON object instead")
+    output.add_argument("--csv", nargs="?", const="-", metavar="FILE",
+                        help="print CSV rows measure,query,value instead")
     return parser
 
 
@@ -140,11 +143,24 @@ def _value(measure: Measure, value: float) -> str:
     return str(int(value)) if measure.spec.integer else f"{value:6.4f}"
 
 
+def _outputs_in(argv: Sequence[str]) -> list[str]:
+    """`argv` with a bare ``--json``/``--csv`` spelled ``--json=-``: never takes the next word.
+
+    >>> _outputs_in(["--json", "qrels", "run"]), _outputs_in(["--csv=out.csv", "q", "r"])
+    (['--json=-', 'qrels', 'run'], ['--csv=out.csv', 'q', 'r'])
+    """
+    return [f"{word}=-" if word in ("--json", "--csv") else word for word in argv]
+
+
 def main(argv: Sequence[str]) -> int:
     """Run ``ef trec-eval`` with ``argv`` (the arguments after ``trec-eval``); return the exit status."""
     from ef.evaluation._run import _evaluate, _load
 
-    args = _parser().parse_args(list(argv))
+    args = _parser().parse_args(_outputs_in(argv))
+    from ef.cli import _output
+
+    _output.check_output("--json", args.json)  # before any reading
+    _output.check_output("--csv", args.csv)
     specs = args.measures or ["official"]
     measures = _measures(specs)
     run, qrels = _load(args.run, args.qrels)
@@ -179,7 +195,7 @@ def main(argv: Sequence[str]) -> int:
                 q: {str(m): _typed(m, columns[m][i]) for m in per_query_measures}
                 for i, q in enumerate(result.query_ids)
             }
-        sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
+        _output.write("--json", args.json, (json.dumps(document, indent=2, allow_nan=False) + "\n").encode(), "report")
         return 0
 
     rows: list[tuple[str, str, str]] = []
@@ -194,7 +210,7 @@ def main(argv: Sequence[str]) -> int:
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["measure", "query", "value"])
         writer.writerows((name, query, value.strip()) for name, query, value in rows)
-        sys.stdout.write(buffer.getvalue())
+        _output.write("--csv", args.csv, buffer.getvalue().encode(), "report")
     else:
         sys.stdout.write("".join(f"{name:<22}\t{query}\t{value}\n" for name, query, value in rows))
     return 0
