@@ -484,3 +484,132 @@ def test_as_ragas_dataset_accepts_a_pandas_round_trip() -> None:
     samples = [{"user_input": "a?", "response": "x", "reference": "x"}, {"user_input": "b?", "response": "y"}]
     dataset = as_ragas_dataset(pd.DataFrame(samples).to_dict("records"))
     assert [s.reference for s in dataset.samples] == ["x", None]
+
+
+# --- probed: unclear errors turned into named ones; numpy integers accepted --------------------
+
+
+def test_a_grade_too_large_for_a_float_is_named_not_an_overflow_error() -> None:
+    for fn in PER_QUERY:
+        with pytest.raises(ValueError, match=r"^'relevant' grade of doc id 'd1' must be a finite number \(got 1000"):
+            fn(["d1"], {"d1": 10**400}, 1)
+
+
+def test_a_set_or_none_as_ranking_is_a_type_error_naming_ranked() -> None:
+    for fn in PER_QUERY:
+        with pytest.raises(TypeError, match=r"^'ranked' must be a sequence of doc ids, best first \(got set\)$"):
+            fn({"d1", "d2"}, {"d1": 1.0}, 2)
+        with pytest.raises(TypeError, match=r"^'ranked' must hold str doc ids \(got b'd1'\)$"):
+            fn([b"d1"], {"d1": 1.0}, 2)
+        with pytest.raises(TypeError, match=r"^'relevant' must be keyed by str doc ids \(got 1\)$"):
+            fn(["d1"], {1: 1.0}, 2)
+        with pytest.raises(TypeError, match=r"^'ranked' must hold str doc ids \(got None\)$"):
+            fn([None], {"d1": 1.0}, 2)
+    # a numpy array of ids and a generator are read once, in order
+    assert ndcg_at_k(np.array(["x", "d1"]), {"d1": 1.0}, 2) == ndcg_at_k(["x", "d1"], {"d1": 1.0}, 2)
+    assert recall_at_k((d for d in ["d1"]), {"d1": 1.0}, np.int64(1)) == 1.0
+
+
+def test_metric_names_must_be_str() -> None:
+    from ef.evaluation import evaluate_rag, evaluate_retrieval
+
+    with pytest.raises(TypeError, match=r"^'metrics' must hold metric names as str \(got \['ndcg'\]\)$"):
+        evaluate_retrieval(_ids, QRELS, QUERIES, metrics=[["ndcg"]])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match=r"^'metrics' must hold metric names as str \(got 1\)$"):
+        evaluate_rag([{"user_input": "a"}], metrics=[1])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match=r"^'metrics' must be a sequence of metric names, not a single NoneType"):
+        evaluate_rag([{"user_input": "a"}], metrics=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^'samples' must be an iterable of samples .*\(got NoneType\)$"):
+        evaluate_rag(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("returned", [None, (r for r in [["d1"]])])
+def test_search_many_returning_odd_things(returned: object) -> None:
+    from ef.evaluation import evaluate_retrieval
+
+    class Batch:
+        def search_many(self, queries: list[str], *, limit: int) -> object:
+            return returned
+
+    if returned is None:
+        with pytest.raises(TypeError) as info:
+            evaluate_retrieval(Batch(), {"q1": {"d1": 1.0}}, {"q1": "one"}, k_values=(1,))
+        assert str(info.value) == "retriever.search_many returned a NoneType; expected one result list per query"
+    else:  # a generator of result lists is read once
+        report = evaluate_retrieval(Batch(), {"q1": {"d1": 1.0}}, {"q1": "one"}, k_values=(1,))
+        assert report.metrics["ndcg@1"] == 1.0
+
+
+def test_reports_refuse_what_they_could_not_print_or_write() -> None:
+    from ef.evaluation import RagEvalReport, RetrievalEvalReport
+
+    keys = r"^'metrics' must map '<metric>@<k>' keys to finite numbers "
+    with pytest.raises(ValueError, match=keys + r"\(got 'ndcg@1': nan\)$"):
+        RetrievalEvalReport({"ndcg@1": math.nan}, {}, 1, (1,))
+    with pytest.raises(ValueError, match=keys + r"\(got 1: 0.5\)$"):
+        RetrievalEvalReport({1: 0.5}, {}, 1, (1,))  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match=r"^'k_values' must be a sequence of positive integers \(got 10\)$"):
+        RetrievalEvalReport({"ndcg@10": 0.5}, {}, 1, 10)  # type: ignore[arg-type]
+    assert RetrievalEvalReport({"ndcg@10": 0.5}, {}, 1, [np.int64(10)]).k_values == (10,)  # type: ignore[list-item]
+    names = r"^'metrics' must map str names to finite numbers "
+    with pytest.raises(ValueError, match=names + r"\(got 'exact_match': nan\)$"):
+        RagEvalReport({"exact_match": math.nan}, {"exact_match": 1}, 1)
+    with pytest.raises(TypeError, match=r"^'metrics' must be a mapping of metric name to value \(got NoneType\)$"):
+        RagEvalReport(None, {}, 1)  # type: ignore[arg-type]
+
+
+def test_source_manager_accepts_numpy_limits_and_names_bad_input() -> None:
+    from ef.segments import Segment
+    from ef.source_manager import SearchHit, ingest
+    from fastrag.adapters import CorpusRetriever, hit_to_chunk
+
+    index = ingest({"d1": "alpha beta", "d2": "gamma alpha"}, show_progress=False)
+    assert [h.rank for h in index.search("alpha", limit=np.int64(1))] == [1]
+    assert len(index.search_many(["alpha"], limit=np.int64(2))[0]) == 2
+    with pytest.raises(TypeError, match=r"^'limit' must be a positive integer \(got 2.0\)$"):
+        index.search("alpha", limit=2.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^'corpus' must be a mapping \{doc_id: text\} or an iterable of "
+                                        r"\(doc_id, text\) pairs \(got NoneType\)$"):
+        ingest(None, show_progress=False)  # type: ignore[arg-type]
+    hit = SearchHit(Segment("d1", 0, "x", 0, 1), np.float32(0.5), np.int64(2))  # type: ignore[arg-type]
+    assert (type(hit.score), type(hit.rank)) == (float, int)
+    assert [c.source_uri for c in CorpusRetriever(index).retrieve("alpha", np.int64(1))] == ["d1"]  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^'hit' must be an ef SearchHit \(got NoneType\)$"):
+        hit_to_chunk(None)  # type: ignore[arg-type]
+
+
+def test_fastrag_values_accept_numpy_numbers() -> None:
+    from fastrag.benchmark import DistributionSummary, QueryOutcome
+    from fastrag.documents import Chunk, chunk_text
+
+    chunk = Chunk("p", np.int64(2), "x")  # type: ignore[arg-type]
+    assert type(chunk.chunk_index) is int
+    assert chunk.id == Chunk("p", 2, "x").id
+    assert [c.content for c in chunk_text("p", "ab cd", size=np.int64(3), overlap=np.int64(0))] == ["ab ", "cd"]
+    outcome = QueryOutcome("q", "x", latency_ms=np.float32(1.5), total_tokens=np.int64(3), cost_usd=np.float64(0.25))
+    assert json.loads(json.dumps(outcome.to_dict()))["total_tokens"] == 3
+    assert (type(outcome.latency_ms), type(outcome.total_tokens)) == (float, int)
+    with pytest.raises(ValueError, match=r"^'latency_ms' must be finite and >= 0 \(got 1000"):
+        QueryOutcome("q", "x", latency_ms=10**400)
+    summary = DistributionSummary.from_scores(s for s in [np.float32(0.5), None, 1.0])
+    assert (summary.count, summary.missing, summary.mean) == (2, 1, 0.75)
+    with pytest.raises(ValueError, match=r"^'scores'\[0\] must be finite \(got 1000"):
+        DistributionSummary.from_scores([10**400])
+    with pytest.raises(TypeError, match=r"^'scores' must be a sequence of floats or None \(got NoneType\)$"):
+        DistributionSummary.from_scores(None)  # type: ignore[arg-type]
+
+
+def test_harness_timeout_accepts_numpy_and_result_checks_summaries() -> None:
+    from fastrag.benchmark import BenchmarkResult, EvalSample, QueryOutcome, run_benchmark_sync
+    from fastrag.benchmark.metrics import Recall
+    from fastrag.documents import Chunk
+
+    class One:
+        def retrieve(self, query: str, k: int) -> list[Chunk]:
+            return [Chunk("p", 0, "x")]
+
+    result = run_benchmark_sync(One(), [EvalSample("q", "x", ["p"])], [Recall(key="source_uri")],
+                                timeout_s=np.float32(5), show_progress=False)
+    assert result.summary["recall@5[source_uri]"].mean == 1.0
+    with pytest.raises(TypeError, match=r"^'summary'\['a'\] must be a DistributionSummary \(got float\)$"):
+        BenchmarkResult({"a": 1.0}, (QueryOutcome("q", "x"),), {"a": (1.0,)})  # type: ignore[dict-item]

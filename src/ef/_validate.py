@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-__all__ = ["check_finite_number", "check_id", "check_positive_int"]
+__all__ = ["check_finite_number", "check_id", "check_positive_int", "finite_float"]
 
 
 def check_positive_int(value: object, name: str, *, what: str = "a positive integer") -> int:
@@ -37,6 +37,23 @@ def check_positive_int(value: object, name: str, *, what: str = "a positive inte
     return number
 
 
+def finite_float(value: object) -> float | None:
+    """`value` as a Python ``float`` if it is a real number (not a bool) that a float holds
+    finitely; ``None`` otherwise (NaN, infinity, ``10**400``, a str, ``numpy.bool_``).
+
+    >>> import numpy as np
+    >>> finite_float(np.float32(0.5)), finite_float(10**400), finite_float(float("nan")), finite_float(True)
+    (0.5, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond the float range: no float can stand for it
+        return None
+    return number if math.isfinite(number) else None
+
+
 def check_finite_number(value: object, name: str) -> float:
     """`value` as a Python ``float`` if it is a finite real number (not a bool).
 
@@ -46,10 +63,10 @@ def check_finite_number(value: object, name: str) -> float:
     ValueError: 'grade' must be a finite number (got nan)
     """
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"'{name}' must be a finite number (got {value!r})")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"'{name}' must be a finite number (got {value!r})")
+        raise TypeError(f"'{name}' must be a finite number (got {value!r:.60})")
+    number = finite_float(value)
+    if number is None:
+        raise ValueError(f"'{name}' must be a finite number (got {value!r:.60})")
     return number
 
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from ef._validate import check_positive_int
+from ef.source_manager._hit import SearchHit
 from fastrag.documents import Chunk
-
-if TYPE_CHECKING:
-    from ef.source_manager._hit import SearchHit
 
 __all__ = ["CorpusRetriever", "SearchableCorpusLike", "hit_to_chunk"]
 
@@ -37,6 +36,8 @@ def hit_to_chunk(hit: SearchHit) -> Chunk:
     >>> chunk.source_uri, chunk.chunk_index, chunk.content, chunk.metadata["score"]
     ('doc-1', 2, 'Hello', 3.5)
     """
+    if not isinstance(hit, SearchHit):
+        raise TypeError(f"'hit' must be an ef SearchHit (got {type(hit).__name__})")
     segment = hit.segment
     return Chunk(
         segment.source_id,
@@ -79,4 +80,5 @@ class CorpusRetriever:
 
     def retrieve(self, query: str, k: int) -> list[Chunk]:
         """The top `k` hits of ``corpus.search`` as Chunks, best first."""
-        return [hit_to_chunk(hit) for hit in self.corpus.search(query, limit=k)]
+        hits = self.corpus.search(query, limit=check_positive_int(k, "k"))
+        return [hit_to_chunk(hit) for hit in hits]

@@ -12,6 +12,7 @@ import hashlib
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 __all__ = ["Chunk", "chunk_id", "chunk_pages", "chunk_text"]
@@ -145,8 +146,10 @@ class Chunk:
     def __post_init__(self) -> None:
         if not isinstance(self.source_uri, str) or not self.source_uri:
             raise ValueError(f"'source_uri' must be a non-empty str (got {self.source_uri!r})")
-        if isinstance(self.chunk_index, bool) or not isinstance(self.chunk_index, int) or self.chunk_index < 0:
+        index: object = self.chunk_index
+        if isinstance(index, bool) or not isinstance(index, Integral) or int(index) < 0:
             raise ValueError(f"'chunk_index' must be an int >= 0 (got {self.chunk_index!r})")
+        object.__setattr__(self, "chunk_index", int(index))  # numpy.int64(3) is stored (and hashed) as 3
         if not isinstance(self.content, str):
             raise ValueError(f"'content' must be a str (got {type(self.content).__name__})")
         if not isinstance(self.metadata, Mapping):
@@ -201,11 +204,19 @@ class Chunk:
         return chunk
 
 
-def _check_sizes(size: int, overlap: int) -> None:
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+def _check_sizes(size: int, overlap: int) -> tuple[int, int]:
+    """`size` and `overlap` as Python ints (numpy integers count)."""
+    given_size: object = size  # callers pass anything: check it as such
+    given_overlap: object = overlap
+    if isinstance(given_size, bool) or not isinstance(given_size, Integral) or int(given_size) < 1:
         raise ValueError(f"'size' must be a positive integer (got {size!r})")
-    if isinstance(overlap, bool) or not isinstance(overlap, int) or not 0 <= overlap < size:
+    if (
+        isinstance(given_overlap, bool)
+        or not isinstance(given_overlap, Integral)
+        or not 0 <= int(given_overlap) < int(given_size)
+    ):
         raise ValueError(f"'overlap' must be an integer with 0 <= overlap < size={size} (got {overlap!r})")
+    return int(given_size), int(given_overlap)
 
 
 def chunk_text(source_uri: str, text: str, *, size: int = 1000, overlap: int = 200) -> list[Chunk]:
@@ -243,7 +254,7 @@ def chunk_text(source_uri: str, text: str, *, size: int = 1000, overlap: int = 2
     ...
     ValueError: 'overlap' must be an integer with 0 <= overlap < size=4 (got 4)
     """
-    _check_sizes(size, overlap)
+    size, overlap = _check_sizes(size, overlap)
     if not isinstance(text, str):
         raise ValueError(f"'text' must be a str (got {type(text).__name__})")
     chunks: list[Chunk] = []
@@ -272,7 +283,7 @@ def chunk_pages(
     >>> [(c.source_uri, c.chunk_index, c.content) for c in chunks]
     [('a', 0, 'alpha '), ('a', 1, 'beta'), ('b', 0, 'gamma')]
     """
-    _check_sizes(size, overlap)
+    size, overlap = _check_sizes(size, overlap)
     items = pages.items() if isinstance(pages, Mapping) else pages
     out: list[Chunk] = []
     seen: set[str] = set()

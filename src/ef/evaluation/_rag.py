@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from ef._table import format_table
+from ef._validate import finite_float
 
 __all__ = [
     "RagEvalReport",
@@ -394,6 +395,13 @@ class RagEvalReport:
     def __post_init__(self) -> None:
         if isinstance(self.n_samples, bool) or not isinstance(self.n_samples, int) or self.n_samples < 0:
             raise ValueError(f"'n_samples' must be a non-negative integer (got {self.n_samples!r})")
+        for label, value in (("metrics", self.metrics), ("coverage", self.coverage)):
+            if not isinstance(value, Mapping):
+                raise TypeError(f"'{label}' must be a mapping of metric name to value (got {type(value).__name__})")
+        for name, mean in self.metrics.items():
+            if not isinstance(name, str) or finite_float(mean) is None:
+                # A report is printed and written as JSON: NaN would be invalid there.
+                raise ValueError(f"'metrics' must map str names to finite numbers (got {name!r}: {mean!r})")
         for name, count in self.coverage.items():
             if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= self.n_samples:
                 raise ValueError(
@@ -477,9 +485,14 @@ def _check_sample(
 
 
 def _check_metric_names(metrics: Sequence[str]) -> tuple[str, ...]:
-    if isinstance(metrics, str):
-        raise TypeError(f"'metrics' must be a sequence of metric names, not a single str (got {metrics!r})")
+    given: object = metrics
+    if isinstance(given, str) or not isinstance(given, Iterable):
+        raise TypeError(f"'metrics' must be a sequence of metric names, not a single {type(given).__name__} "
+                        f"(got {given!r})")
     names = tuple(metrics)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"'metrics' must hold metric names as str (got {name!r})")
     unknown = [name for name in names if name not in _RAG_METRICS]
     if unknown:
         raise ValueError(
@@ -564,8 +577,13 @@ def evaluate_rag(
     (2, 3, 0.6667)
     """
     names = _check_metric_names(metrics)
-    if isinstance(samples, Mapping):
+    given: object = samples
+    if isinstance(given, Mapping):
         raise TypeError("'samples' must be an iterable of samples, not a single mapping")
+    if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+        raise TypeError(
+            f"'samples' must be an iterable of samples (mappings of RagSample fields) (got {type(given).__name__})"
+        )
     checked = [_check_sample(sample, f"samples[{i}]") for i, sample in enumerate(samples)]
     if not checked:
         raise ValueError("'samples' is empty; there is nothing to evaluate")

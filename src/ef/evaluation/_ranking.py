@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
-from numbers import Real
 
-from ef._validate import check_positive_int
+from ef._validate import check_positive_int, finite_float
 
 __all__ = [
     "RETRIEVAL_METRICS",
@@ -75,10 +74,10 @@ def _check_relevant(relevant: Mapping[str, float]) -> dict[str, float]:
     for doc_id, value in relevant.items():
         if not isinstance(doc_id, str):
             raise TypeError(f"'relevant' must be keyed by str doc ids (got {doc_id!r})")
-        grade: object = value  # callers pass anything: check it as such
-        if isinstance(grade, bool) or not isinstance(grade, Real) or not math.isfinite(grade):
-            raise ValueError(f"'relevant' grade of doc id {doc_id!r} must be a finite number (got {grade!r})")
-        grades[doc_id] = float(grade)
+        grade = finite_float(value)
+        if grade is None:
+            raise ValueError(f"'relevant' grade of doc id {doc_id!r} must be a finite number (got {value!r:.60})")
+        grades[doc_id] = grade
     return grades
 
 

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import inspect
-import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from numbers import Real
 from typing import Any
 
 from ef._progress import progress
 from ef._table import format_table
+from ef._validate import finite_float
 from ef.evaluation._ranking import RETRIEVAL_METRICS, _check_k
 from ef.segments import Segment
 from ef.source_manager._hit import SearchHit
@@ -41,6 +40,22 @@ class RetrievalEvalReport:
     k_values: tuple[int, ...]
     missing_texts: tuple[str, ...] = field(default=(), kw_only=True)
     """Judged query ids with a positive judgement but no text in ``queries``: not scored."""
+
+    def __post_init__(self) -> None:
+        for label, value in (("metrics", self.metrics), ("per_query", self.per_query)):
+            if not isinstance(value, Mapping):
+                raise TypeError(f"'{label}' must be a mapping (got {type(value).__name__})")
+        for key, mean in self.metrics.items():
+            if not isinstance(key, str) or "@" not in key or finite_float(mean) is None:
+                # Printed as a table and written as JSON, where NaN would be invalid.
+                raise ValueError(f"'metrics' must map '<metric>@<k>' keys to finite numbers (got {key!r}: {mean!r})")
+        if isinstance(self.n_queries, bool) or not isinstance(self.n_queries, int) or self.n_queries < 0:
+            raise ValueError(f"'n_queries' must be a non-negative integer (got {self.n_queries!r})")
+        given: object = self.k_values
+        if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+            raise TypeError(f"'k_values' must be a sequence of positive integers (got {given!r})")
+        object.__setattr__(self, "k_values", tuple(_check_k(k, name="k_values") for k in self.k_values))
+        object.__setattr__(self, "missing_texts", tuple(self.missing_texts))
 
     @property
     def primary(self) -> float | None:
@@ -154,6 +169,12 @@ def _retrieve_all(
         except Exception as error:
             error.add_note(f"while retrieving for {len(jobs)} queries through search_many")
             raise
+        given: object = results
+        if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+            raise TypeError(
+                f"retriever.search_many returned a {type(given).__name__}; expected one result list per query"
+            )
+        results = list(results)
         if len(results) != len(jobs):
             raise ValueError(
                 f"retriever.search_many returned {len(results)} result lists for {len(jobs)} queries"
@@ -305,6 +326,9 @@ def _names(metrics: Iterable[str]) -> tuple[str, ...]:
     if isinstance(given, str) or not isinstance(given, Iterable):
         raise TypeError(f"'metrics' must be a sequence of metric names such as ('ndcg', 'recall') (got {given!r})")
     names = tuple(metrics)  # a generator is read once, here
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"'metrics' must hold metric names as str (got {name!r})")
     if not names:
         raise ValueError("'metrics' must name at least one metric")
     unknown = [m for m in names if m not in RETRIEVAL_METRICS]
@@ -346,9 +370,8 @@ def _check_qrels(qrels: Mapping[str, Mapping[str, float]]) -> None:
         for doc_id, grade in judged.items():
             if not isinstance(doc_id, str):
                 raise TypeError(f"'qrels'[{query_id!r}] must be keyed by str doc ids (got {doc_id!r})")
-            value: object = grade
-            if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-                raise ValueError(f"'qrels'[{query_id!r}][{doc_id!r}] must be a finite number (got {value!r})")
+            if finite_float(grade) is None:
+                raise ValueError(f"'qrels'[{query_id!r}][{doc_id!r}] must be a finite number (got {grade!r:.60})")
 
 
 def _check_queries(queries: Mapping[str, str]) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 import ef
+from ef._validate import check_positive_int
 from ef.io.atomic import replace_directory, temporary_directory
 from ef.segments import Segment, window_spans
 from ef.source_manager._embedders import DAMAGED, EmbedderSpec, Index, parse_embedder
@@ -34,9 +35,7 @@ SEGMENTS = "segments.npy"
 
 
 def check_limit(limit: int) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise ValueError(f"'limit' must be a positive integer (got {limit!r})")
-    return limit
+    return check_positive_int(limit, "limit")  # numpy.int64(5) is 5; True is not 1
 
 
 def check_queries(queries: Sequence[str]) -> list[str]:
@@ -53,9 +52,11 @@ def read_sources(corpus: Mapping[str, str] | Iterable[tuple[str, str]], *, known
     tuple[str, str]
 ]:
     """Validate a corpus (a mapping or ``(doc_id, text)`` pairs) before anything is indexed."""
-    if isinstance(corpus, str | bytes):  # type: ignore[unreachable]  # a common mistake, typed or not
+    given: object = corpus
+    if isinstance(given, str | bytes) or not isinstance(given, Iterable):  # a common mistake, typed or not
         raise TypeError(
-            "'corpus' must be a mapping {doc_id: text} or an iterable of (doc_id, text) pairs, not a str"
+            "'corpus' must be a mapping {doc_id: text} or an iterable of (doc_id, text) pairs "
+            f"(got {type(given).__name__})"
         )
     items: Iterable[Any] = corpus.items() if isinstance(corpus, Mapping) else corpus
     pairs: list[tuple[str, str]] = []

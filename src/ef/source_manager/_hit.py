@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral
 
+from ef._validate import finite_float
 from ef.segments import Segment
 
 __all__ = ["SearchHit"]
@@ -29,9 +29,13 @@ class SearchHit:
             raise TypeError(f"'segment' must be a Segment (got {type(self.segment).__name__})")
         score: object = self.score  # callers pass anything: check it as such
         rank: object = self.rank
-        if isinstance(score, bool) or not isinstance(score, Real) or not math.isfinite(score):
-            raise ValueError(f"'score' must be a finite number (got {score!r})")
+        value = finite_float(score)
+        if value is None:
+            raise ValueError(f"'score' must be a finite number (got {score!r:.60})")
         if isinstance(rank, bool) or not isinstance(rank, Integral):
             raise TypeError(f"'rank' must be an int (got {type(rank).__name__})")
-        if self.rank < 1:
+        if int(rank) < 1:
             raise ValueError(f"'rank' must be >= 1 (got {self.rank!r})")
+        # Stored as Python numbers: a numpy float32 score would not survive json.dumps in a report.
+        object.__setattr__(self, "score", value)
+        object.__setattr__(self, "rank", int(rank))

@@ -31,7 +31,7 @@ from numbers import Real
 from typing import Any, Protocol, TextIO, runtime_checkable
 
 from ef._progress import Progress
-from ef._validate import check_positive_int
+from ef._validate import check_positive_int, finite_float
 from fastrag.benchmark._jsonl import dump_line
 from fastrag.benchmark._results import default_run_name, start_results
 from fastrag.benchmark.metrics import Metric, RetrievalMetric
@@ -127,12 +127,8 @@ def _check_arguments(
             f"({type(target).__name__} has no answer(query, k)); pass a Pipeline or drop them"
         )
     concurrency = check_positive_int(concurrency, "concurrency")
-    if timeout_s is not None and (
-        isinstance(timeout_s, bool)
-        or not isinstance(timeout_s, int | float)
-        or not math.isfinite(timeout_s)
-        or timeout_s <= 0
-    ):
+    seconds = None if timeout_s is None else finite_float(timeout_s)  # numpy.float32(1) is 1 s
+    if timeout_s is not None and (seconds is None or seconds <= 0):
         raise ValueError(f"'timeout_s' must be a positive number of seconds or None (got {timeout_s!r})")
     ks = [m.k for m in metrics if isinstance(m, RetrievalMetric)]
     if top_k is None:
@@ -278,6 +274,8 @@ async def run_benchmark(
     2
     """
     is_pipeline, k = _check_arguments(target, samples, metrics, concurrency, timeout_s, top_k)
+    concurrency = int(concurrency)  # numpy numbers passed the checks; compute with Python's
+    timeout_s = None if timeout_s is None else float(timeout_s)
     done: dict[str, QueryOutcome] = {}
     if run_name is not None and (not isinstance(run_name, str) or not run_name):
         raise ValueError(f"'run_name' must be a non-empty str or None (got {run_name!r})")

@@ -53,6 +53,15 @@ class BenchmarkResult:
     higher_is_better: Mapping[str, bool] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for label, value in (("summary", self.summary), ("scores", self.scores)):
+            if not isinstance(value, Mapping):
+                raise TypeError(f"'{label}' must be a mapping keyed by metric name (got {type(value).__name__})")
+        for name, summary in self.summary.items():
+            if not isinstance(summary, DistributionSummary):
+                # A Metric.aggregate override returning something else would fail only when printed.
+                raise TypeError(f"'summary'[{name!r}] must be a DistributionSummary (got {type(summary).__name__})")
+        object.__setattr__(self, "outcomes", tuple(self.outcomes))
+        object.__setattr__(self, "scores", {name: tuple(values) for name, values in self.scores.items()})
         if set(self.summary) != set(self.scores):
             raise ValueError("'summary' and 'scores' must name the same metrics")
         for name, values in self.scores.items():

@@ -11,12 +11,13 @@ line and never skip one silently.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any
 
+from ef._validate import finite_float
 from fastrag.benchmark._jsonl import read_jsonl, write_jsonl
 from fastrag.documents import Chunk, _non_finite, _plain
 
@@ -34,14 +35,17 @@ def _check_keys(data: Any, kind: str, required: Sequence[str], optional: Sequenc
         raise ValueError(f"{kind} has unknown field(s) {', '.join(repr(k) for k in sorted(unknown))}")
 
 
-def _optional_number(name: str, value: object, kind: type) -> None:
+def _optional_number(name: str, value: object, kind: type) -> int | float | None:
+    """`value` as a Python int (or float) if it is one, finite and >= 0; numpy numbers count."""
     if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, kind if kind is int else (int, float)):
+        return None
+    if isinstance(value, bool) or not isinstance(value, Integral if kind is int else Real):
         article = "an int" if kind is int else "a number"
         raise ValueError(f"'{name}' must be {article} or None (got {value!r})")
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"'{name}' must be finite and >= 0 (got {value!r})")
+    number = finite_float(value)
+    if number is None or number < 0:
+        raise ValueError(f"'{name}' must be finite and >= 0 (got {value!r:.60})")
+    return int(value) if kind is int else number  # type: ignore[call-overload]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,9 +206,10 @@ class QueryOutcome:
         object.__setattr__(self, "retrieved", retrieved)
         if self.answer is not None and not isinstance(self.answer, str):
             raise ValueError(f"'answer' must be a str or None (got {type(self.answer).__name__})")
-        _optional_number("latency_ms", self.latency_ms, float)
-        _optional_number("total_tokens", self.total_tokens, int)
-        _optional_number("cost_usd", self.cost_usd, float)
+        # Stored as Python numbers: a numpy scalar here would abort writing the outcomes file.
+        object.__setattr__(self, "latency_ms", _optional_number("latency_ms", self.latency_ms, float))
+        object.__setattr__(self, "total_tokens", _optional_number("total_tokens", self.total_tokens, int))
+        object.__setattr__(self, "cost_usd", _optional_number("cost_usd", self.cost_usd, float))
         if self.error is not None and not isinstance(self.error, str):
             raise ValueError(f"'error' must be a str or None (got {self.error!r})")
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from numbers import Real
 from typing import Any
+
+from ef._validate import finite_float
 
 __all__ = ["DistributionSummary"]
 
@@ -60,24 +63,31 @@ class DistributionSummary:
     ci_high: float | None
 
     @classmethod
-    def from_scores(cls, scores: Sequence[float | None]) -> DistributionSummary:
+    def from_scores(cls, scores: Iterable[float | None]) -> DistributionSummary:
         """Summarise `scores`; ``None`` entries count as missing, NaN or infinity is an error.
+
+        Any real number counts (``numpy.float32`` too); `scores` may be any iterable, read once.
 
         Raises
         ------
         ValueError
             If a score is NaN or infinite (naming its position), or not a number.
         """
+        given: object = scores
+        if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+            raise TypeError(f"'scores' must be a sequence of floats or None (got {type(given).__name__})")
+        given_scores: list[object] = list(scores)  # a generator or a numpy array: read once
         values: list[float] = []
-        for position, score in enumerate(scores):
+        for position, score in enumerate(given_scores):
             if score is None:
                 continue
-            if isinstance(score, bool) or not isinstance(score, int | float):
+            if isinstance(score, bool) or not isinstance(score, Real):
                 raise ValueError(f"'scores'[{position}] must be a float or None (got {score!r})")
-            if not math.isfinite(score):
-                raise ValueError(f"'scores'[{position}] must be finite (got {score!r})")
-            values.append(float(score))
-        missing = len(scores) - len(values)
+            value = finite_float(score)
+            if value is None:
+                raise ValueError(f"'scores'[{position}] must be finite (got {score!r:.60})")
+            values.append(value)
+        missing = len(given_scores) - len(values)
         if not values:
             return cls(0, missing, None, None, None, None, None, None, None, None, None, None)
 
