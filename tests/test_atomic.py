@@ -236,3 +236,20 @@ def test_a_killed_writers_leftover_goes_with_the_next_write(tmp_path: Path) -> N
 
 def test_remove_stale_temporaries_ignores_an_unreadable_folder(tmp_path: Path) -> None:
     assert remove_stale_temporaries(tmp_path / "missing") == []
+
+
+def test_a_programs_own_sigterm_handler_stays_in_charge(tmp_path: Path) -> None:
+    seen: list[int] = []
+
+    def mine(signum: int, frame: object) -> None:
+        seen.append(signum)
+
+    previous = signal.signal(signal.SIGTERM, mine)
+    try:
+        with atomic_writer(tmp_path / "r.json") as stream:
+            stream.write(b"1")
+            os.kill(os.getpid(), signal.SIGTERM)
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert (seen, (tmp_path / "r.json").read_bytes()) == ([signal.SIGTERM], b"1")

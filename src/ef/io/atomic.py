@@ -358,10 +358,9 @@ class _Terminated(BaseException):
 @contextlib.contextmanager
 def _unwind_on_sigterm() -> Iterator[None]:
     """While the block runs, SIGTERM raises :class:`_Terminated` (if no one else handles it)."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) not in (
-        signal.SIG_DFL,
-        None,
-    ):
+    # Only the default action is replaced: a handler of the program's own (or one installed outside
+    # Python, which getsignal reports as None) stays in charge.
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
         yield
         return
 
