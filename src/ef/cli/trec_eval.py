@@ -17,7 +17,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ef.evaluation._measures import MEASURES, Measure, expand_measure_spec, valid_forms
+from ef.evaluation._measures import MEASURES, NICKNAMES_WITH_RUNID, Measure, expand_measure_specs, valid_forms
 
 __all__ = ["add_parser", "main"]
 
@@ -122,14 +122,12 @@ def _parser() -> argparse.ArgumentParser:
     )
 
 
-_WITH_RUNID = ("official", "all_trec", "runid")
+_WITH_RUNID = (*NICKNAMES_WITH_RUNID, "runid")
 
 
 def _measures(specs: Sequence[str]) -> list[Measure]:
-    """Every requested measure once, in trec_eval's order: registry order, parameters sorted."""
-    wanted = {m for spec in specs if spec != "runid" for m in expand_measure_spec(spec)}
-    order = {name: i for i, name in enumerate(MEASURES)}
-    return sorted(wanted, key=lambda m: (order[m.family], -1 if m.param is None else m.param))
+    """Every requested measure once, in trec_eval's order, its parameters read as trec_eval reads them."""
+    return expand_measure_specs(specs)
 
 
 def _run_id(run: object) -> str:
@@ -139,7 +137,9 @@ def _run_id(run: object) -> str:
     return run.run_id if isinstance(run, RunColumns) else ""
 
 
-def _value(measure: Measure, value: float) -> str:
+def _value(measure: Measure, value: float | str) -> str:
+    if isinstance(value, str):  # relstring
+        return f"'{value}'"
     return str(int(value)) if measure.spec.integer else f"{value:6.4f}"
 
 
@@ -180,15 +180,16 @@ def main(argv: Sequence[str]) -> int:
             "and left out (-c counts them with zeros)",
             file=sys.stderr,
         )
-    # trec_eval prints no per-query line for num_q and gm_map (its gm_map is a summary only).
-    per_query_measures = [m for m in measures if m.family not in ("num_q", "gm_map")]
+    # trec_eval prints no per-query line for num_q, gm_map and gm_bpref, and no summary of relstring.
+    per_query_measures = [m for m in measures if m.spec.per_query]
+    summary_measures = [m for m in measures if m in result.summary]
     columns = {m: result.values[m].tolist() for m in per_query_measures}
 
     if args.json:
         document: dict[str, object] = {
             "run_id": run_id,
             "n_queries": len(result.query_ids),
-            "measures": {str(m): _typed(m, result.summary[m]) for m in measures},
+            "measures": {str(m): _typed(m, result.summary[m]) for m in summary_measures},
         }
         if args.per_query:
             document["per_query"] = {
@@ -204,7 +205,7 @@ def main(argv: Sequence[str]) -> int:
             rows.extend((str(m), query_id, _value(m, columns[m][i])) for m in per_query_measures)
     if any(spec in _WITH_RUNID for spec in specs):
         rows.append(("runid", "all", run_id))
-    rows.extend((str(m), "all", _value(m, result.summary[m])) for m in measures)
+    rows.extend((str(m), "all", _value(m, result.summary[m])) for m in summary_measures)
     if args.csv:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -216,5 +217,5 @@ def main(argv: Sequence[str]) -> int:
     return 0
 
 
-def _typed(measure: Measure, value: float) -> float:
-    return int(value) if measure.spec.integer else value
+def _typed(measure: Measure, value: float | str) -> float | str:
+    return int(value) if measure.spec.integer and not isinstance(value, str) else value

@@ -230,7 +230,7 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         index = out.add(query_id, n if max_docs is None else min(n, max_docs))
         ordered = _scores(query_id, ranking)
         try:
-            found = [(d, s, g) for d, g in qrels[query_id].items() if (s := ranking.get(d)) is not None and g >= 0]
+            found = [(d, s, g) for d, g in qrels[query_id].items() if (s := ranking.get(d)) is not None]
         except TypeError:
             _grades(query_id, qrels[query_id])  # a grade that is not a number: raises, naming the query
             raise
@@ -315,13 +315,13 @@ def _match_columns(
     row_query = np.full(len(run), -1, dtype=np.int64)  # -1: a row of a query not evaluated
     for index, rows in present:
         row_query[rows] = index
-    # Judged docs (grade >= 0) of the queries the run has, keyed like the run's rows.
+    # Judged docs of the queries the run has, keyed like the run's rows.
     judged_query: list[int] = []
     judged_doc: list[bytes] = []
     judged_grade: list[float] = []
     for index, _ in present:
         for doc_id, grade in qrels[out.query_ids[index]].items():
-            if grade >= 0:
+            if grade >= -math.inf:  # negative grades too: HitTable counts them as pooled but unjudged
                 judged_query.append(index)
                 judged_doc.append(doc_id.encode())
                 judged_grade.append(grade)
@@ -452,8 +452,8 @@ def _evaluate(
             else "no query to evaluate: no query of the run is judged in 'qrels' (missing='skip')"
         )
     table = built.table(relevance_level)
-    values = {m: m.spec.kernel(table, m.param) for m in dict.fromkeys(measures)}
-    summary = {m: _summary(m, v) for m, v in values.items()}
+    values = {m: m.evaluate(table) for m in dict.fromkeys(measures)}
+    summary = {m: _summary(m, v) for m, v in values.items() if m.spec.aggregate != "none"}
     if missing == "zero":
         # trec_eval 10.0 with -c sums num_rel over the qrels itself: every grade > 0 of every
         # judged query, whatever -l says (m_num_rel.c, te_calc_avg_num_rel).
@@ -555,6 +555,11 @@ def evaluate_run(
     if isinstance(measures, str):
         raise TypeError(f"'measures' must be a sequence of measure names, not a str (got {measures!r})")
     parsed = [parse_measure(name) for name in measures]
+    textual = [name for name, m in zip(measures, parsed, strict=True) if m.spec.aggregate == "none"]
+    if textual:
+        raise ValueError(
+            f"'measures': {textual[0]!r} is a string per query, printed by `ef trec-eval -q`, not a number"
+        )
     if not parsed:
         raise ValueError("'measures' must name at least one measure")
     repeated = [name for i, name in enumerate(measures) if name in measures[:i]]
