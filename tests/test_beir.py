@@ -107,14 +107,16 @@ def test_title_joining(tmp_path: Path) -> None:
 )
 def test_qrels_variants(tmp_path: Path, qrels: str) -> None:
     _, _, got = read_beir(_dataset(tmp_path, qrels=qrels))
-    assert got == {"q1": {"d1": 1.0, "d2": 0.0}, "q2": {"d1": 2.0}}
-    assert all(type(grade) is float for judged in got.values() for grade in judged.values())
+    assert got == {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}
+    # One rule for every reader of the file: integral grades are ints, as ef.trec.read_qrels gives.
+    assert all(type(grade) is int for judged in got.values() for grade in judged.values())
 
 
 def test_grades_are_parsed_exactly(tmp_path: Path) -> None:
     qrels = "q\ta\t-1\nq\tb\t0.1\nq\tc\t+3\nq\td\t1e-3\nq\te\t.5\nq\tf\t7.\nq\tg\t-0.0\n"
     _, _, got = read_beir(_dataset(tmp_path, qrels=qrels))
-    assert got == {"q": {"a": -1.0, "b": 0.1, "c": 3.0, "d": 0.001, "e": 0.5, "f": 7.0, "g": -0.0}}
+    assert got == {"q": {"a": -1, "b": 0.1, "c": 3, "d": 0.001, "e": 0.5, "f": 7, "g": -0.0}}
+    assert [type(got["q"][d]) for d in "abcdefg"] == [int, float, int, float, float, int, float]
     assert math.copysign(1.0, got["q"]["g"]) == -1.0
 
 
@@ -232,26 +234,35 @@ def test_invalid_utf8(tmp_path: Path) -> None:
         read_beir(root)
 
 
+_NEVER_MATCHES = "is empty or has surrounding whitespace, so it could never match an id"
+
+
 @pytest.mark.parametrize(
     ("qrels", "message"),
     [
-        (HEADER + "q1\td1\n", "qrels.tsv:2: expected 3 tab-separated columns (query-id, corpus-id, score), got 2"),
-        ("q1\t0\td1\t1\n", "qrels.tsv:1: expected 3 tab-separated columns (query-id, corpus-id, score), got 4"),
-        ("q1 d1 1\n", "qrels.tsv:1: expected 3 tab-separated columns (query-id, corpus-id, score), got 1"),
+        (HEADER + "q1\td1\n", "qrels.tsv:2: expected 3 tab-separated columns (query-id, corpus-id, score)"),
+        (
+            "q1 d1 1\n",
+            "qrels.tsv:1: expected TREC qrels 'query_id iter doc_id grade' (4 columns) or BEIR "
+            "'query-id<TAB>corpus-id<TAB>score', got 3 columns",
+        ),
         (HEADER + "q1\td1\t1\r\nq1\td2\trelevant\r\n", "qrels.tsv:3: grade 'relevant' is not a number"),
         (HEADER + "q1\td1\t\n", "qrels.tsv:2: grade '' is not a number"),
-        (HEADER + "q1\td1\t1 \n", "qrels.tsv:2: grade '1 ' is not a number"),
-        (HEADER + "q1\td1\tnan\n", "qrels.tsv:2: grade 'nan' is not a number"),
-        (HEADER + "q1\td1\tinf\n", "qrels.tsv:2: grade 'inf' is not a number"),
+        (HEADER + "q1\td1\tnan\n", "qrels.tsv:2: grade is NaN"),
+        (HEADER + "q1\td1\tinf\n", "qrels.tsv:2: grade 'inf' is not finite"),
         (HEADER + "q1\td1\t1_000\n", "qrels.tsv:2: grade '1_000' is not a number"),
-        (HEADER + "q1\td1\t1e999\n", "qrels.tsv:2: grade '1e999' is out of range for a float"),
-        (HEADER + "\td1\t1\n", "qrels.tsv:2: empty query-id"),
-        (HEADER + "q1\t\t1\n", "qrels.tsv:2: empty corpus-id"),
-        ("q1\td1\t1\nq2\td1\t1\n\nq1\td1\t0\n", "qrels.tsv:4: duplicate judgement of ('q1', 'd1') (first on line 1)"),
+        (HEADER + "q1\td1\t1e999\n", "qrels.tsv:2: grade '1e999' is beyond the range of a double"),
+        (HEADER + "\td1\t1\n", "qrels.tsv:2: query-id '' " + _NEVER_MATCHES),
+        (HEADER + "q1\t\t1\n", "qrels.tsv:2: corpus-id '' " + _NEVER_MATCHES),
+        (HEADER + "q1\t d1\t1\n", "qrels.tsv:2: corpus-id ' d1' " + _NEVER_MATCHES),
+        (
+            "q1\td1\t1\nq2\td1\t1\n\nq1\td1\t0\n",
+            "qrels.tsv:4: doc id 'd1' is judged twice in query 'q1' (first at line 1)",
+        ),
         (HEADER + HEADER, "qrels.tsv:2: grade 'score' is not a number"),  # a header only on line 1
         ("q1\td1\t1x\nq1\td2\t1\n", "qrels.tsv:1: grade '1x' is not a number"),  # not mistaken for a header
         ("q1\td1\tyes\nq1\td2\t1\n", "qrels.tsv:1: grade 'yes' is not a number"),  # a word grade is no header
-        ("q1\td1\tNaN\n", "qrels.tsv:1: grade 'NaN' is not a number"),
+        ("q1\td1\tNaN\n", "qrels.tsv:1: grade is NaN"),
     ],
 )
 def test_malformed_qrels(tmp_path: Path, qrels: str, message: str) -> None:
@@ -342,8 +353,8 @@ def test_write_beir_cleans_up_when_a_move_fails(tmp_path: Path, monkeypatch: pyt
 # --- the round trip -------------------------------------------------------------------------------
 
 _ids = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\t\n\r"), min_size=1, max_size=12
-).filter(lambda s: not s.startswith('"'))
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\t\n\r\x00"), min_size=1, max_size=12
+).filter(lambda s: not s.startswith('"') and s == s.strip(" \x0b\x0c"))  # ids write_beir accepts
 _text = st.text(max_size=40)
 _grades = st.integers(-3, 3) | st.floats(allow_nan=False, allow_infinity=False)
 _triples = st.tuples(
@@ -353,12 +364,16 @@ _triples = st.tuples(
 )
 
 
+def _grades_of(qrels: Mapping[str, Mapping[str, float]]) -> list[float]:
+    return [grade for judged in qrels.values() for grade in judged.values()]
+
+
 def _exact(qrels: Mapping[str, Mapping[str, float]]) -> list[tuple[str, list[tuple[str, str]]]]:
     """The qrels with every grade as its float repr: -0.0 and 0.0 differ here, and order counts."""
     return [(q, [(d, repr(float(g))) for d, g in judged.items()]) for q, judged in qrels.items()]
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_triples)
 def test_round_trip_is_exact(tmp_path: Path, triple: tuple[Any, Any, Any]) -> None:
     corpus, queries, qrels = triple
@@ -367,7 +382,9 @@ def test_round_trip_is_exact(tmp_path: Path, triple: tuple[Any, Any, Any]) -> No
     assert list(got_corpus.items()) == list(corpus.items())
     assert list(got_queries.items()) == list(queries.items())
     assert _exact(got_qrels) == _exact(qrels)
-    assert all(type(g) is float for judged in got_qrels.values() for g in judged.values())
+    # Integral grades read back as ints (as every ef reader gives them), others as floats.
+    wanted = [float if not float(g).is_integer() or repr(float(g)) == "-0.0" else int for g in _grades_of(qrels)]
+    assert [type(g) for g in _grades_of(got_qrels)] == wanted
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 from ef.cli import _output
-from ef.evaluation._beir import _iter_jsonl
 from ef.evaluation._rag import _RAG_METRICS, _check_sample, evaluate_rag
+from ef.io.jsonl import iter_json_objects
 
 __all__ = ["add_parser", "read_samples", "run"]
 
@@ -56,7 +56,7 @@ def _metric_names(value: str) -> list[str]:
 def read_samples(path: str) -> list[dict[str, Any]]:
     """Read and check the samples of a JSON Lines file; errors name ``file:line``."""
     samples: list[dict[str, Any]] = []
-    for number, record in _iter_jsonl(path):
+    for number, record in iter_json_objects(path):
         try:
             _check_sample(record, f"{path}:{number}: sample")
         except TypeError as error:  # the CLI reports bad input as ValueError: one line, exit 2

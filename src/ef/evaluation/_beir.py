@@ -8,7 +8,6 @@ numbers are exact and only ``\\n`` ends a line (a JSON string may hold U+2028 an
 from __future__ import annotations
 
 import errno
-import gzip
 import json
 import math
 import numbers
@@ -18,6 +17,8 @@ from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
 from ef.io.atomic import atomic_files
+from ef.io.jsonl import iter_json_objects, json_type
+from ef.io.trec import read_qrels
 
 __all__ = ["read_beir", "write_beir"]
 
@@ -25,13 +26,9 @@ _DEFAULT_QRELS_PATHS: tuple[str, ...] = ("qrels/test.tsv", "qrels.tsv")
 """Where :func:`read_beir` looks for the qrels file, in order, when none is named."""
 
 _QRELS_HEADER = ("query-id", "corpus-id", "score")
-# A plain decimal number; float() alone would also take 'nan', 'inf' and '1_000'.
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-# A header's score column. Only these names: a word like 'yes' in the first row is a bad grade to
-# report, not a header to skip (that would drop a judgement silently).
-_HEADER_SCORE_NAMES = frozenset({"score", "scores", "rel", "relevance", "grade", "label", "judgement", "judgment"})
 # Characters a BEIR qrels TSV cannot hold in an id: the column and line separators.
-_TSV_UNSAFE = re.compile(r"[\t\n\r]")
+_TSV_UNSAFE = re.compile(r"[\t\n\r\x00]")
+_ASCII_SPACE = " \t\n\r\x0b\x0c"
 
 Triple = tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]
 
@@ -48,43 +45,6 @@ def _locate(path: str) -> str:
     raise FileNotFoundError(errno.ENOENT, "BEIR file not found (nor its .gz)", path)
 
 
-def _open_bytes(path: str) -> IO[bytes]:
-    if path.endswith(".gz"):
-        return gzip.open(path, "rb")  # type: ignore[return-value]  # a GzipFile is a binary IO
-    return open(path, "rb")
-
-
-def _lines(path: str) -> Iterator[tuple[int, str]]:
-    """``(line_number, text)`` for each non-blank line, without its line end (LF or CRLF)."""
-    with _open_bytes(path) as stream:
-        for number, raw in enumerate(stream, start=1):
-            try:
-                # utf-8-sig on the first line drops a byte-order mark some editors write.
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as error:
-                raise ValueError(f"{path}:{number}: not valid UTF-8 ({error.reason})") from None
-            line = line.rstrip("\r\n")
-            if line.strip():
-                yield number, line
-
-
-def _iter_jsonl(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line_number, record)`` for each JSON object of a JSON Lines file (``.gz`` or plain)."""
-    for number, line in _lines(path):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path}:{number}: malformed JSON: {error.msg} (column {error.colno})") from None
-        if not isinstance(record, dict):
-            raise ValueError(f"{path}:{number}: expected a JSON object, got {_json_type(record)}")
-        yield number, record
-
-
-def _json_type(value: object) -> str:
-    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
-    return "null" if value is None else names.get(type(value), type(value).__name__)
-
-
 def _record_id(record: Mapping[str, Any], where: str) -> str:
     if "_id" not in record:
         raise ValueError(f"{where}: record has no '_id'")
@@ -93,7 +53,7 @@ def _record_id(record: Mapping[str, Any], where: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
-        raise ValueError(f"{where}: '_id' must be a string (got {_json_type(value)})")
+        raise ValueError(f"{where}: '_id' must be a string (got {json_type(value)})")
     if not value:
         raise ValueError(f"{where}: '_id' is empty")
     return value
@@ -106,14 +66,14 @@ def _record_str(record: Mapping[str, Any], key: str, where: str, *, required: bo
             raise ValueError(f"{where}: record has no {key!r}")
         return ""
     if not isinstance(value, str):
-        raise ValueError(f"{where}: {key!r} must be a string (got {_json_type(value)})")
+        raise ValueError(f"{where}: {key!r} must be a string (got {json_type(value)})")
     return value
 
 
 def _read_texts(path: str, *, corpus: bool) -> dict[str, str]:
     texts: dict[str, str] = {}
     first_line: dict[str, int] = {}
-    for number, record in _iter_jsonl(path):
+    for number, record in iter_json_objects(path):
         where = f"{path}:{number}"
         record_id = _record_id(record, where)
         if record_id in texts:
@@ -126,43 +86,6 @@ def _read_texts(path: str, *, corpus: bool) -> dict[str, str]:
         texts[record_id] = text
         first_line[record_id] = number
     return texts
-
-
-def _parse_grade(field: str, where: str) -> float:
-    if not _NUMBER.fullmatch(field):
-        raise ValueError(f"{where}: grade {field!r} is not a number")
-    grade = float(field)
-    if not math.isfinite(grade):
-        raise ValueError(f"{where}: grade {field!r} is out of range for a float")
-    return grade
-
-
-def _read_qrels(path: str) -> dict[str, dict[str, float]]:
-    qrels: dict[str, dict[str, float]] = {}
-    first_line: dict[tuple[str, str], int] = {}
-    for index, (number, line) in enumerate(_lines(path)):
-        where = f"{path}:{number}"
-        fields = line.split("\t")
-        if len(fields) != 3:
-            raise ValueError(
-                f"{where}: expected 3 tab-separated columns (query-id, corpus-id, score), got {len(fields)}"
-            )
-        query_id, doc_id, grade_field = fields
-        # The header row is optional: a first row whose score column is a score's name is one.
-        if index == 0 and grade_field.strip().lower() in _HEADER_SCORE_NAMES:
-            continue
-        if not query_id or not doc_id:
-            raise ValueError(f"{where}: empty {'query-id' if not query_id else 'corpus-id'}")
-        grade = _parse_grade(grade_field, where)
-        judged = qrels.setdefault(query_id, {})
-        if doc_id in judged:
-            raise ValueError(
-                f"{where}: duplicate judgement of ({query_id!r}, {doc_id!r}) "
-                f"(first on line {first_line[query_id, doc_id]})"
-            )
-        judged[doc_id] = grade
-        first_line[query_id, doc_id] = number
-    return qrels
 
 
 def read_beir(directory: str | os.PathLike[str], *, qrels: str | None = None) -> Triple:
@@ -178,7 +101,9 @@ def read_beir(directory: str | os.PathLike[str], *, qrels: str | None = None) ->
     header row is optional (a first row whose score column is ``score``, ``relevance``, ``rel``,
     ``grade`` or ``label`` is one; any other word there is reported as a bad grade).
     Extra JSON keys (``metadata``) are ignored; an integer ``_id`` is read as its decimal text.
-    Grades are read as floats and may be negative or zero.
+    Grades are ``int`` when integral and ``float`` otherwise, as :func:`ef.trec.read_qrels` reads
+    the same file (one reader serves both); they may be negative or zero. The qrels file may also
+    be a TREC qrels file (four columns).
 
     Parameters
     ----------
@@ -214,7 +139,7 @@ def read_beir(directory: str | os.PathLike[str], *, qrels: str | None = None) ->
     ...            {'q1': {'d1': 1}})
     >>> corpus, queries, qrels = read_beir(folder)
     >>> corpus, queries, qrels
-    ({'d1': 'Paris is in France.'}, {'q1': 'Where is Paris?'}, {'q1': {'d1': 1.0}})
+    ({'d1': 'Paris is in France.'}, {'q1': 'Where is Paris?'}, {'q1': {'d1': 1}})
     """
     root = os.fspath(directory)
     if qrels is None:
@@ -234,7 +159,7 @@ def read_beir(directory: str | os.PathLike[str], *, qrels: str | None = None) ->
     return (
         _read_texts(corpus_path, corpus=True),
         _read_texts(queries_path, corpus=False),
-        _read_qrels(qrels_path),
+        read_qrels(qrels_path),
     )
 
 
@@ -250,6 +175,8 @@ def _check_id(value: object, container: str) -> str:
     unsafe = _TSV_UNSAFE.search(value)
     if unsafe:
         raise ValueError(f"{container} id {value!r} contains {unsafe.group()!r}, which a BEIR qrels TSV cannot hold")
+    if value != value.strip(_ASCII_SPACE):
+        raise ValueError(f"{container} id {value!r} has surrounding whitespace, which a qrels reader cannot tell apart")
     # BEIR reads qrels with csv.QUOTE_MINIMAL, which would strip a leading quote as quoting.
     if value.startswith('"'):
         raise ValueError(f"{container} id {value!r} starts with '\"', which BEIR's qrels reader takes as quoting")

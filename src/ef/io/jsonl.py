@@ -23,7 +23,7 @@ from typing import Any
 
 from ef.io.source import Source, display_name, iter_lines, read_bytes
 
-__all__ = ["iter_jsonl", "loads", "read_json"]
+__all__ = ["iter_json_objects", "iter_jsonl", "json_type", "loads", "read_json"]
 
 
 class _RefusedError(ValueError):
@@ -55,14 +55,14 @@ def loads(text: str, where: str) -> Any:
     except _RefusedError as error:
         raise ValueError(f"{where}: {error}") from None
     except json.JSONDecodeError as error:
-        raise ValueError(f"{where}: not valid JSON: {error.msg} (column {error.colno})") from None
+        raise ValueError(f"{where}: malformed JSON: {error.msg} (column {error.colno})") from None
 
 
 def _decode(raw: bytes, where: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ValueError(f"{where}: not valid UTF-8 (byte {error.start + 1}: {error.reason})") from None
+        raise ValueError(f"{where}: not valid UTF-8 ({error.reason})") from None
 
 
 def iter_jsonl(source: Source) -> Iterator[tuple[int, Any]]:
@@ -73,6 +73,21 @@ def iter_jsonl(source: Source) -> Iterator[tuple[int, Any]]:
             continue
         where = f"{name}:{number}"
         yield number, loads(_decode(raw, where), where)
+
+
+def json_type(value: object) -> str:
+    """The JSON name of `value`'s type, for messages: ``object``, ``array``, ``string`` …"""
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def iter_json_objects(source: Source) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`iter_jsonl`, where every value must be a JSON object (``file:line`` otherwise)."""
+    name = display_name(source)
+    for number, value in iter_jsonl(source):
+        if not isinstance(value, dict):
+            raise ValueError(f"{name}:{number}: expected a JSON object, got {json_type(value)}")
+        yield number, value
 
 
 def read_json(source: Source) -> Any:

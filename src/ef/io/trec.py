@@ -522,6 +522,8 @@ def _grade(text: bytes, where: str, *, trec: bool) -> float:
         value = int(whole.group(1))
         if not -_INT64 <= value < _INT64:
             raise ValueError(f"{where}: grade {text.decode()!r} does not fit a 64-bit integer, as trec_eval reads it")
+        if value == 0 and text.startswith(b"-") and not trec:
+            return -0.0  # kept exactly as written (write_beir round-trips it)
         return value
     grade = parse_score(text, where, "grade")
     if math.isinf(grade):
@@ -531,7 +533,9 @@ def _grade(text: bytes, where: str, *, trec: bool) -> float:
             f"{where}: grade {text.decode(errors='replace')!r} is not an integer "
             "(trec_eval reads TREC qrels grades as integers and would truncate it)"
         )
-    return int(grade) if grade.is_integer() and abs(grade) < 2**53 else grade
+    if grade == 0 and math.copysign(1.0, grade) < 0:
+        return grade  # -0.0, kept exactly as written
+    return int(grade) if grade.is_integer() else grade
 
 
 def _text(raw: bytes, where: str, what: str) -> str:
@@ -548,7 +552,7 @@ def read_qrels(path: Source) -> dict[str, dict[str, float]]:
     (``query-id  corpus-id  score``, split on tabs only, so an id may hold a space; a first row
     whose score column is ``score``, ``relevance``, ``rel``, ``grade`` or ``label`` is a header),
     anything else TREC (four whitespace-separated columns, integer grades, as trec_eval reads
-    them: ``2.5`` is an error, not truncated). Lines starting with ``#`` are comments; blank
+    them: ``2.5`` is an error, not truncated; a line starting with ``#`` is a comment). Blank
     lines are skipped. Grades are ``int`` when integral, else ``float``, whichever reader reads
     the file. A negative grade means *judged as unjudged* (as in trec_eval) and is kept.
 
@@ -582,12 +586,14 @@ def read_qrels(path: Source) -> dict[str, dict[str, float]]:
     first_line: dict[tuple[str, str], int] = {}
     beir: bool | None = None
     for number, line in iter_lines(path):
-        if not line.strip() or line.startswith(b"#"):
+        if not line.strip():
             continue
         where = f"{name}:{number}"
         if b"\x00" in line:
             raise ValueError(f"{where}: a NUL byte (trec_eval stops reading a file there)")
         if beir is None:
+            if line.count(b"\t") != 2 and line.startswith(b"#"):
+                continue  # a TREC comment before the first judgement
             beir = line.count(b"\t") == 2
             if beir and line.rsplit(b"\t", 1)[1].strip().decode(errors="replace").lower() in _HEADER_SCORE_NAMES:
                 continue  # BEIR header row; any other non-number is reported as a bad grade
@@ -600,6 +606,8 @@ def read_qrels(path: Source) -> dict[str, dict[str, float]]:
                     raise ValueError(f"{where}: {what} {field.decode(errors='replace')!r} is empty or has surrounding "
                                      "whitespace, so it could never match an id")
             query_field, doc_field, grade_field = fields[0], fields[1], fields[2].strip()
+        elif line.startswith(b"#"):
+            continue  # a TREC comment ('#' at column 0, as trec_eval reads it); BEIR has none
         else:
             fields = line.split()
             if len(fields) != 4:
@@ -647,6 +655,13 @@ def _real(value: object) -> bool:
     return not isinstance(value, bool | np.bool_) and isinstance(value, int | float | np.floating | np.integer)
 
 
+def _check_query_id(value: object) -> str:
+    query_id = _check_id(value, "a query id")
+    if query_id.startswith("#"):
+        raise ValueError(f"a query id must not start with '#': its line would read as a comment (got {query_id!r})")
+    return query_id
+
+
 def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> None:
     """Write ``{query_id: {doc_id: score}}`` as a TREC run file, atomically.
 
@@ -671,7 +686,7 @@ def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id:
     _check_id(run_id, "'run_id'")
     rows: list[tuple[str, list[tuple[float, str]]]] = []
     for query_id, docs in run.items():
-        _check_id(query_id, "a query id")
+        _check_query_id(query_id)
         if not docs:
             raise ValueError(
                 f"query {query_id!r} has no documents: a TREC run file cannot hold an empty ranking "
@@ -715,7 +730,7 @@ def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> Non
     {'q1': {'d1': 2, 'd2': 0}}
     """
     for query_id, docs in qrels.items():
-        _check_id(query_id, "a query id")
+        _check_query_id(query_id)
         if not docs:
             raise ValueError(f"query {query_id!r} has no judgements: a qrels file cannot hold it (leave it out)")
         for doc_id, grade in docs.items():
