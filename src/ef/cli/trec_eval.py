@@ -82,6 +82,9 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     output.add_argument("--json", nargs="?", const="-", metavar="FILE", help="print one JSON object instead")
     output.add_argument("--csv", nargs="?", const="-", metavar="FILE",
                         help="print CSV rows measure,query,value instead")
+    from ef.cli.report import add_output_flags
+
+    add_output_flags(parser)  # --html, --png, --svg: a report with charts, besides the printed lines
     return parser
 
 
@@ -161,6 +164,9 @@ def main(argv: Sequence[str]) -> int:
 
     _output.check_output("--json", args.json)  # before any reading
     _output.check_output("--csv", args.csv)
+    from ef.cli.report import check_outputs, wants_report, write_run_report
+
+    check_outputs(args)
     specs = args.measures or ["official"]
     measures = _measures(specs)
     run, qrels = _load(args.run, args.qrels)
@@ -184,6 +190,8 @@ def main(argv: Sequence[str]) -> int:
     per_query_measures = [m for m in measures if m.spec.per_query]
     summary_measures = [m for m in measures if m in result.summary]
     columns = {m: result.values[m].tolist() for m in per_query_measures}
+    if wants_report(args):
+        write_run_report(args, measures, result, run, qrels, run_id)
 
     if args.json:
         document: dict[str, object] = {

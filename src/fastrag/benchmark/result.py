@@ -7,6 +7,7 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ef._table import format_table
@@ -95,6 +96,15 @@ class BenchmarkResult:
     def save_jsonl(self, path: str | os.PathLike[str]) -> None:
         """Write one line per sample — its outcome plus a ``scores`` object — to `path`."""
         write_jsonl(path, (self._sample_record(i) for i in range(len(self.outcomes))))
+
+    def to_html(self, path: str | os.PathLike[str], *, title: str | None = None) -> Path:
+        """Write a self-contained HTML report with charts to `path` (atomically); returns the path.
+
+        Needs the ``report`` extra (``pip install 'ef[report]'``); see :func:`ef.report.benchmark_report`.
+        """
+        from ef.report import benchmark_report
+
+        return benchmark_report(self, title=title).to_html(path)
 
     @classmethod
     def load_jsonl(
