@@ -142,13 +142,20 @@ def write_run_report(
     def typed(measure: Any, value: float) -> float:
         return int(value) if measure.spec.integer else value
 
-    shown = [m for m in measures if m.family not in ("num_q", "gm_map")]  # summaries only, as trec_eval prints
+    def numeric(value: object) -> bool:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+
+    # trec_eval prints no per-query line for num_q and gm_map; relstring is text, not a number to draw.
+    shown = [m for m in measures if getattr(m.spec, "per_query", m.family not in ("num_q", "gm_map"))]
     columns = {m: result.values[m].tolist() for m in shown}
     data = {
         "run_id": run_id,
         "n_queries": len(result.query_ids),
-        "measures": {str(m): typed(m, result.summary[m]) for m in measures},
-        "per_query": {q: {str(m): typed(m, columns[m][i]) for m in shown} for i, q in enumerate(result.query_ids)},
+        "measures": {str(m): typed(m, result.summary[m]) for m in measures if numeric(result.summary.get(m))},
+        "per_query": {
+            q: {str(m): typed(m, columns[m][i]) for m in shown if numeric(columns[m][i])}
+            for i, q in enumerate(result.query_ids)
+        },
     }
     rankings = run if isinstance(run, Mapping) else run.to_dict()  # a tokenised run file (RunColumns)
     page = evaluation_report(

@@ -408,7 +408,14 @@ def evaluation_report(
             )
         )
 
-    mean_measures = [name for name in data.metrics if name not in data.integer]
+    # One axis from 0 to 1 for all: a measure on another scale (utility, counts) is listed, not drawn.
+    mean_measures: list[str] = []
+    off_scale: list[str] = []
+    for name in data.metrics:
+        if name in data.integer:
+            continue
+        in_range = all(0.0 <= v[name] <= 1.0 for v in data.per_query.values() if name in v)
+        (mean_measures if in_range else off_scale).append(name)
     points = []
     query_text = queries or {}
     for index, (query_id, values) in enumerate(data.per_query.items()):
@@ -436,7 +443,8 @@ def evaluation_report(
                             order=mean_measures,
                             tooltip=tooltip,
                         ),
-                        caption="One dot per query (hover for its id and value); the red tick is the mean.",
+                        caption="One dot per query (hover for its id and value); the red tick is the mean."
+                        + (f" Not drawn (values outside 0–1): {', '.join(off_scale)}." if off_scale else ""),
                     ),
                 ),
             )
