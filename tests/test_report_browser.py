@@ -194,6 +194,23 @@ def test_evaluation_report_of_ef_eval(browser: Browser, tmp_path: Path, capsys: 
     assert {(row["query_id"], row["metric"]): row["value"] for row in points} == {
         (query_id, name): value for query_id, values in saved["per_query"].items() for name, value in values.items()
     }
+    # Hovering a dot names its query: the first dot drawn is the first row of the chart's data.
+    dot = opened.page.locator("#figure-per_query svg .mark-symbol path").first
+    dot.scroll_into_view_if_needed()
+    dot.hover(force=True)
+    tooltip = opened.page.locator("#vg-tooltip-element.visible")
+    tooltip.wait_for(timeout=2000)
+    first = points[0]
+    assert tooltip.inner_text().split() == [
+        "query_id",
+        first["query_id"],
+        "query",
+        *first["query"].split(),
+        "metric",
+        first["metric"],
+        "value",
+        f"{first['value']:.4f}",
+    ]
     # The worst query is first, with the demo's own query text and its ranked, marked results.
     worst = min(saved["per_query"].items(), key=lambda item: (item[1]["ndcg@10"], item[0]))
     heading = opened.page.inner_text("#worst-1 h3")
@@ -383,13 +400,26 @@ def test_scifact_report_is_small_and_loads(browser: Browser, tmp_path: Path) -> 
     from ef.evaluation import evaluate_retrieval, read_beir
     from ef.report import evaluation_report
     from ef.source_manager import ingest
-    from ef.trec import read_run
 
     corpus, queries, qrels = read_beir(SCIFACT)
-    report = evaluate_retrieval(
-        ingest(corpus, show_progress=False), qrels, queries, k_values=(1, 3, 5, 10, 100), run_path=tmp_path / "run.trec"
-    )
-    page = evaluation_report(report, run=read_run(tmp_path / "run.trec"), qrels=qrels, queries=queries, corpus=corpus)
+    index = ingest(corpus, show_progress=False)
+    run: dict[str, dict[str, float]] = {}
+    texts = {text: query_id for query_id, text in queries.items()}
+
+    class Recording:
+        """The index, keeping each query's ranking (best hit per document) for the report."""
+
+        def search_many(self, batch: list[str], *, limit: int) -> Any:
+            results = index.search_many(batch, limit=limit, show_progress=False)
+            for text, hits in zip(batch, results, strict=True):
+                ranking = run.setdefault(texts[text], {})
+                for hit in hits:
+                    ranking.setdefault(hit.segment.source_id, hit.score)
+            return results
+
+    report = evaluate_retrieval(Recording(), qrels, queries, k_values=(1, 3, 5, 10, 100))
+    assert round(report.metrics["ndcg@10"], 4) == 0.6791  # the reference BM25 number: the run is the real one
+    page = evaluation_report(report, run=run, qrels=qrels, queries=queries, corpus=corpus)
     path = page.to_html(tmp_path / "scifact.html")
     assert report.n_queries == 300
     assert path.stat().st_size < 5 * 1024 * 1024
