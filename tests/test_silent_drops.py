@@ -373,7 +373,8 @@ def _resize(root: Path) -> None:
     [
         (lambda r: (r / "sources.jsonl").write_text('{"_id": 1, "text": "x"}\n'),
          "sources.jsonl:1: a source record needs a new str '_id' and a str 'text'"),
-        (lambda r: (r / "sources.jsonl").write_bytes(b"\xff\n"), "sources.jsonl: not UTF-8 (invalid start byte)"),
+        (lambda r: (r / "sources.jsonl").write_bytes(b"\xff\n"),
+         "sources.jsonl:1: not valid UTF-8 (invalid start byte)"),
         (lambda r: (r / "bm25" / "vocab.index.json").write_text("[1, 2]"),
          "bm25: cannot read the bm25 index (AttributeError: 'list' object has no attribute 'values')"),
         (lambda r: (r / "bm25" / "params.index.json").write_text("{}"), "bm25: the document count is None"),

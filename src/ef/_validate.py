@@ -29,9 +29,12 @@ def check_positive_int(value: object, name: str, *, what: str = "a positive inte
     ...
     TypeError: 'k' must be a positive integer (got 2.0)
     """
-    if isinstance(value, bool) or not isinstance(value, Integral):
+    if type(value) is int:  # the common case, without the (slow) ABC checks below
+        number = value
+    elif isinstance(value, bool) or not isinstance(value, Integral):
         raise TypeError(f"'{name}' must be {what} (got {value!r})")
-    number = int(value)
+    else:
+        number = int(value)
     if number < 1:
         raise ValueError(f"'{name}' must be {what} (got {value!r})")
     return number
@@ -45,7 +48,9 @@ def finite_float(value: object) -> float | None:
     >>> finite_float(np.float32(0.5)), finite_float(10**400), finite_float(float("nan")), finite_float(True)
     (0.5, None, None, None)
     """
-    if isinstance(value, bool) or not isinstance(value, Real):
+    if isinstance(value, float) and type(value) is float:  # the common case, without the ABC checks below
+        return value if math.isfinite(value) else None
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, Real)):
         return None
     try:
         number = float(value)

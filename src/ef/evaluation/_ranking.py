@@ -47,15 +47,16 @@ def _check_optional_k(k: int | None) -> int | None:
 def _check_ranked(ranked: Sequence[str]) -> Sequence[str]:
     """`ranked` as a sequence of distinct str ids; an unordered or one-shot iterable is refused."""
     given: object = ranked  # callers pass anything: check it as such
-    if isinstance(given, str | bytes):
-        raise TypeError(f"'ranked' must be a sequence of doc ids, not a single {type(given).__name__}")
-    if isinstance(given, Set | Mapping) or not isinstance(given, Iterable):
-        # A set has no order, so no ranks: scoring it would score an arbitrary order.
-        raise TypeError(f"'ranked' must be a sequence of doc ids, best first (got {type(given).__name__})")
-    if not isinstance(given, Sequence):
-        ranked = list(ranked)  # a numpy array or a generator: read it once, in order
+    if type(given) is not list and type(given) is not tuple:  # the common cases skip the ABC checks
+        if isinstance(given, str | bytes):
+            raise TypeError(f"'ranked' must be a sequence of doc ids, not a single {type(given).__name__}")
+        if isinstance(given, Set | Mapping) or not isinstance(given, Iterable):
+            # A set has no order, so no ranks: scoring it would score an arbitrary order.
+            raise TypeError(f"'ranked' must be a sequence of doc ids, best first (got {type(given).__name__})")
+        if not isinstance(given, Sequence):
+            ranked = list(ranked)  # a numpy array or a generator: read it once, in order
     for doc_id in ranked:
-        if not isinstance(doc_id, str):
+        if type(doc_id) is not str and not isinstance(doc_id, str):
             raise TypeError(f"'ranked' must hold str doc ids (got {doc_id!r})")
     if len(set(ranked)) != len(ranked):
         seen: set[str] = set()
@@ -68,11 +69,11 @@ def _check_ranked(ranked: Sequence[str]) -> Sequence[str]:
 
 def _check_relevant(relevant: Mapping[str, float]) -> dict[str, float]:
     """The grades as Python floats (so a float32 grade computes, and returns, in double precision)."""
-    if not isinstance(relevant, Mapping):
+    if type(relevant) is not dict and not isinstance(relevant, Mapping):
         raise TypeError(f"'relevant' must be a mapping {{doc_id: grade}} (got {type(relevant).__name__})")
     grades: dict[str, float] = {}
     for doc_id, value in relevant.items():
-        if not isinstance(doc_id, str):
+        if type(doc_id) is not str and not isinstance(doc_id, str):
             raise TypeError(f"'relevant' must be keyed by str doc ids (got {doc_id!r})")
         grade = finite_float(value)
         if grade is None:

@@ -376,6 +376,8 @@ def _checked_score(metric: Metric, sample: EvalSample, value: object) -> float |
     """A metric's score as a float, or ``None``; NaN, inf or a non-number stops the run now, named."""
     if value is None:
         return None
+    if type(value) is float and math.isfinite(value):  # the common case, without the ABC check
+        return value
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
         raise ValueError(
             f"metric {metric.name!r} scored sample {sample.id!r} as {value!r}; a score must be a finite "

@@ -11,6 +11,7 @@ line and never skip one silently.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +40,8 @@ def _optional_number(name: str, value: object, kind: type) -> int | float | None
     """`value` as a Python int (or float) if it is one, finite and >= 0; numpy numbers count."""
     if value is None:
         return None
+    if type(value) is float and kind is float and 0 <= value < math.inf:  # the common case: no ABC check
+        return value
     if isinstance(value, bool) or not isinstance(value, Integral if kind is int else Real):
         article = "an int" if kind is int else "a number"
         raise ValueError(f"'{name}' must be {article} or None (got {value!r})")

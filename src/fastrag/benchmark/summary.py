@@ -81,6 +81,9 @@ class DistributionSummary:
         for position, score in enumerate(given_scores):
             if score is None:
                 continue
+            if type(score) is float and math.isfinite(score):  # the common case, without the ABC check
+                values.append(score)
+                continue
             if isinstance(score, bool) or not isinstance(score, Real):
                 raise ValueError(f"'scores'[{position}] must be a float or None (got {score!r})")
             value = finite_float(score)
