@@ -282,7 +282,7 @@ def _damage_manifest(path: Path, **changes: object) -> None:
     ("damage", "message"),
     [
         (lambda d: (d / "manifest.json").unlink(), "is not an ef index: manifest.json is missing"),
-        (lambda d: (d / "manifest.json").write_text("{oops"), "manifest.json: not valid JSON"),
+        (lambda d: (d / "manifest.json").write_text("{oops"), "manifest.json: malformed JSON"),
         (lambda d: _damage_manifest(d / "manifest.json", format_version=99),
          "holds an ef index of format version 99; this ef (version 0.1.0) reads version 1"),
         (lambda d: _damage_manifest(d / "manifest.json", format="other"), "not an ef index manifest"),

@@ -38,7 +38,7 @@ def test_blank_lines_are_skipped(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
-        ("{not json", "not valid JSON (Expecting property name enclosed in double quotes)"),
+        ("{not json", "malformed JSON: Expecting property name enclosed in double quotes (column 2)"),
         ("[1, 2]", "sample must be a JSON object (got list)"),
         ('{"id": "b"}', "sample is missing 'query'"),
         ('{"id": "b", "query": "x", "answer": "y"}', "sample has unknown field(s) 'answer'"),
@@ -56,7 +56,7 @@ def test_blank_lines_are_skipped(tmp_path: Path) -> None:
         ('{"id": "b", "query": "x", "metadata": ""}', "'metadata' must be a JSON object or null (got '')"),
         (
             '{"id": "b", "query": "x", "metadata": {"x": NaN}}',
-            "sample 'b': metadata['x'] is nan, which JSON cannot hold; use null or a string",
+            "NaN is not valid JSON (JSON has no NaN or infinity)",
         ),
     ],
 )

@@ -21,6 +21,7 @@ import numpy as np
 import ef
 from ef._validate import check_positive_int
 from ef.io.atomic import replace_directory, temporary_directory
+from ef.io.jsonl import iter_json_objects, read_json
 from ef.segments import Segment, window_spans
 from ef.source_manager._embedders import DAMAGED, EmbedderSpec, Index, parse_embedder
 from ef.source_manager._hit import SearchHit
@@ -292,23 +293,20 @@ class Collection:
 
     def _read(self, root: Path, manifest: Mapping[str, Any]) -> None:
         path = root / SOURCES
-        with open(path, encoding="utf-8") as f:
-            try:
-                for number, line in enumerate(f, start=1):
-                    try:
-                        record = json.loads(line)
-                        doc_id, text = record["_id"], record["text"]
-                    except (json.JSONDecodeError, KeyError, TypeError) as error:
-                        raise ValueError(f"{path}:{number}: not a source record ({error}); {DAMAGED}") from error
-                    if not isinstance(doc_id, str) or not isinstance(text, str) or doc_id in self.positions:
-                        raise ValueError(
-                            f"{path}:{number}: a source record needs a new str '_id' and a str 'text'; {DAMAGED}"
-                        )
-                    self.positions[doc_id] = len(self.source_ids)
-                    self.source_ids.append(doc_id)
-                    self.source_texts.append(text)
-            except UnicodeDecodeError as error:  # decoded ahead in blocks: the line is not known
-                raise ValueError(f"{path}: not UTF-8 ({error.reason}); {DAMAGED}") from error
+        try:
+            for number, record in iter_json_objects(path):
+                doc_id, text = record.get("_id"), record.get("text")
+                if not isinstance(doc_id, str) or not isinstance(text, str) or doc_id in self.positions:
+                    raise ValueError(
+                        f"{path}:{number}: a source record needs a new str '_id' and a str 'text'; {DAMAGED}"
+                    )
+                self.positions[doc_id] = len(self.source_ids)
+                self.source_ids.append(doc_id)
+                self.source_texts.append(text)
+        except ValueError as error:
+            if DAMAGED in str(error):
+                raise
+            raise ValueError(f"{error}; {DAMAGED}") from error
         if len(self.source_ids) != manifest["n_sources"] or self.fingerprint() != manifest["corpus_sha256"]:
             raise ValueError(f"{path} does not hold the sources the manifest describes; {DAMAGED}")
         table_path = root / SEGMENTS
@@ -357,9 +355,9 @@ def read_manifest(root: Path) -> dict[str, Any]:
     if not path.is_file():
         raise FileNotFoundError(f"{root} is not an ef index: {MANIFEST} is missing")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}: not valid JSON ({error}); {DAMAGED}") from error
+        manifest = read_json(path)
+    except ValueError as error:
+        raise ValueError(f"{error}; {DAMAGED}") from error
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise ValueError(f"{path}: not an ef index manifest (no \"format\": \"{FORMAT}\")")
     version = manifest.get("format_version")

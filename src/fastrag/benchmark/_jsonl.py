@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from ef.io.atomic import atomic_writer
+from ef.io.jsonl import iter_jsonl
+from ef.io.source import display_name
 
 __all__ = ["dump_line", "read_jsonl", "write_jsonl"]
 
@@ -20,23 +22,18 @@ def dump_line(record: dict[str, Any]) -> str:
 
 
 def read_jsonl(path: str | os.PathLike[str], parse: Callable[[Any], T]) -> Iterator[tuple[int, T]]:
-    """Yield ``(line_number, parse(record))`` for every non-blank line of `path`.
+    """Yield ``(line_number, parse(record))`` for every non-blank line of `path` (plain, gzip or ``-``).
 
-    A line that is not JSON, or that `parse` rejects with ``ValueError``/``TypeError``/``KeyError``,
-    raises ``ValueError("<path>:<line>: <reason>")``.
+    Read through ef's one JSONL reader (:func:`ef.io.jsonl.iter_jsonl`): bytes that are not UTF-8,
+    a line that is not JSON, a key twice in one object, or a record `parse` rejects with
+    ``ValueError``/``TypeError``/``KeyError`` raise ``ValueError("<path>:<line>: <reason>")``.
     """
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{os.fspath(path)}:{number}: not valid JSON ({error.msg})") from None
-            try:
-                yield number, parse(record)
-            except (ValueError, TypeError, KeyError) as error:
-                raise ValueError(f"{os.fspath(path)}:{number}: {error}") from None
+    name = display_name(path)
+    for number, record in iter_jsonl(path):
+        try:
+            yield number, parse(record)
+        except (ValueError, TypeError, KeyError) as error:
+            raise ValueError(f"{name}:{number}: {error}") from None
 
 
 def _describe(index: int, record: object) -> str:
