@@ -541,3 +541,45 @@ def test_ef_compare_html_and_ef_report_of_its_json(tmp_path: Path, capsys: pytes
     assert (tmp_path / "r.html").read_text(encoding="utf-8") == comparison_report(
         saved, runs={"old": RUN, "new": NEW_RUN}
     ).html()
+
+
+def test_ef_report_renders_a_saved_benchmark(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    saved = tmp_path / "bench.json"
+    saved.write_text(_benchmark().to_json())
+    assert main(["report", str(saved), "--html", str(tmp_path / "b.html"), "--png", str(tmp_path / "png")]) == 0
+    assert capsys.readouterr().err == ""
+    assert (tmp_path / "b.html").read_text(encoding="utf-8") == benchmark_report(_benchmark()).html()
+    assert sorted(p.name for p in (tmp_path / "png").iterdir()) == [
+        "benchmark-curves.png",
+        "benchmark-distributions.png",
+        "benchmark-operational.png",
+    ]
+
+
+def test_ef_trec_eval_html_with_every_measure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval"
+    if not suite.is_dir():
+        pytest.skip(f"{suite} is missing")
+    argv = [
+        "trec-eval",
+        "-q",
+        "--json",
+        "-m",
+        "all_trec",
+        "-mrelstring.20",
+        str(suite / "qrels.test"),
+        str(suite / "results.test"),
+    ]
+    assert main(argv) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--html", str(tmp_path / "t.html")]) == 0
+    assert json.loads(capsys.readouterr().out) == printed
+    page = (tmp_path / "t.html").read_text(encoding="utf-8")
+    # Every numeric summary is in a table, exactly; relstring (text per query, no summary) is not.
+    for name, value in printed["measures"].items():
+        assert f'data-value="{float(value)!r}"' in page, name
+    assert "relstring" not in page
+    # utility and the counts are not on the 0-1 axis of the per-query chart: they are named instead.
+    note = re.search(r"Not drawn \(values outside 0–1\): ([^.]*)\.", page)
+    assert note is not None
+    assert "utility" in note.group(1).split(", ")
