@@ -583,3 +583,25 @@ def test_ef_trec_eval_html_with_every_measure(tmp_path: Path, capsys: pytest.Cap
     note = re.search(r"Not drawn \(values outside 0–1\): ([^.]*)\.", page)
     assert note is not None
     assert "utility" in note.group(1).split(", ")
+
+
+def test_ef_report_refuses_a_run_of_no_compared_system(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ef.trec import write_run
+
+    (tmp_path / "c.json").write_text(_comparison().to_json())
+    write_run(tmp_path / "x.trec", RUN)
+    status = main(
+        [
+            "report",
+            str(tmp_path / "c.json"),
+            "--html",
+            str(tmp_path / "r.html"),
+            "--run",
+            f"other={tmp_path / 'x.trec'}",
+        ]
+    )
+    assert status == 2
+    assert capsys.readouterr().err == (
+        "ef report: error: --run other=...: the comparison has no system 'other' (it has ['old', 'new'])\n"
+    )
+    assert not (tmp_path / "r.html").exists()

@@ -272,6 +272,11 @@ def report_for(data: Mapping[str, Any], args: argparse.Namespace, *, where: str)
     runs = {name: read_run(path) for name, path in run_names(args.run or []).items()}
     if kind == "evaluation" and len(runs) > 1:
         raise ValueError(f"--run: an evaluation has one run (got {len(runs)})")
+    if kind == "comparison":
+        systems = list(data.get("systems", ()))
+        unknown = [name for name in runs if name not in systems]
+        if unknown:
+            raise ValueError(f"--run {unknown[0]}=...: the comparison has no system {unknown[0]!r} (it has {systems})")
     try:
         if kind == "comparison":
             return reports.comparison_report(
