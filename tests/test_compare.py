@@ -226,6 +226,21 @@ def test_p_values_do_not_depend_on_the_number_of_blas_threads() -> None:
     assert [c.ci_low for c in one.comparisons] == pytest.approx([c.ci_low for c in many.comparisons], abs=1e-12)
 
 
+@pytest.mark.parametrize("test", ["randomization", "bootstrap"])
+def test_p_values_do_not_depend_on_how_many_threads_draw_the_blocks(test: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ef.evaluation._stats as core
+
+    rng = np.random.default_rng(25)
+    d = rng.normal(0.01, 0.2, size=(3000, 6))  # 3000 x 3000 resamples: several blocks of rows
+    assert len(core._blocks(3000, 3000)) > 2
+    monkeypatch.setattr(core, "_WORKERS", 4)
+    four = paired_statistics(d, test=test, resamples=3000, seed=1, confidence=0.95)  # type: ignore[arg-type]
+    monkeypatch.setattr(core, "_WORKERS", 1)
+    one = paired_statistics(d, test=test, resamples=3000, seed=1, confidence=0.95)  # type: ignore[arg-type]
+    assert one.p_value.tolist() == four.p_value.tolist()
+    assert one.ci_low == pytest.approx(four.ci_low, abs=1e-12)
+
+
 def test_family_is_every_pair_and_measure_and_holm_is_applied_over_it() -> None:
     runs = _values(20)
     report = compare(runs, None, ["m1", "m2"])

@@ -5,19 +5,22 @@ Pure functions of per-query differences, no I/O. Each function takes a matrix ``
 comparison, the values ``system - baseline`` per query. Every column is tested at once.
 
 Resampling is seeded and reproducible. The sign flips of the randomization test and the index
-draws of the bootstrap are drawn from :class:`numpy.random.SeedSequence` ``(seed, n, kind)``
+draws of the bootstrap come from :class:`numpy.random.SeedSequence` ``(seed, n, kind, block)``
 alone, so they are the same matrices for every column: a column's p-value depends on its own
 differences, the seed and the number of resamples, never on the other columns, their order, the
 order of the runs or the number of threads. The resamples are drawn once, in blocks of rows
-(memory stays bounded), and each block is multiplied with all columns in one matrix product.
+(memory stays bounded, each block from its own seeded stream, on a few threads), and each block
+is multiplied with all columns in one matrix product.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -50,9 +53,12 @@ CORRECTIONS: dict[str, str] = {
 }
 
 Matrix = npt.NDArray[np.float64]
+_T = TypeVar("_T")
 
-# Rows of resamples drawn at once: about 2**22 cells (32 MB as doubles) whatever n is.
-_BLOCK_CELLS = 1 << 22
+# Rows of resamples drawn at once: about 2**21 cells (16 MB as doubles) whatever n is.
+_BLOCK_CELLS = 1 << 21
+# Threads drawing and multiplying blocks; the results do not depend on how many.
+_WORKERS = max(1, min(4, os.cpu_count() or 1))
 _SIGNS, _BOOTSTRAP = 1, 2
 # Two resampled statistics closer than this (relative to sum |d|) are equal: the same sum taken
 # in another order (BLAS blocking, threads) differs in its last bits, and a tie must count.
@@ -77,46 +83,52 @@ class PairedStatistics:
     exact: bool
 
 
-def _generator(seed: int, n: int, kind: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, n, kind])))
+def _blocks(total: int, n: int) -> list[tuple[int, int, int]]:
+    """``(index, first_row, rows)`` of each block of a ``(total, n)`` resample matrix."""
+    size = max(1, _BLOCK_CELLS // max(n, 1))
+    return [(index, start, min(size, total - start)) for index, start in enumerate(range(0, total, size))]
 
 
-def _row_blocks(total: int, n: int) -> Iterator[int]:
-    rows = max(1, _BLOCK_CELLS // max(n, 1))
-    for start in range(0, total, rows):
-        yield min(rows, total - start)
+def _generator(seed: int, n: int, kind: int, block: int) -> np.random.Generator:
+    # Each block has its own stream: the blocks can be drawn in any order, on any thread.
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, n, kind, block])))
 
 
-def _sign_bits(n: int, resamples: int, seed: int) -> Iterator[Matrix]:
-    """Blocks of a ``(resamples, n)`` 0/1 matrix; a 1 flips the sign of that query's difference."""
-    rng = _generator(seed, n, _SIGNS)
-    for rows in _row_blocks(resamples, n):
-        raw = np.frombuffer(rng.bytes((rows * n + 7) // 8), dtype=np.uint8)
-        yield np.unpackbits(raw, count=rows * n).reshape(rows, n).astype(np.float64)
+def _map_blocks(work: Callable[[int, int, int], _T], blocks: list[tuple[int, int, int]]) -> list[_T]:
+    """``work(index, first_row, rows)`` for every block, in order; blocks run on a few threads
+    (numpy's generators, ufuncs and BLAS release the GIL)."""
+    if len(blocks) == 1 or _WORKERS == 1:
+        return [work(*block) for block in blocks]
+    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+        return list(pool.map(lambda block: work(*block), blocks))
 
 
-def _all_sign_bits(n: int) -> Iterator[Matrix]:
-    """Blocks of every one of the ``2**n`` sign patterns, one per row."""
-    shifts = np.arange(n, dtype=np.int64)
-    start = 0
-    for rows in _row_blocks(1 << n, n):
-        codes = np.arange(start, start + rows, dtype=np.int64)[:, None]
-        yield ((codes >> shifts) & 1).astype(np.float64)
-        start += rows
+def _sign_bits(n: int, seed: int, block: int, rows: int) -> Matrix:
+    """One block of a ``(resamples, n)`` 0/1 matrix; a 1 flips the sign of that query's difference."""
+    raw = np.frombuffer(_generator(seed, n, _SIGNS, block).bytes((rows * n + 7) // 8), dtype=np.uint8)
+    return np.unpackbits(raw, count=rows * n).reshape(rows, n).astype(np.float64)
+
+
+def _all_sign_bits(n: int, start: int, rows: int) -> Matrix:
+    """Rows ``start ..`` of the ``2**n`` sign patterns: row ``i`` holds the bits of ``i``."""
+    codes = np.arange(start, start + rows, dtype=np.int64)[:, None]
+    return ((codes >> np.arange(n, dtype=np.int64)) & 1).astype(np.float64)
+
+
+def _counts(n: int, seed: int, block: int, rows: int) -> Matrix:
+    """One block of a ``(resamples, n)`` matrix: how often each query is drawn in each resample."""
+    # 32-bit draws are cheaper; the row offsets make one bincount count every row at once, and
+    # unit weights make it count in doubles directly (4x faster than counting, then converting).
+    drawn = _generator(seed, n, _BOOTSTRAP, block).integers(0, n, size=(rows, n), dtype=np.int32)
+    flat = (drawn + (np.arange(rows, dtype=np.int64) * n)[:, None]).ravel()
+    counts = np.bincount(flat, weights=np.ones(rows * n), minlength=rows * n)
+    return counts.reshape(rows, n).astype(np.float64, copy=False)  # already doubles: no copy
 
 
 def _bootstrap_counts(n: int, resamples: int, seed: int) -> Iterator[Matrix]:
-    """Blocks of a ``(resamples, n)`` matrix: how often each query is drawn in each resample."""
-    rng = _generator(seed, n, _BOOTSTRAP)
-    ones = np.ones(0)
-    for rows in _row_blocks(resamples, n):
-        # 32-bit draws are cheaper; the row offsets make one bincount count every row at once, and
-        # unit weights make it count in doubles directly (4x faster than counting, then converting).
-        drawn = rng.integers(0, n, size=(rows, n), dtype=np.int32) + (np.arange(rows, dtype=np.int64) * n)[:, None]
-        if len(ones) != rows * n:
-            ones = np.ones(rows * n)
-        counts = np.bincount(drawn.ravel(), weights=ones, minlength=rows * n)
-        yield counts.reshape(rows, n).astype(np.float64, copy=False)  # already doubles: no copy
+    """The blocks of the bootstrap count matrix, in order (for checking them)."""
+    for block, _, rows in _blocks(resamples, n):
+        yield _counts(n, seed, block, rows)
 
 
 def _randomization_p(diffs: Matrix, resamples: int, seed: int) -> tuple[Matrix, bool]:
@@ -129,14 +141,17 @@ def _randomization_p(diffs: Matrix, resamples: int, seed: int) -> tuple[Matrix, 
     total = diffs.sum(axis=0)
     observed = np.abs(total) - _TIE_TOLERANCE * np.abs(diffs).sum(axis=0)
     exact = n < 63 and (1 << n) <= resamples
-    blocks = _all_sign_bits(n) if exact else _sign_bits(n, resamples, seed)
-    hits = np.zeros(diffs.shape[1], dtype=np.int64)
-    for bits in blocks:
+
+    def hits(block: int, start: int, rows: int) -> npt.NDArray[np.int64]:
+        bits = _all_sign_bits(n, start, rows) if exact else _sign_bits(n, seed, block, rows)
         flipped = total - 2.0 * (bits @ diffs)  # sum of s * d with s = 1 - 2 * bit
-        hits += (np.abs(flipped) >= observed).sum(axis=0)
+        reached: npt.NDArray[np.int64] = (np.abs(flipped) >= observed).sum(axis=0)
+        return reached
+
+    count = sum(_map_blocks(hits, _blocks(1 << n if exact else resamples, n)), np.zeros(diffs.shape[1], np.int64))
     if exact:
-        return hits / float(1 << n), True
-    return (hits + 1) / (resamples + 1), False
+        return count / float(1 << n), True
+    return (count + 1) / (resamples + 1), False
 
 
 def _bootstrap(diffs: Matrix, resamples: int, seed: int, confidence: float) -> tuple[Matrix, Matrix, Matrix]:
@@ -149,14 +164,15 @@ def _bootstrap(diffs: Matrix, resamples: int, seed: int, confidence: float) -> t
     n = diffs.shape[0]
     mean = diffs.mean(axis=0)
     observed = np.abs(mean) - _TIE_TOLERANCE * np.abs(diffs).mean(axis=0)
-    means = np.empty((resamples, diffs.shape[1]))
-    at = 0
-    for counts in _bootstrap_counts(n, resamples, seed):
-        means[at : at + len(counts)] = (counts @ diffs) / n
-        at += len(counts)
-    hits = (np.abs(means - mean) >= observed).sum(axis=0)
+
+    def means(block: int, start: int, rows: int) -> Matrix:
+        resampled: Matrix = (_counts(n, seed, block, rows) @ diffs) / n
+        return resampled
+
+    resampled = np.concatenate(_map_blocks(means, _blocks(resamples, n)))
+    hits = (np.abs(resampled - mean) >= observed).sum(axis=0)
     tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail], axis=0)
+    low, high = np.quantile(resampled, [tail, 1.0 - tail], axis=0)
     return low, high, (hits + 1) / (resamples + 1)
 
 
