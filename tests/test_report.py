@@ -345,8 +345,22 @@ def test_ef_report_errors_are_one_line(
 
 
 def test_ef_eval_html_shows_the_worst_queries_from_its_own_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import tempfile
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the run written for the report goes
+    made: list[str] = []
+    real = tempfile.TemporaryDirectory
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        folder = real(*args, **kwargs)
+        made.append(folder.name)
+        return folder
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", recording)
     status = main(
         [
             "eval",
@@ -373,7 +387,9 @@ def test_ef_eval_html_shows_the_worst_queries_from_its_own_run(
         "evaluation-judged.png",
         "evaluation-per_query.png",
     ]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.html", "e.json", "png"]  # no run file left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.html", "e.json", "png", "scratch"]
+    assert [Path(name).parent for name in made] == [scratch]
+    assert list(scratch.iterdir()) == []  # the scratch run is removed once the report is written
 
 
 # Comparisons
