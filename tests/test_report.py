@@ -621,3 +621,16 @@ def test_ef_report_refuses_a_run_of_no_compared_system(tmp_path: Path, capsys: p
         "ef report: error: --run other=...: the comparison has no system 'other' (it has ['old', 'new'])\n"
     )
     assert not (tmp_path / "r.html").exists()
+
+
+def test_the_inlined_javascript_cannot_end_its_script_element(monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    from ef.report import _page
+
+    fake = types.SimpleNamespace(
+        javascript_bundle=lambda vl_version=None: 'let s = "</script><b>"; let t = "</SCRIPT >";',
+        get_vegalite_versions=lambda: ["6.4"],
+    )
+    monkeypatch.setattr(_page._deps, "vl_convert", lambda: fake)
+    assert _page._javascript.__wrapped__() == 'let s = "<\\/script><b>"; let t = "<\\/SCRIPT >";'

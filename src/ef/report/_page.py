@@ -167,7 +167,8 @@ def _vl_version() -> str | None:
 def _javascript() -> str:
     """Vega, Vega-Lite and vega-embed as one script (about 0.9 MB; bundling takes seconds, so once)."""
     bundle: str = _deps.vl_convert().javascript_bundle(vl_version=_vl_version())
-    return bundle
+    # Inlined in <script>: "</script" inside it would end the element (in JS strings "<\/" is "</").
+    return re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
 
 
 def _json_for_script(data: object) -> str:
