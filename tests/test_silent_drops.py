@@ -104,6 +104,16 @@ def test_evaluate_run_ndcg_is_unchanged_for_ordinary_grades() -> None:
     assert evaluate_run(run, qrels, ["ndcg@10"]).metrics["ndcg@10"] == ndcg_at_k(ranked, qrels["q1"], 10)
 
 
+def test_evaluate_run_scaling_leaves_other_queries_bit_identical() -> None:
+    # One query with huge grades switches the table to scaled gains; the ordinary query's NDCG
+    # must be the one it gets alone (scaling by a power of two is exact).
+    run = {"q1": {"d1": 3.0, "d2": 2.0, "x": 1.0}, "q2": {"a": 0.4, "b": 0.9, "x": 0.5, "c": 0.1}}
+    ordinary = {"a": 3, "b": 1, "c": 2, "d": 0}
+    together = evaluate_run(run, {"q1": HUGE, "q2": ordinary}, ["ndcg", "ndcg@3"]).per_query["q2"]
+    alone = evaluate_run({"q2": run["q2"]}, {"q2": ordinary}, ["ndcg", "ndcg@3"]).per_query["q2"]
+    assert together == alone
+
+
 def _ef(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ef", *args], capture_output=True, text=True, check=False)
 

@@ -159,6 +159,10 @@ class Gains:
         return _bincount(self.ideal_query, gain / self.ideal_log, len(self.ideal_start) - 1)
 
 
+def _peak(values: Floats) -> float:
+    return float(np.abs(values).max()) if len(values) else 0.0
+
+
 def _gain_of(grades: Floats, pairs: dict[int, float], exponential: bool) -> Floats:
     if exponential:
         return np.where(grades > 0, np.exp2(grades) - 1.0, 0.0)
@@ -239,14 +243,30 @@ class HitTable:
         """``judged_query`` (the judgements are given grouped by query)."""
         return self.judged_query
 
-    def gains(self, pairs: tuple[tuple[int, float], ...] = (), *, exponential: bool = False) -> Gains:
-        """The gains of a gain spec: trec_eval's ``level=gain`` pairs (others gain their grade) or ``2^g - 1``."""
-        key: tuple[object, ...] = (pairs, exponential)
+    def gains(
+        self, pairs: tuple[tuple[int, float], ...] = (), *, exponential: bool = False, scaled: bool = False
+    ) -> Gains:
+        """The gains of a gain spec: trec_eval's ``level=gain`` pairs (others gain their grade) or ``2^g - 1``.
+
+        `scaled` multiplies each query's gains by a power of two that brings its largest below 1
+        (issue 9): exact, so a ratio of two DCGs (NDCG) keeps every bit, and no DCG sum can
+        overflow (three grades of 1e308 gave inf / inf = NaN). Only for ratios.
+        """
+        key: tuple[object, ...] = (pairs, exponential, scaled)
         if key not in self._gains:
             mapping = dict(pairs)
             judged = self.judged_grade >= 0
             judged_gain = np.where(judged, _gain_of(self.judged_grade, mapping, exponential), 0.0)
-            self._gains[key] = Gains(self, _gain_of(self.hit_grade, mapping, exponential), judged_gain)
+            hit_gain = _gain_of(self.hit_grade, mapping, exponential)
+            # Below 2**900 no sum of fewer than 2**100 gains can overflow: scaling is then skipped.
+            if scaled and max(_peak(judged_gain), _peak(hit_gain)) >= 2.0**900:
+                peak = np.zeros(self.n)
+                np.maximum.at(peak, self.judged_query, np.abs(judged_gain))
+                np.maximum.at(peak, self.hit_query, np.abs(hit_gain))
+                shift = np.where((peak > 0) & np.isfinite(peak), -np.frexp(peak)[1], 0)
+                judged_gain = np.ldexp(judged_gain, shift[self.judged_query])
+                hit_gain = np.ldexp(hit_gain, shift[self.hit_query])
+            self._gains[key] = Gains(self, hit_gain, judged_gain)
         return self._gains[key]
 
     @cached_property
@@ -404,7 +424,7 @@ def relative_precision(table: HitTable, measure: Measure) -> Floats:
 def ndcg(table: HitTable, measure: Measure) -> Floats:
     """trec_eval's ``ndcg`` (with its ``level=gain`` parameters) and ``ndcg_cut.k``; 0 when the ideal DCG is 0."""
     k = _cutoff(measure)
-    gains = table.gains(measure.gain_pairs)
+    gains = table.gains(measure.gain_pairs, scaled=True)  # a ratio: scaled so no sum overflows
     return _divide(table.dcg(k, gains), gains.ideal_total(k))
 
 
