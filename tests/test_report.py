@@ -461,6 +461,13 @@ def test_the_largest_losses_show_both_rankings_side_by_side() -> None:
         d for d, _ in sorted(NEW_RUN[query].items(), key=lambda i: -i[1])
     ][:2]
     assert comparison_report(report).sections[-1].blocks[0].text == "new lost no query on ndcg@10."  # type: ignore
+    # Without the runs, a loss shows both values and says what would show the rankings.
+    bare = comparison_report(reverse).sections[-1].blocks[0]
+    q = expected[0][1]
+    old, new = (reverse.scores["old"]["ndcg@10"], reverse.scores["new"]["ndcg@10"])
+    at = reverse.queries.index(q)
+    assert [b.text for b in bare.blocks] == [  # type: ignore[union-attr]
+        f"new: {new[at]:.4f}, old: {old[at]:.4f} (pass the runs to see both rankings)"]
 
 
 def test_comparison_to_html_and_compare_results(tmp_path: Path) -> None:

@@ -226,7 +226,9 @@ def comparison_report(
             "Wins, ties and losses",
             (
                 Figure(
-                    "wins", f"{unit.capitalize()} won, tied and lost by the system", _figures.wins_chart("wins", wins)
+                    "wins",
+                    f"{unit.capitalize()} won, tied and lost by the system",
+                    _figures.wins_chart("wins", wins, unit=unit),
                 ),
             ),
         )
@@ -273,7 +275,7 @@ def _loss_section(
             inner.append(Text(queries[query_id], css="query"))
         judged = (qrels or {}).get(query_id, {})
         sides: list[Table | Figure | Text | Section] = []
-        for name, value in ((c["baseline"], a), (c["system"], b)):
+        for name, value in ((c["baseline"], a), (c["system"], b)) if runs else ():
             side: list[Table | Figure | Text | Section] = []
             run = (runs or {}).get(name)
             if run is not None:
@@ -284,9 +286,16 @@ def _loss_section(
                 ]
                 side.append(results_table(f"loss-{position}-{name}", rows))
             else:
-                side.append(Text("(pass the runs to see the rankings)", css="note"))
+                side.append(Text(f"(no run of {name} was given)", css="note"))
             sides.append(Section(f"loss-{position}-{name}-side", f"{name}: {c['measure']} {value:.4f}", tuple(side)))
-        inner.append(Section(f"loss-{position}-sides", "Rankings side by side", tuple(sides), side_by_side=True))
+        if sides:
+            inner.append(Section(f"loss-{position}-sides", "Rankings side by side", tuple(sides), side_by_side=True))
+        else:
+            inner.append(
+                Text(
+                    f"{c['baseline']}: {a:.4f}, {c['system']}: {b:.4f} (pass the runs to see both rankings)", css="note"
+                )
+            )
         blocks.append(
             Section(
                 f"loss-{position}",

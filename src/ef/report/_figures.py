@@ -207,15 +207,15 @@ def sorted_differences_chart(name: str, rows: Rows, *, facet: str, order: Sequen
     return _finish(faceted, (name, rows))
 
 
-def wins_chart(name: str, rows: Rows) -> dict[str, Any]:
-    """Stacked bars per ``metric``: how many queries B won, tied and lost."""
+def wins_chart(name: str, rows: Rows, *, unit: str = "queries") -> dict[str, Any]:
+    """Stacked bars per ``metric``: how many queries (samples) the system won, tied and lost."""
     alt = _deps.altair()
     chart = (
         alt.Chart(_data(name))
         .mark_bar()
         .encode(
             y=alt.Y("metric:N", title=None, sort=None),
-            x=alt.X("count:Q", title="queries", stack="zero"),
+            x=alt.X("count:Q", title=unit, stack="zero", axis=alt.Axis(tickMinStep=1, format="d")),
             color=alt.Color(
                 "outcome:N",
                 title=None,
