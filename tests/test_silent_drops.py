@@ -624,3 +624,30 @@ def test_harness_timeout_accepts_numpy_and_result_checks_summaries() -> None:
     assert result.summary["recall@5[source_uri]"].mean == 1.0
     with pytest.raises(TypeError, match=r"^'summary'\['a'\] must be a DistributionSummary \(got float\)$"):
         BenchmarkResult({"a": 1.0}, (QueryOutcome("q", "x"),), {"a": (1.0,)})  # type: ignore[dict-item]
+
+
+@pytest.mark.parametrize(
+    ("measure", "grades"),
+    [("dcg", "1e308"), ("ideal_dcg", "1e308"), ("ndcg_exp", "2000")],
+)
+def test_a_measure_that_overflows_is_refused_not_printed_as_inf(tmp_path: Path, measure: str, grades: str) -> None:
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text("query-id\tcorpus-id\tscore\n" + "".join(f"q1\td{i}\t{grades}\n" for i in (1, 2, 3)))
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 2.0 r\nq1 Q0 d3 3 1.0 r\n")
+    done = _ef("trec-eval", "-m", measure, str(qrels), str(run))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (
+        f"ef trec-eval: error: measure {measure!r}: a query's value is larger than a float can hold "
+        "(its grades are too large for this gain); no finite number can be reported\n"
+    )
+
+
+def test_ratio_measures_of_huge_grades_are_finite(tmp_path: Path) -> None:
+    report = evaluate_run({"q1": {"d1": 3.0, "d2": 2.0, "x": 1.0}}, {"q1": HUGE}, ["ndcg_rel", "Rndcg", "ndcg"])
+    assert report.per_query["q1"]["Rndcg"] == ndcg_at_k(["d1", "d2", "x"], HUGE, 3)
+    assert all(math.isfinite(v) for v in report.per_query["q1"].values())
+    equal = evaluate_run({"q1": {"d1": 3.0, "d2": 2.0, "x": 1.0}}, {"q1": {"d1": 1, "d2": 1, "d3": 1}},
+                         ["ndcg_rel", "Rndcg"])
+    assert report.per_query["q1"]["ndcg_rel"] == pytest.approx(equal.per_query["q1"]["ndcg_rel"], rel=1e-15)

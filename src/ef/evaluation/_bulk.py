@@ -428,21 +428,32 @@ def ndcg(table: HitTable, measure: Measure) -> Floats:
     return _divide(table.dcg(k, gains), gains.ideal_total(k))
 
 
+def _finite(values: Floats, measure: Measure) -> Floats:
+    """`values`, unless one is inf or NaN: finite grades whose DCG a float cannot hold (issue 9)."""
+    if not np.isfinite(values).all():
+        raise ValueError(
+            f"measure {str(measure)!r}: a query's value is larger than a float can hold "
+            "(its grades are too large for this gain); no finite number can be reported"
+        )
+    return values
+
+
 def dcg(table: HitTable, measure: Measure) -> Floats:
     """trec_eval's ``dcg``: the run's DCG (not normalised)."""
-    return table.dcg(None, table.gains(measure.gain_pairs))
+    return _finite(table.dcg(None, table.gains(measure.gain_pairs)), measure)
 
 
 def ideal_dcg(table: HitTable, measure: Measure) -> Floats:
     """trec_eval's ``ideal_dcg``: the DCG of the ideal ranking."""
-    return table.gains(measure.gain_pairs).ideal_total()
+    return _finite(table.gains(measure.gain_pairs).ideal_total(), measure)
 
 
 def ndcg_exp(table: HitTable, measure: Measure) -> Floats:
     """nDCG with exponential gain ``2^g - 1`` (gdeval, ir_measures' ``dcg='exp-log2'``), optionally cut at k."""
     k = _cutoff(measure)
-    gains = table.gains(exponential=True)
-    return _divide(table.dcg(k, gains), gains.ideal_total(k))
+    with np.errstate(over="ignore", invalid="ignore"):  # 2^g - 1 may overflow: _finite names it
+        gains = table.gains(exponential=True, scaled=True)  # a ratio: scaled so no sum overflows
+        return _finite(_divide(table.dcg(k, gains), gains.ideal_total(k)), measure)
 
 
 def _ideal_prefix_at(gains: Gains, query: Ints, position: Ints) -> Floats:
@@ -461,7 +472,7 @@ def ndcg_rel(table: HitTable, measure: Measure) -> Floats:
     such document not retrieved adds the final DCG over the final ideal DCG; the sum is divided
     by the number of positive-gain judged documents.
     """
-    gains = table.gains(measure.gain_pairs)
+    gains = table.gains(measure.gain_pairs, scaled=True)  # ratios of DCGs: scaled so no sum overflows
     running = _segmented(table.hit_query, gains.hit_gain / np.log2(table.hit_rank + 2.0), table.n)
     positive = gains.hit_gain > 0
     query, rank = table.hit_query[positive], table.hit_rank[positive]
@@ -482,7 +493,7 @@ def r_ndcg(table: HitTable, measure: Measure) -> Floats:
     top p; plus, when the run is at least two documents longer than the ideal ranking, the final
     nDCG; 0 for a query without relevant documents.
     """
-    gains = table.gains(measure.gain_pairs)
+    gains = table.gains(measure.gain_pairs, scaled=True)  # ratios of DCGs: scaled so no sum overflows
     n = table.n
     # Boundaries: ideal positions p >= 1 whose gain differs from position p - 1's, and the end.
     g, q, pos = gains.ideal_gain, gains.ideal_query, gains.ideal_position
