@@ -651,3 +651,30 @@ def test_ratio_measures_of_huge_grades_are_finite(tmp_path: Path) -> None:
     equal = evaluate_run({"q1": {"d1": 3.0, "d2": 2.0, "x": 1.0}}, {"q1": {"d1": 1, "d2": 1, "d3": 1}},
                          ["ndcg_rel", "Rndcg"])
     assert report.per_query["q1"]["ndcg_rel"] == pytest.approx(equal.per_query["q1"]["ndcg_rel"], rel=1e-15)
+
+
+def test_every_json_dump_in_the_product_refuses_nan() -> None:
+    # Python's json writes NaN and Infinity, which are not JSON; every dump in src/ must say allow_nan=False.
+    import ast
+
+    root = Path(__file__).parents[1] / "src"
+    offenders = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("dump", "dumps")
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "json"
+            ):
+                flags = {k.arg: k.value for k in node.keywords}
+                value = flags.get("allow_nan")
+                if not (isinstance(value, ast.Constant) and value.value is False):
+                    # A dump of a constant that cannot hold a float is harmless.
+                    if node.args and isinstance(node.args[0], ast.Dict) and all(
+                        isinstance(v, ast.Constant) and not isinstance(v.value, float) for v in node.args[0].values
+                    ):
+                        continue
+                    offenders.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert offenders == []

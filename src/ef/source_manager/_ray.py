@@ -255,7 +255,7 @@ def _claim(directory: Path, state: dict[str, Any]) -> None:
         raise FileExistsError(f"shard directory {directory} is not empty and holds no {SHARD_STATE}")
     directory.mkdir(parents=True, exist_ok=True)
     with atomic_writer(path) as stream:
-        stream.write(json.dumps(state, indent=2).encode("utf-8") + b"\n")
+        stream.write(json.dumps(state, indent=2, allow_nan=False).encode("utf-8") + b"\n")
 
 
 def _read_shard(path: Path, rows: int) -> np.memmap | None:
