@@ -120,6 +120,58 @@ def all_trec_ratio(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, 
     )
 
 
+def _variant(source: str, target: str, kind: str) -> str:
+    """`source` rewritten as `kind`: CRLF line ends, tab separators, or one irregular line in the middle."""
+    with open(source, "rb") as f:
+        data = f.read()
+    if kind == "crlf":
+        data = data.replace(b"\n", b"\r\n")
+    elif kind == "tabs":
+        data = data.replace(b" ", b"\t")
+    elif kind == "odd-line":  # doubled separators and a comment on one line of millions
+        middle = data.index(b"\n", len(data) // 2) + 1
+        end = data.index(b"\n", middle)
+        data = data[:middle] + b"# a comment\n" + data[middle:end].replace(b" ", b"   ") + data[end:]
+    with open(target, "wb") as f:
+        f.write(data)
+    return target
+
+
+def file_variants(folder: str, run_path: str, qrels_path: str, repeat: int) -> None:
+    """``ef trec-eval`` on the same run as CRLF, tab-separated and with one odd line, against the plain file."""
+    paths = {"plain": run_path}
+    for kind in ("crlf", "tabs", "odd-line"):
+        paths[kind] = _variant(run_path, os.path.join(folder, f"run.{kind}"), kind)
+    os.sync()
+    best = {
+        kind: min((child(EF_CLI, qrels_path, path) for _ in range(repeat)), key=lambda r: r[0])
+        for kind, path in paths.items()
+    }
+    t_plain, plain = best["plain"]
+    for kind in ("crlf", "tabs", "odd-line"):
+        t, info = best[kind]
+        print(
+            f"ef trec-eval on the {kind} variant: {t:.2f} s, peak {info['peak_mb']:.0f} MB   plain: {t_plain:.2f} s, "
+            f"{plain['peak_mb']:.0f} MB   -> {t / t_plain:.2f}x the time, "
+            f"{info['peak_mb'] / plain['peak_mb']:.2f}x the memory"
+        )
+        os.remove(paths[kind])
+
+
+def small_file(repeat: int) -> None:
+    """A 4 MB run file, whole process: start-up and reading count here, not the kernels."""
+    run, qrels = make(100, 1_000, 1)
+    with tempfile.TemporaryDirectory() as folder:
+        run_path, qrels_path = write_files(folder, run, qrels)
+        size = os.path.getsize(run_path) / 1e6
+        ef_best = min((child(EF_CLI, qrels_path, run_path) for _ in range(repeat)), key=lambda r: r[0])
+        py_best = min((child(PYTREC_FILE, qrels_path, run_path) for _ in range(repeat)), key=lambda r: r[0])
+    print(
+        f"from a {size:.1f} MB run file, whole process (best of {repeat}): ef trec-eval {ef_best[0]:.2f} s   "
+        f"pytrec_eval parse+evaluate {py_best[0]:.2f} s   -> ef {py_best[0] / ef_best[0]:.1f}x faster"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--small", action="store_true", help="1,000 queries x 100 docs: a smoke run")
@@ -192,6 +244,8 @@ def main() -> None:
                 f"{py_info['peak_mb']:.0f} MB   -> ef {t_pyf / t_cli:.1f}x faster, "
                 f"{ef_info['peak_mb'] / py_info['peak_mb']:.2f}x the memory"
             )
+            file_variants(folder, run_path, qrels_path, args.repeat)
+        small_file(max(args.repeat, 3))
     t_import, info = child(IMPORT)
     print(
         f"fresh process, import ef + 3-query evaluate_run: {info['seconds']:.3f} s "

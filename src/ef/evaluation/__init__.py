@@ -11,29 +11,62 @@ Two journeys, two conventions:
   metrics, no LLM; :func:`as_ragas_dataset` hands the same samples to Ragas for LLM-judged ones.
 """
 
-from ef.evaluation._beir import _DEFAULT_QRELS_PATHS, read_beir, write_beir
-from ef.evaluation._rag import (
-    RagEvalReport,
-    RagSample,
-    context_precision,
-    context_recall,
-    evaluate_rag,
-    exact_match,
-    token_f1,
-)
-from ef.evaluation._ragas import as_ragas_dataset
-from ef.evaluation._ranking import (
-    RETRIEVAL_METRICS,
-    Qrels,
-    average_precision,
-    dcg_at_k,
-    ndcg_at_k,
-    precision_at_k,
-    recall_at_k,
-    reciprocal_rank,
-)
-from ef.evaluation._retrieval import RetrievalEvalReport, evaluate_retrieval
-from ef.evaluation._run import RunEvalReport, evaluate_run
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Each public name is imported from its module on first use (PEP 562), so importing one
+# kernel or reader does not load every orchestrator; type checkers see the plain imports.
+_LAZY = {
+    "_DEFAULT_QRELS_PATHS": "ef.evaluation._beir",
+    "read_beir": "ef.evaluation._beir",
+    "write_beir": "ef.evaluation._beir",
+    "RagEvalReport": "ef.evaluation._rag",
+    "RagSample": "ef.evaluation._rag",
+    "context_precision": "ef.evaluation._rag",
+    "context_recall": "ef.evaluation._rag",
+    "evaluate_rag": "ef.evaluation._rag",
+    "exact_match": "ef.evaluation._rag",
+    "token_f1": "ef.evaluation._rag",
+    "as_ragas_dataset": "ef.evaluation._ragas",
+    "RETRIEVAL_METRICS": "ef.evaluation._ranking",
+    "Qrels": "ef.evaluation._ranking",
+    "average_precision": "ef.evaluation._ranking",
+    "dcg_at_k": "ef.evaluation._ranking",
+    "ndcg_at_k": "ef.evaluation._ranking",
+    "precision_at_k": "ef.evaluation._ranking",
+    "recall_at_k": "ef.evaluation._ranking",
+    "reciprocal_rank": "ef.evaluation._ranking",
+    "RetrievalEvalReport": "ef.evaluation._retrieval",
+    "evaluate_retrieval": "ef.evaluation._retrieval",
+    "RunEvalReport": "ef.evaluation._run",
+    "evaluate_run": "ef.evaluation._run",
+}
+
+if TYPE_CHECKING:
+    from ef.evaluation._beir import _DEFAULT_QRELS_PATHS as _DEFAULT_QRELS_PATHS
+    from ef.evaluation._beir import read_beir, write_beir
+    from ef.evaluation._rag import (
+        RagEvalReport,
+        RagSample,
+        context_precision,
+        context_recall,
+        evaluate_rag,
+        exact_match,
+        token_f1,
+    )
+    from ef.evaluation._ragas import as_ragas_dataset
+    from ef.evaluation._ranking import (
+        RETRIEVAL_METRICS,
+        Qrels,
+        average_precision,
+        dcg_at_k,
+        ndcg_at_k,
+        precision_at_k,
+        recall_at_k,
+        reciprocal_rank,
+    )
+    from ef.evaluation._retrieval import RetrievalEvalReport, evaluate_retrieval
+    from ef.evaluation._run import RunEvalReport, evaluate_run
 
 __all__ = [
     "RETRIEVAL_METRICS",
@@ -60,4 +93,16 @@ __all__ = [
     "write_beir",
 ]
 
-_ = _DEFAULT_QRELS_PATHS  # re-exported for callers that tune the qrels search order
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ef.evaluation' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

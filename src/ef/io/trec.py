@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ef.io.atomic import atomic_writer
-from ef.io.source import Source, display_name, iter_chunks, iter_lines
+from ef.io.source import Source, display_name, iter_chunks, read_bytes
 
 __all__ = ["RunColumns", "read_qrels", "read_run", "read_run_columns", "write_qrels", "write_run"]
 
@@ -350,6 +350,9 @@ def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int
         raise ValueError(
             f"{name}:{_line_at(data, at)}: a carriage return ('\\r') inside a line; line ends must be '\\n' or '\\r\\n'"
         )
+    regular = _grid(chunk, candidates, byte)
+    if regular is not None:
+        return _from_grid(*regular, begin)
     # A token lies between separators i and i+1 when they are not adjacent; a virtual separator
     # at -1 catches a token at the start of the chunk.
     before = np.empty(len(candidates) + 1, dtype=np.int64)
@@ -398,6 +401,49 @@ def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int
     )
 
 
+def _grid(
+    chunk: npt.NDArray[np.uint8], candidates: npt.NDArray[np.int64], byte: npt.NDArray[np.uint8]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    """The separators as a ``(lines, 6)`` grid, and each line's ``\\n``, when every line is six
+    fields one separator apart, LF or CRLF: how ef, Anserini, Pyserini and most tools write runs.
+
+    The layout is proven by a few vectorised checks (so this is exact, not a guess); anything else
+    returns ``None`` and takes the general tokeniser.
+    """
+    n = len(candidates)
+    crlf = n >= 7 and byte[5] == 13
+    width = 7 if crlf else 6
+    if n % width or candidates[0] == 0:
+        return None
+    grid = candidates.reshape(-1, width)
+    lines = len(grid)
+    if not (byte[width - 1 :: width] == 10).all() or np.count_nonzero(byte == 10) != lines:
+        return None  # the newlines are not exactly every width-th separator
+    if crlf and not ((byte[5::7] == 13).all() and (grid[:, 6] == grid[:, 5] + 1).all()):
+        return None
+    if np.count_nonzero(np.diff(candidates) < 2) != (lines if crlf else 0):
+        return None  # an empty field somewhere: doubled separators or a blank line
+    newline = grid[:, width - 1]
+    if chunk[0] == 35 or (chunk[newline[:-1] + 1] == 35).any():
+        return None  # a comment line
+    return grid[:, :6], newline
+
+
+def _from_grid(grid: npt.NDArray[np.int64], newline: npt.NDArray[np.int64], begin: int) -> _Tokens:
+    line_start = np.empty(len(grid), dtype=np.int64)
+    line_start[0] = 0
+    line_start[1:] = newline[:-1] + 1
+    return _Tokens(
+        query_start=line_start + begin,
+        query_stop=grid[:, 0] + begin,
+        doc_start=grid[:, 1] + 1 + begin,
+        doc_stop=grid[:, 2] + begin,
+        score_start=grid[:, 3] + 1 + begin,
+        score_stop=grid[:, 4] + begin,
+        run_id=(int(grid[-1, 4]) + 1 + begin, int(grid[-1, 5]) + begin),
+    )
+
+
 def _same_as_previous(
     view: npt.NDArray[np.uint64], start: npt.NDArray[np.int64], stop: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.bool_]:
@@ -437,45 +483,71 @@ def _check_utf8(name: str, data: bytearray, size: int) -> None:
         raise ValueError(f"{name}:{_line_at(data, error.start)}: {bad!r} is not valid UTF-8") from None
 
 
+@dataclass(frozen=True)
+class _Columns:
+    """One chunk's rows, computed on a worker thread: everything per row that numpy can do."""
+
+    tokens: _Tokens
+    doc_hash: npt.NDArray[np.uint64]
+    scores: npt.NDArray[np.float64]
+    unparsed: npt.NDArray[np.int64]  # rows whose score needs parse_score
+    same_query: npt.NDArray[np.bool_]  # same_query[i]: row i + 1 has row i's query id
+
+
+def _chunk_columns(name: str, data: bytearray, begin: int, end: int) -> _Columns:
+    buf = np.frombuffer(data, dtype=np.uint8)
+    view = _word_view(data)
+    tokens = _tokenise(name, data, buf, begin, end)
+    doc_hash = _hash_fields(view, tokens.doc_start, tokens.doc_stop - tokens.doc_start)
+    scores, ok = _parse_scores(buf, tokens.score_start, tokens.score_stop - tokens.score_start)
+    same = _same_as_previous(view, tokens.query_start, tokens.query_stop)
+    return _Columns(tokens, doc_hash, scores, np.flatnonzero(~ok), same)
+
+
 def read_run_columns(path: Source) -> RunColumns:
     """Read a TREC run file (a path or ``-``) into :class:`RunColumns`; see :func:`read_run`."""
     name = display_name(path)
     data = _read_padded(path)
     size = len(data) - _PAD
     _check_utf8(name, data, size)
-    buf = np.frombuffer(data, dtype=np.uint8)
     bounds = [0]
     while bounds[-1] < size:
         cut = data.find(b"\n", min(bounds[-1] + _CHUNK, size - 1), size) + 1
         bounds.append(cut if cut > 0 else size)
     pairs = list(itertools.pairwise(bounds))
-    # numpy releases the GIL in its loops, so two threads tokenise two chunks at once.
+    # numpy releases the GIL in its loops, so two threads work on two chunks at once.
     with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        chunks = list(pool.map(lambda job: _tokenise(name, data, buf, job[0], job[1]), pairs))
-    parts = [c for c in chunks if len(c.doc_start)]
-    if not parts:
+        chunks = [c for c in pool.map(lambda job: _chunk_columns(name, data, *job), pairs) if len(c.scores)]
+    if not chunks:
         empty = np.zeros(0, dtype=np.int64)
         return RunColumns(name, data, np.zeros(0), np.zeros(0, np.uint64), empty, empty, {}, "")
     join = np.concatenate
-    query_start, query_stop = join([c.query_start for c in parts]), join([c.query_stop for c in parts])
-    doc_start, doc_stop = join([c.doc_start for c in parts]), join([c.doc_stop for c in parts])
-    score_start, score_stop = join([c.score_start for c in parts]), join([c.score_stop for c in parts])
-    view = _word_view(data)
-    doc_hash = _hash_fields(view, doc_start, doc_stop - doc_start)
-    scores, ok = _parse_scores(buf, score_start, score_stop - score_start)
-    for row in np.flatnonzero(~ok).tolist():
-        a, b = int(score_start[row]), int(score_stop[row])
-        scores[row] = parse_score(bytes(data[a:b]), f"{name}:{_line_at(data, a)}")
-    # Queries: runs of consecutive rows with the same query id bytes.
-    new_query = np.ones(len(query_start), dtype=bool)
-    new_query[1:] = ~_same_as_previous(view, query_start, query_stop)
+    query_start = join([c.tokens.query_start for c in chunks])
+    query_stop = join([c.tokens.query_stop for c in chunks])
+    doc_start, doc_stop = join([c.tokens.doc_start for c in chunks]), join([c.tokens.doc_stop for c in chunks])
+    doc_hash, scores = join([c.doc_hash for c in chunks]), join([c.scores for c in chunks])
+    # Queries: runs of consecutive rows with the same query id bytes (chunk edges compared here).
+    new_query = np.ones(len(scores), dtype=bool)
+    offset = 0
+    for index, chunk in enumerate(chunks):
+        rows = len(chunk.scores)
+        new_query[offset + 1 : offset + rows] = ~chunk.same_query
+        if index:
+            a, b = int(query_start[offset - 1]), int(query_stop[offset - 1])
+            c, d = int(query_start[offset]), int(query_stop[offset])
+            new_query[offset] = data[a:b] != data[c:d]
+        for row in (chunk.unparsed + offset).tolist():
+            a, b = int(chunk.tokens.score_start[row - offset]), int(chunk.tokens.score_stop[row - offset])
+            scores[row] = parse_score(bytes(data[a:b]), f"{name}:{_line_at(data, a)}")
+        offset += rows
     firsts = np.flatnonzero(new_query).tolist()
-    ends = [*firsts[1:], len(query_start)]
+    ends = [*firsts[1:], len(scores)]
     segments: dict[bytes, list[_Segment]] = {}
     qs, qe = query_start[firsts].tolist(), query_stop[firsts].tolist()
     for a, b, first, stop in zip(qs, qe, firsts, ends, strict=True):
-        segments.setdefault(bytes(data[a:b]), []).append(_Segment(bytes(data[a:b]), first, stop))
-    run_id_at = parts[-1].run_id
+        query_id = bytes(data[a:b])
+        segments.setdefault(query_id, []).append(_Segment(query_id, first, stop))
+    run_id_at = chunks[-1].tokens.run_id
     run_id = data[run_id_at[0] : run_id_at[1]].decode() if run_id_at else ""
     return RunColumns(name, data, scores, doc_hash, doc_start, doc_stop, segments, run_id)
 
@@ -582,52 +654,74 @@ def read_qrels(path: Source) -> dict[str, dict[str, float]]:
     {'q1': {'d1': 1, 'd2': 0}}
     """
     name = display_name(path)
+    data = read_bytes(path)
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise ValueError(f"{name}:{_line_at(data, nul)}: a NUL byte (trec_eval stops reading a file there)")
+    ascii_only = data.isascii()
     qrels: dict[str, dict[str, float]] = {}
-    first_line: dict[tuple[str, str], int] = {}
     beir: bool | None = None
-    for number, line in iter_lines(path):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
-        if b"\x00" in line:
-            raise ValueError(f"{where}: a NUL byte (trec_eval stops reading a file there)")
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.endswith(b"\r"):
+            line = line[:-1]
         if beir is None:
-            if line.count(b"\t") != 2 and line.startswith(b"#"):
-                continue  # a TREC comment before the first judgement
+            if not line.strip() or (line.count(b"\t") != 2 and line.startswith(b"#")):
+                continue  # blank, or a TREC comment before the first judgement
             beir = line.count(b"\t") == 2
             if beir and line.rsplit(b"\t", 1)[1].strip().decode(errors="replace").lower() in _HEADER_SCORE_NAMES:
                 continue  # BEIR header row; any other non-number is reported as a bad grade
         if beir:
+            if not line.strip():
+                continue
             fields = line.split(b"\t")
             if len(fields) != 3:
-                raise ValueError(f"{where}: expected 3 tab-separated columns (query-id, corpus-id, score)")
+                raise ValueError(f"{name}:{number}: expected 3 tab-separated columns (query-id, corpus-id, score)")
             for field, what in zip(fields[:2], ("query-id", "corpus-id"), strict=True):
                 if not field or field != field.strip():
-                    raise ValueError(f"{where}: {what} {field.decode(errors='replace')!r} is empty or has surrounding "
-                                     "whitespace, so it could never match an id")
+                    raise ValueError(
+                        f"{name}:{number}: {what} {field.decode(errors='replace')!r} is empty or has surrounding "
+                        "whitespace, so it could never match an id"
+                    )
             query_field, doc_field, grade_field = fields[0], fields[1], fields[2].strip()
-        elif line.startswith(b"#"):
-            continue  # a TREC comment ('#' at column 0, as trec_eval reads it); BEIR has none
         else:
             fields = line.split()
             if len(fields) != 4:
+                if not fields or line.startswith(b"#"):
+                    continue  # blank, or a TREC comment ('#' at column 0, as trec_eval reads it)
                 raise ValueError(
-                    f"{where}: expected TREC qrels 'query_id iter doc_id grade' (4 columns) or BEIR "
+                    f"{name}:{number}: expected TREC qrels 'query_id iter doc_id grade' (4 columns) or BEIR "
                     f"'query-id<TAB>corpus-id<TAB>score', got {len(fields)} columns"
                 )
+            if line.startswith(b"#"):
+                continue
             query_field, doc_field, grade_field = fields[0], fields[2], fields[3]
-        query_id = _text(query_field, where, "query id")
-        doc_id = _text(doc_field, where, "doc id")
-        grade = _grade(grade_field, where, trec=not beir)
+        if ascii_only:
+            query_id, doc_id = query_field.decode(), doc_field.decode()
+        else:
+            query_id = _text(query_field, f"{name}:{number}", "query id")
+            doc_id = _text(doc_field, f"{name}:{number}", "doc id")
+        # The common grade, a few plain digits, inline; anything else through the checks that name it.
+        if grade_field.isdigit() and len(grade_field) < 19:
+            grade: float = int(grade_field)
+        else:
+            grade = _grade(grade_field, f"{name}:{number}", trec=not beir)
         docs = qrels.setdefault(query_id, {})
         if doc_id in docs:
+            first = next(n for n, judged in _judgements(data, beir) if judged == (query_id, doc_id))
             raise ValueError(
-                f"{where}: doc id {doc_id!r} is judged twice in query {query_id!r} "
-                f"(first at line {first_line[query_id, doc_id]})"
+                f"{name}:{number}: doc id {doc_id!r} is judged twice in query {query_id!r} (first at line {first})"
             )
         docs[doc_id] = grade
-        first_line[query_id, doc_id] = number
     return qrels
+
+
+def _judgements(data: bytes, beir: bool) -> Iterator[tuple[int, tuple[str, str]]]:
+    """``(line, (query id, doc id))`` of each judgement line, to find where a repeat began."""
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        fields = line.rstrip(b"\r").split(b"\t") if beir else line.split()
+        if len(fields) == (3 if beir else 4) and not line.startswith(b"#"):
+            pair = (fields[0], fields[1]) if beir else (fields[0], fields[2])
+            yield number, (pair[0].decode(errors="replace"), pair[1].decode(errors="replace"))
 
 
 # --- writing ---------------------------------------------------------------------------------
