@@ -33,7 +33,8 @@ os.environ.setdefault("RAY_AUTH_MODE", "token")
 import numpy as np
 import pytest
 
-from ef.evaluation import evaluate_retrieval, read_beir
+from ef.cli import main
+from ef.evaluation import evaluate_retrieval, read_beir, write_beir
 from ef.source_manager import SearchableCorpus, ingest
 
 pytest.importorskip("ray", reason="the ray extra is not installed")
@@ -132,11 +133,13 @@ def cluster() -> Iterator[Cluster]:
         process.wait(60)
 
 
-def scifact_slice() -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
+def scifact_slice(
+    n_queries: int = 40, n_docs: int = N_DOCS
+) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
     corpus, queries, qrels = read_beir(SCIFACT)
-    chosen = dict(list(qrels.items())[:40])
+    chosen = dict(list(qrels.items())[:n_queries])
     keep = list(dict.fromkeys(d for judged in chosen.values() for d in judged if d in corpus))
-    keep += [d for d in corpus if d not in keep][: N_DOCS - len(keep)]
+    keep += [d for d in corpus if d not in keep][: n_docs - len(keep)]
     docs = {d: corpus[d][:300] for d in keep}  # short texts keep the model's work small
     return docs, {q: queries[q] for q in chosen}, chosen
 
@@ -286,3 +289,35 @@ def test_the_cluster_talked_over_loopback_only(build: Build) -> None:
     assert remotes  # the processes do hold sockets: the check looked at something
     assert remotes <= LOOPBACK_OR_NONE, remotes
 
+
+
+def test_ef_eval_builds_on_ray_with_hnsw_and_scores_as_the_local_build(
+    cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs, queries, qrels = scifact_slice(n_queries=10, n_docs=60)
+    data = tmp_path / "data"
+    write_beir(data, docs, queries, qrels)
+    (data / "qrels").mkdir()
+    (data / "qrels.tsv").rename(data / "qrels" / "test.tsv")
+    common = ["eval", str(data), "--quiet", "--embedder", MODEL, "--device", "cpu", "--batch-size", str(BATCH),
+              "--k", "1,10"]
+    index = tmp_path / "index"
+    assert main([*common, "--json", str(tmp_path / "local.json")]) == 0
+    capsys.readouterr()
+    assert main([*common, "--engine", "ray", "--ray-address", cluster.address, "--workers", "2", "--ann", "hnsw",
+                 "--index-dir", str(index), "--json", str(tmp_path / "ray.json")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith(f"10 queries scored; embedder {MODEL}; index built, saved to {index}")
+    assert "ANN hnsw (M=32, ef_construction=128, ef_search=128) against exact search over 10 queries: " \
+           "recall@10 1.0000" in out
+    local, ray = (json.loads((tmp_path / f"{name}.json").read_text()) for name in ("local", "ray"))
+    assert ray["metrics"]["ndcg@10"] == local["metrics"]["ndcg@10"]
+    assert ray["ann_recall"]["recall@10"] == 1.0
+    manifest = json.loads((index / "manifest.json").read_text())
+    assert manifest["index"]["dense"]["build"]["engine"] == "ray"
+    assert manifest["index"]["dense"]["shards"] == [60]
+    assert manifest["index"]["dense"]["ann"]["kind"] == "hnsw"
+    assert sorted(manifest["files"]) == [
+        "ann.faiss", "embeddings/shard-000000.npy", "segments.npy", "sources.jsonl",
+    ]
+    assert not (tmp_path / "index.shards").exists()  # the shards moved into the index; the scratch folder went

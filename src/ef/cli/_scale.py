@@ -95,14 +95,22 @@ def check_scale_flags(args: argparse.Namespace) -> None:
 
 @contextlib.contextmanager
 def ray_scope(args: argparse.Namespace) -> Iterator[None]:
-    """One Ray session for the whole evaluation (building, then retrieving), when --engine ray."""
+    """One Ray session for the whole evaluation (building, then retrieving), when --engine ray.
+
+    When it ends well, a shard folder beside --index-dir whose index is saved is deleted: not
+    before, since the shards are what the evaluation's Ray tasks read.
+    """
     if args.engine != "ray":
         yield
         return
+    from ef.source_manager._collection import MANIFEST
     from ef.source_manager._ray import ray_session
 
     with ray_session(args.ray_address):
         yield
+    cache = None if args.index_dir is None else Path(args.index_dir)
+    if cache is not None and (cache / MANIFEST).is_file():
+        finish_build(cache)
 
 
 def shard_dir(cache: Path | None) -> Path | None:

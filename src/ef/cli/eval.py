@@ -163,7 +163,6 @@ def _index(args: argparse.Namespace, corpus: dict[str, str], show: bool) -> tupl
     if cache is None:
         return index, "built"
     index.save(cache)
-    _scale.finish_build(cache)
     return index, f"built, saved to {cache}"
 
 

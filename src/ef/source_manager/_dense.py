@@ -312,7 +312,7 @@ class DenseIndex:
 
     def exact_search(self, vectors: npt.NDArray[np.float32], *, limit: int, show_progress: bool) -> list[Ranking]:
         """The exact top `limit` rows per query vector: on Ray with an engine, else here."""
-        if self.engine is not None and self.sharded:
+        if self.engine is not None:
             from ef.source_manager._ray import search_on_ray
 
             return search_on_ray(self._parts, vectors, limit=limit, engine=self.engine, show_progress=show_progress)

@@ -404,7 +404,9 @@ def search_on_ray(
         offset = 0
         for part in parts:
             filename = getattr(part, "filename", None)
-            shard = str(filename) if isinstance(part, np.memmap) and filename else ray.put(np.asarray(part))
+            on_disk = isinstance(part, np.memmap) and filename and os.path.isfile(filename)
+            # A shard whose file went (a deleted shard folder) is still mapped here: send its rows.
+            shard = str(filename) if on_disk else ray.put(np.asarray(part))
             pending.append(task.remote(shard, offset, query_ref, limit))
             offset += len(part)
         per_shard: list[list[Ranking]] = []
