@@ -207,3 +207,35 @@ def test_a_missing_judged_query_is_counted_on_stderr(tmp_path: Path, capsys: pyt
     assert captured.err == (
         "ef trec-eval: 2 judged queries are not in the run and left out (-c counts them with zeros)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("run", "qrels", "error", "message"),
+    [
+        ({"q1": None}, {"q1": {"d1": 1}}, TypeError, "'run['q1']' must be a mapping of doc id -> score (got NoneType)"),
+        ({1: {"d1": 1.0}}, {"q1": {"d1": 1}}, TypeError, "'run' has a query id that is not a str: 1 (int)"),
+        ({"q1": {7: 1.0}}, {"q1": {"7": 1}}, TypeError, "'run['q1']' has a doc id that is not a str: 7 (int)"),
+        ({"q1": {"d1": 1.0}}, {"q1": {1: 1}}, TypeError, "'qrels['q1']' has a doc id that is not a str: 1 (int)"),
+    ],
+)
+def test_evaluate_run_refuses_what_would_silently_match_nothing(
+    run: dict, qrels: dict, error: type[Exception], message: str  # type: ignore[type-arg]
+) -> None:
+    with pytest.raises(error) as info:
+        evaluate_run(run, qrels, ["map"])
+    assert str(info.value) == message
+
+
+def test_a_numpy_bool_grade_is_refused_like_a_bool() -> None:
+    import numpy as np
+
+    for grade in (True, np.bool_(True)):
+        with pytest.raises(ValueError) as info:
+            evaluate_run({"q1": {"d1": 1.0}}, {"q1": {"d1": grade}}, ["map"])
+        assert str(info.value) == f"qrels: a grade of query 'q1' is not a number (got {grade!r})"
+
+
+def test_long_decimal_scores_read_exactly(tmp_path: Path) -> None:
+    values = [0.1 + 2**-60, 12.345678901234567, -0.0, 123456789012345678.0, 1e-300]
+    run = _write(tmp_path / "run", "".join(f"q Q0 d{i} 1 {v!r} r\n" for i, v in enumerate(values)))
+    assert list(read_run(run)["q"].values()) == values

@@ -99,14 +99,23 @@ def _check_options(missing: str, relevance_level: object, max_docs: object) -> t
 def _not_a_number(values: Mapping[str, object]) -> tuple[str, object] | None:
     """The first ``(key, value)`` whose value is not a real number (bools and None included)."""
     for key, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        if isinstance(value, _BOOLS) or not isinstance(value, int | float | np.integer | np.floating):
             return key, value
     return None
 
 
+_BOOLS = (bool, np.bool_)
+
+
+def _has_bool(values: Mapping[str, object]) -> bool:
+    """Whether a value is a bool, Python's or numpy's (both are numbers to numpy, neither a grade)."""
+    kinds = set(map(type, values.values()))
+    return bool in kinds or np.bool_ in kinds
+
+
 def _grades(query_id: str, judged: Mapping[str, float]) -> npt.NDArray[np.float64]:
-    if bool in map(type, judged.values()):
-        value = next(g for g in judged.values() if isinstance(g, bool))
+    if _has_bool(judged):
+        value = next(g for g in judged.values() if isinstance(g, _BOOLS))
         raise ValueError(f"qrels: a grade of query {query_id!r} is not a number (got {value!r})")
     try:
         # sum() refuses str and None in C; np.fromiter alone would quietly parse "1.5".
@@ -169,7 +178,7 @@ class _Builder:
             )
         except (TypeError, ValueError, OverflowError):
             grades = np.array([np.nan])
-        if not np.isfinite(grades).all() or any(bool in map(type, j.values()) for j in judged):
+        if not np.isfinite(grades).all() or any(map(_has_bool, judged)):
             for query_id in self.query_ids:
                 _grades(query_id, self.qrels[query_id])  # raises, naming the query
         return np.repeat(np.arange(len(sizes), dtype=np.int64), sizes), grades
@@ -467,7 +476,29 @@ def _load_qrels(qrels: Run | str | os.PathLike[str]) -> Run:
         return read_qrels(qrels)
     if not isinstance(qrels, Mapping):
         raise TypeError(f"'qrels' must be a mapping or a path (got {type(qrels).__name__})")
+    _check_nested(qrels, "qrels", "grade", every_doc=True)
     return qrels
+
+
+def _check_nested(value: Run, name: str, what: str, *, every_doc: bool) -> None:
+    """Ids are str and each query maps doc ids to values: an int id would silently match nothing.
+
+    Every query id is checked, and every doc id of the qrels; of a run (millions of entries) the
+    first doc id of each query, which catches a run keyed by ints without a pass over it all.
+    """
+    for query_id, docs in value.items():
+        if not isinstance(query_id, str):
+            raise TypeError(f"'{name}' has a query id that is not a str: {query_id!r} ({type(query_id).__name__})")
+        if not isinstance(docs, Mapping):
+            raise TypeError(
+                f"'{name}[{query_id!r}]' must be a mapping of doc id -> {what} (got {type(docs).__name__})"
+            )
+        doc_ids = docs if every_doc else itertools.islice(docs, 1)
+        for doc_id in doc_ids:
+            if not isinstance(doc_id, str):
+                raise TypeError(
+                    f"'{name}[{query_id!r}]' has a doc id that is not a str: {doc_id!r} ({type(doc_id).__name__})"
+                )
 
 
 def _load(run: Run | str | os.PathLike[str], qrels: Run | str | os.PathLike[str]) -> tuple[Run | RunColumns, Run]:
@@ -489,6 +520,7 @@ def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunColumns:
         return read_run_columns(run)
     if not isinstance(run, Mapping):
         raise TypeError(f"'run' must be a mapping or a path (got {type(run).__name__})")
+    _check_nested(run, "run", "score", every_doc=False)
     return run
 
 

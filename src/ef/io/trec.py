@@ -176,10 +176,22 @@ def _parse_scores(
         dots += is_dot
         np.copyto(dot_at, j, where=is_dot)
     negative = buf[start] == 45
-    ok = (digits + dots + negative == length) & (dots <= 1) & (digits >= 1) & (digits <= _SAFE_DIGITS)
+    plain = (digits + dots + negative == length) & (dots <= 1) & (digits >= 1)
+    ok = plain & (digits <= _SAFE_DIGITS)
     decimals = np.where(dots > 0, length - dot_at - 1, 0)
-    value = mantissa / _POW10[np.clip(decimals, 0, 22)]
-    return np.where(negative, -value, value), ok
+    value = np.where(negative, -1.0, 1.0) * (mantissa / _POW10[np.clip(decimals, 0, 22)])
+    long = np.flatnonzero(plain & ~ok)
+    if len(long):
+        # Plain decimals too long for the exact shortcut (repr() writes 17 digits): numpy's own
+        # string conversion, correctly rounded like strtod, on a fixed-width copy of just those.
+        width = int(length[long].max())
+        text = np.zeros((len(long), width), dtype=np.uint8)
+        for j in range(width):
+            inside = length[long] > j
+            text[inside, j] = buf[start[long[inside]] + j]
+        value[long] = text.view(f"S{width}").ravel().astype(np.float64)
+        ok[long] = True
+    return value, ok
 
 
 # strtod's spellings: decimal with optional exponent, hexadecimal, inf/infinity, nan.
@@ -538,7 +550,10 @@ def read_run_columns(path: Source) -> RunColumns:
             new_query[offset] = data[a:b] != data[c:d]
         for row in (chunk.unparsed + offset).tolist():
             a, b = int(chunk.tokens.score_start[row - offset]), int(chunk.tokens.score_stop[row - offset])
-            scores[row] = parse_score(bytes(data[a:b]), f"{name}:{_line_at(data, a)}")
+            try:
+                scores[row] = parse_score(bytes(data[a:b]), "")
+            except ValueError as error:  # the line is counted only now: counting costs a pass
+                raise ValueError(f"{name}:{_line_at(data, a)}{error}") from None
         offset += rows
     firsts = np.flatnonzero(new_query).tolist()
     ends = [*firsts[1:], len(scores)]
