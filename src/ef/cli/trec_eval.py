@@ -29,8 +29,8 @@ _DESCRIPTION = (
 
 def _epilog() -> str:
     lines = [
-        "measures (-m accepts a family for its default parameters, family.p1,p2, "
-        "'official' (the default) or 'all_trec'):"
+        "measures (-m accepts a family for its default parameters, family.p1,p2 read as trec_eval reads "
+        "them (docs/trec-eval.md), 'official' (the default), 'set' or 'all_trec'):"
     ]
     for family in MEASURES.values():
         defaults = ",".join(f"{p:g}" for p in family.defaults)
