@@ -322,6 +322,8 @@ def test_bad_inputs_are_named() -> None:
         compare({"a": RUN_A, "b": RUN_B}, None, ["mrr"])
     with pytest.raises(ValueError, match=r"run 'b': score of doc 'd1' in query 'q1' is NaN"):
         compare({"a": RUN_A, "b": {"q1": {"d1": float("nan")}}}, QRELS, ["mrr"])
+    with pytest.raises(ValueError, match=r"^run 'b': no query of the run is judged in 'qrels'$"):
+        compare({"a": RUN_A, "b": {"x1": {"d1": 1.0}}}, QRELS, ["mrr"])
     bad = RunEvalReport({}, {"q1": {"m": 0.5}, "q2": {"m": float("inf")}}, 2)
     with pytest.raises(ValueError, match=r"run 'b': 'm' of query 'q2' is not a finite number \(got inf\)"):
         compare({"a": _report({"m": [0.1, 0.2]}), "b": bad}, None, ["m"])

@@ -473,6 +473,8 @@ def _from_run(name: str, run: Any, qrels: Mapping[str, Any], measures: Sequence[
         report = evaluate_run(run, qrels, list(measures), missing="skip")
     except ValueError as error:
         message = str(error).removeprefix("run: ")  # evaluate_run's own prefix: the name says it now
+        if message.startswith("no query to evaluate"):  # evaluated with missing="skip", whatever the caller's
+            message = "no query of the run is judged in 'qrels'"
         raise ValueError(f"run {name!r}: {message}") from error
     return {q: tuple(float(v[m]) for m in measures) for q, v in report.per_query.items()}
 
