@@ -11,8 +11,10 @@ build of the same documents.
 from __future__ import annotations
 
 import _thread
+import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -129,8 +131,16 @@ def cluster() -> Iterator[Cluster]:
             time.sleep(0.5)
         yield Cluster(f"127.0.0.1:{port}", process)
     finally:
-        process.send_signal(signal.SIGTERM)  # `ray start --block` stops its own processes
-        process.wait(60)
+        started = descendants(process.pid)
+        process.send_signal(signal.SIGTERM)  # `ray start --block` stops its own processes, gracefully
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(10)
+        for pid in started[1:]:  # what is left of them after 10 s: the processes this fixture started
+            if "ray" in command_line(pid).lower():  # still a Ray process, not a reused pid
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        process.wait(30)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def scifact_slice(
