@@ -678,3 +678,21 @@ def test_every_json_dump_in_the_product_refuses_nan() -> None:
                         continue
                     offenders.append(f"{path.relative_to(root)}:{node.lineno}")
     assert offenders == []
+
+
+@pytest.mark.slow
+def test_a_nan_embedding_names_the_file(tmp_path: Path) -> None:
+    pytest.importorskip("sentence_transformers")
+    from ef.source_manager import SearchableCorpus, ingest
+
+    root = tmp_path / "dense"
+    ingest({"d1": "a cat", "d2": "a dog"}, embedder="st:all-MiniLM-L6-v2", device="cpu",
+           show_progress=False).save(root)
+    np.save(root / "embeddings.npy", np.full((2, 384), np.nan, dtype=np.float32))
+    _resize(root)
+    with pytest.raises(ValueError) as info:
+        SearchableCorpus.load(root, device="cpu")
+    assert str(info.value) == (
+        f"{root / 'embeddings.npy'}: an embedding holds NaN or infinity; "
+        "the index is damaged: delete the directory and build it again"
+    )

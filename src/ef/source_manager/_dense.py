@@ -425,4 +425,10 @@ def _load_matrix(path: Path, n_rows: int, dimension: int) -> npt.NDArray[np.floa
             f"{path}: expected a float32 matrix of shape ({n_rows}, {dimension}), found "
             f"{matrix.dtype} {matrix.shape}; {DAMAGED}"
         )
+    # Checked in blocks (the file stays memory-mapped): a NaN row would surface only as a NaN
+    # score at search time, far from the file that holds it.
+    block = max(1, (1 << 24) // max(dimension, 1))
+    for start in range(0, n_rows, block):
+        if not np.isfinite(matrix[start : start + block]).all():
+            raise ValueError(f"{path}: an embedding holds NaN or infinity; {DAMAGED}")
     return matrix  # type: ignore[no-any-return]
