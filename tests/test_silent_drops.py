@@ -576,6 +576,9 @@ def test_source_manager_accepts_numpy_limits_and_names_bad_input() -> None:
 
     index = ingest({"d1": "alpha beta", "d2": "gamma alpha"}, show_progress=False)
     assert [h.rank for h in index.search("alpha", limit=np.int64(1))] == [1]
+    assert ingest({"d1": "alpha"}, batch_size=np.int64(4), show_progress=False).search("alpha")[0].rank == 1
+    with pytest.raises(TypeError, match=r"^'batch_size' must be a positive integer \(got True\)$"):
+        ingest({"d1": "alpha"}, batch_size=True, show_progress=False)
     assert len(index.search_many(["alpha"], limit=np.int64(2))[0]) == 2
     with pytest.raises(TypeError, match=r"^'limit' must be a positive integer \(got 2.0\)$"):
         index.search("alpha", limit=2.0)  # type: ignore[arg-type]

@@ -107,8 +107,7 @@ class Collection:
         index: Index | None = None,
     ) -> None:
         window_spans("", size=segment_size, overlap=segment_overlap)  # validates both
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"'batch_size' must be a positive integer (got {batch_size!r})")
+        batch_size = check_positive_int(batch_size, "batch_size")  # numpy.int64(32) is 32
         self.spec = spec
         self.segment_size = segment_size
         self.segment_overlap = segment_overlap
