@@ -198,7 +198,8 @@ class Chunk:
         for required in ("source_uri", "chunk_index", "content"):
             if required not in data:
                 raise ValueError(f"a chunk needs '{required}'")
-        chunk = cls(data["source_uri"], data["chunk_index"], data["content"], data.get("metadata") or {})
+        metadata = data.get("metadata")  # absent or null is none; [] or "" is a mistake, not {}
+        chunk = cls(data["source_uri"], data["chunk_index"], data["content"], {} if metadata is None else metadata)
         if "id" in data and data["id"] != chunk.id:
             raise ValueError("'id' does not match sha256(source_uri, chunk_index, content): the chunk was edited")
         return chunk

@@ -307,3 +307,13 @@ def test_summary_scaling_keeps_ordinary_values_exact() -> None:
     assert s.mean == float(data.mean())
     assert s.std == float(data.std(ddof=1))
     assert s.p90 == float(np.percentile(data, 90))
+
+
+@pytest.mark.parametrize(("metadata", "name"), [(np.array([1, 2]), "ndarray"), ([], "list"), ("", "str")])
+def test_chunk_from_dict_refuses_metadata_that_is_not_an_object(metadata: object, name: str) -> None:
+    # "truth value of an array is ambiguous" before, and [] or "" silently became {}
+    record = {"source_uri": "p", "chunk_index": 0, "content": "x", "metadata": metadata}
+    with pytest.raises(ValueError) as error:
+        Chunk.from_dict(record)
+    assert str(error.value) == f"'metadata' must be a mapping (got {name})"
+    assert Chunk.from_dict({**record, "metadata": None}).metadata == {}
