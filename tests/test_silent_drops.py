@@ -699,3 +699,18 @@ def test_a_nan_embedding_names_the_file(tmp_path: Path) -> None:
         f"{root / 'embeddings.npy'}: an embedding holds NaN or infinity; "
         "the index is damaged: delete the directory and build it again"
     )
+
+
+def test_source_manager_add_names_its_own_arguments() -> None:
+    from ef.source_manager import SourceManager
+
+    manager = SourceManager(show_progress=False)
+    with pytest.raises(TypeError, match=r"^'source_id' must be a str \(got int\)$"):
+        manager.add(1, "x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^'source_id' must be a non-empty str \(got ''\)$"):
+        manager.add("", "x")
+    with pytest.raises(TypeError, match=r"^'text' must be a str \(got NoneType\)$"):
+        manager.add("a", None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^'sources' item 0 must be a \(doc_id, text\) pair \(got 'ab'\)$"):
+        manager.add_many(["ab"])  # type: ignore[list-item]
+    assert manager.source_ids == ()

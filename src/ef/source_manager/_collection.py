@@ -49,14 +49,18 @@ def check_queries(queries: Sequence[str]) -> list[str]:
     return out
 
 
-def read_sources(corpus: Mapping[str, str] | Iterable[tuple[str, str]], *, known: Mapping[str, int]) -> list[
-    tuple[str, str]
-]:
-    """Validate a corpus (a mapping or ``(doc_id, text)`` pairs) before anything is indexed."""
+def read_sources(
+    corpus: Mapping[str, str] | Iterable[tuple[str, str]], *, known: Mapping[str, int], name: str = "corpus"
+) -> list[tuple[str, str]]:
+    """Validate a corpus (a mapping or ``(doc_id, text)`` pairs) before anything is indexed.
+
+    `name` is the argument errors name (``'corpus'`` for ``ingest``, ``'sources'`` for
+    ``SourceManager.add_many``).
+    """
     given: object = corpus
     if isinstance(given, str | bytes) or not isinstance(given, Iterable):  # a common mistake, typed or not
         raise TypeError(
-            "'corpus' must be a mapping {doc_id: text} or an iterable of (doc_id, text) pairs "
+            f"'{name}' must be a mapping {{doc_id: text}} or an iterable of (doc_id, text) pairs "
             f"(got {type(given).__name__})"
         )
     items: Iterable[Any] = corpus.items() if isinstance(corpus, Mapping) else corpus
@@ -64,14 +68,14 @@ def read_sources(corpus: Mapping[str, str] | Iterable[tuple[str, str]], *, known
     seen: set[str] = set()
     for i, item in enumerate(items):
         if not isinstance(item, tuple | list) or len(item) != 2:
-            raise TypeError(f"'corpus' item {i} must be a (doc_id, text) pair (got {item!r:.80})")
+            raise TypeError(f"'{name}' item {i} must be a (doc_id, text) pair (got {item!r:.80})")
         doc_id, text = item
         if not isinstance(doc_id, str) or not doc_id:
-            raise ValueError(f"'corpus' item {i}: the doc id must be a non-empty str (got {doc_id!r})")
+            raise ValueError(f"'{name}' item {i}: the doc id must be a non-empty str (got {doc_id!r})")
         if not isinstance(text, str):
-            raise TypeError(f"'corpus' document {doc_id!r}: the text must be a str (got {type(text).__name__})")
+            raise TypeError(f"'{name}' document {doc_id!r}: the text must be a str (got {type(text).__name__})")
         if doc_id in seen or doc_id in known:
-            raise ValueError(f"'corpus' lists doc id {doc_id!r} more than once" if doc_id in seen else
+            raise ValueError(f"'{name}' lists doc id {doc_id!r} more than once" if doc_id in seen else
                              f"source {doc_id!r} was already added")
         seen.add(doc_id)
         pairs.append((doc_id, text))

@@ -95,8 +95,16 @@ class SourceManager:
         ValueError
             If `source_id` is empty or was already added.
         TypeError
-            If `text` is not a str.
+            If `source_id` or `text` is not a str.
         """
+        given_id: object = source_id  # callers pass anything: check it as such
+        if not isinstance(given_id, str):
+            raise TypeError(f"'source_id' must be a str (got {type(given_id).__name__})")
+        if not source_id:
+            raise ValueError("'source_id' must be a non-empty str (got '')")
+        given_text: object = text
+        if not isinstance(given_text, str):
+            raise TypeError(f"'text' must be a str (got {type(given_text).__name__})")
         start = len(self._collection)
         self.add_many([(source_id, text)])
         return [self._collection.segment(i) for i in range(start, len(self._collection))]
@@ -106,7 +114,7 @@ class SourceManager:
 
         All are checked before any is added: on an error nothing changes.
         """
-        pairs = read_sources(sources, known=self._collection.positions)
+        pairs = read_sources(sources, known=self._collection.positions, name="sources")
         return self._collection.add(pairs, show_progress=self.show_progress, build=False)
 
     def retrieve(self, query: str, *, limit: int = 10) -> list[SearchHit]:
