@@ -221,6 +221,46 @@ def test_equals_pytrec_eval(run: dict[str, dict[str, float]], qrels: dict[str, d
     assert report.metrics["gm_map"] == pytest.approx(geometric, rel=1e-12)
 
 
+# Tie-heavy distributions real runs have (LLM/reranker integers, one decimal, all tied), on rankings
+# long enough for big tie groups, with ids of mixed widths whose byte order is not numeric order.
+# Every score is exact in float32, so pytrec_eval (float32 comparisons) ranks as ef does.
+_TIE_SCORES = {
+    "integers": st.integers(0, 10).map(float),
+    "one decimal": st.integers(0, 30).map(lambda i: float(np.float32(i / 10))),
+    "all tied": st.just(1.0),
+}
+_wide_docs = st.sampled_from([f"d{i}" for i in range(40)] + ["dxxxxxxx", "dxxxxxxxx", "dxxxxxxxxxxxxxxxxx", "é", "z"])
+
+
+@pytest.mark.parametrize("distribution", sorted(_TIE_SCORES))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_tie_heavy_runs_equal_pytrec_eval(distribution: str, data: st.DataObject) -> None:
+    run = data.draw(
+        st.dictionaries(query_ids, st.dictionaries(_wide_docs, _TIE_SCORES[distribution], min_size=1, max_size=45),
+                        min_size=1, max_size=4)
+    )
+    qrels = data.draw(
+        st.dictionaries(
+            query_ids,
+            st.dictionaries(_wide_docs, grades, min_size=1, max_size=10).filter(lambda j: max(j.values()) >= 0),
+            min_size=1,
+            max_size=4,
+        )
+    )
+    evaluated = sorted(set(run) & set(qrels))
+    if not evaluated:
+        return
+    expected = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC)).evaluate(run)
+    report = evaluate_run(run, qrels, NAMES, missing="skip")
+    for query_id in evaluated:
+        for name in NAMES:
+            assert report.per_query[query_id][name] == pytest.approx(expected[query_id][name], abs=1e-12), (
+                query_id,
+                name,
+            )
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     run=st.dictionaries(query_ids, rankings, min_size=1, max_size=4),

@@ -6,6 +6,7 @@ import gc
 import itertools
 import math
 import numbers
+import operator
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -201,13 +202,20 @@ class _Builder:
         )
 
 
-def _scores(query_id: str, ranking: Mapping[str, float]) -> npt.NDArray[np.float64]:
-    """The scores of one query, sorted ascending; ``ValueError`` naming the doc if one is not a number."""
+def _scores(query_id: str, ranking: Mapping[str, float]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """One query's scores as given and sorted; ``ValueError`` naming the doc if one is not a number."""
     try:
         sum(ranking.values(), 0.0)  # refuses a str score in C; np.fromiter alone would parse "1.5"
-        scores = np.sort(np.fromiter(ranking.values(), dtype=np.float64, count=len(ranking)))
+        raw = np.fromiter(ranking.values(), dtype=np.float64, count=len(ranking))
     except (TypeError, ValueError):
-        scores = np.array([np.nan])
+        raw = np.array([np.nan])
+    return raw, _checked(query_id, ranking, np.sort(raw))
+
+
+def _checked(query_id: str, ranking: Mapping[str, float], scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    # A bool reads as 0 or 1: one C-level pass over the types tells (a Python loop would not).
+    if len(scores) and scores[-1] == scores[-1] and _has_zero_or_one(scores) and not _has_bool(ranking):
+        return scores
     if len(scores) and (scores[-1] != scores[-1] or _has_zero_or_one(scores)):  # NaN sorts last
         bad = _not_a_number(ranking)
         if bad is not None:
@@ -229,6 +237,8 @@ def _has_zero_or_one(ordered: npt.NDArray[np.float64]) -> bool:
 def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None) -> _Builder:
     out = _Builder(qrels)
     hit_rank, hit_grade, hit_counts = out.hit_rank, out.hit_grade, out.hit_counts
+    # Ties are resolved after the loop, for all queries at once (see _TieBatch).
+    ties = _TieBatch()
     for query_id in query_ids:
         ranking = run.get(query_id)
         if ranking is None:
@@ -237,7 +247,7 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             continue
         n = len(ranking)
         index = out.add(query_id, n if max_docs is None else min(n, max_docs))
-        ordered = _scores(query_id, ranking)
+        raw, ordered = _scores(query_id, ranking)
         try:
             found = [(d, s, g) for d, g in qrels[query_id].items() if (s := ranking.get(d)) is not None]
         except TypeError:
@@ -247,40 +257,161 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             continue
         values = np.array([s for _, s, _ in found], dtype=np.float64)
         right = ordered.searchsorted(values, "right")
-        ranks = (n - right).tolist()
         tied = (ordered.searchsorted(values, "left") < right - 1).nonzero()[0]
         if len(tied):  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
-            doc_ids = list(ranking)
-            raw = np.fromiter(ranking.values(), dtype=np.float64, count=n)
-            members = np.flatnonzero(np.isin(raw, values[tied])).tolist()
-            tied_ids = [doc_ids[m] for m in members]
-            ahead = _ahead_in_tie(raw[members].tolist(), tied_ids, tied_ids)
-            for i in tied.tolist():
-                ranks[i] += ahead[found[i][0]]
-        if max_docs is None:
-            hit_rank.extend(ranks)
-            hit_grade.extend(g for _, _, g in found)
-            hit_counts[index] = len(found)
-        else:
-            kept = [(r, g) for r, (_, _, g) in zip(ranks, found, strict=True) if r < max_docs]
-            hit_rank.extend(r for r, _ in kept)
-            hit_grade.extend(g for _, g in kept)
-            hit_counts[index] = len(kept)
+            ties.add(len(hit_rank), tied, found, values, raw, ranking)
+        hit_rank.extend((n - right).tolist())
+        hit_grade.extend(g for _, _, g in found)
+        hit_counts[index] = len(found)
+    if ties or max_docs is not None:
+        query = np.repeat(np.arange(len(hit_counts), dtype=np.int64), hit_counts)
+        rank = np.array(hit_rank, dtype=np.int64)
+        grade = np.array(hit_grade, dtype=np.float64)
+        if ties:
+            rank[ties.positions()] += ties.ahead()
+        keep = rank < max_docs if max_docs is not None else slice(None)
+        out.set_hits(query[keep], rank[keep], grade[keep])
     return out
 
 
-def _ahead_in_tie(scores: list[float], doc_ids: list[Any], keys: list[Any]) -> dict[Any, int]:
-    """For each doc (by its key), how many docs with an equal score (as doubles) have a greater id.
+class _TieBatch:
+    """The tied judged docs of every query, ranked among their equals in one vectorised pass.
 
-    One sort of the tied docs (score, then id, descending) instead of a scan per tied doc.
+    A judged doc's rank counts the docs with a greater score (a binary search) plus the docs
+    with an equal score and a greater id. The ids of each query's tied docs are joined into one
+    UTF-8 buffer and cut into big-endian words, so comparing word tuples compares bytes, as
+    trec_eval's ``strcmp`` does; no per-query sort, no Python comparison per doc.
     """
-    ordered = sorted(zip(scores, doc_ids, keys, strict=True), reverse=True)
-    ahead: dict[Any, int] = {}
-    group_score, group_start = None, 0
-    for position, (score, _, key) in enumerate(ordered):
-        if score != group_score:
-            group_score, group_start = score, position
-        ahead[key] = position - group_start
+
+    def __init__(self) -> None:
+        self.hit_at: list[int] = []  # where each tied judged doc sits in the hit lists
+        self.judged_ids: list[str] = []
+        self.judged_scores: list[float] = []
+        self.member_ids: list[str] = []
+        self.member_scores: list[npt.NDArray[np.float64]] = []
+        self.member_span: list[tuple[int, int]] = []  # each tied judged doc's members
+
+    def __bool__(self) -> bool:
+        return bool(self.hit_at)
+
+    def add(
+        self,
+        offset: int,
+        tied: npt.NDArray[np.int64],
+        found: list[tuple[str, float, float]],
+        values: npt.NDArray[np.float64],
+        raw: npt.NDArray[np.float64],
+        ranking: Mapping[str, float],
+    ) -> None:
+        members = np.flatnonzero(np.isin(raw, values[tied]))
+        # Members grouped by score, so each tied judged doc is compared with its own group only.
+        member_scores = raw[members]
+        by_score = np.argsort(member_scores, kind="stable")
+        members, member_scores = members[by_score], member_scores[by_score]
+        first = len(self.member_ids)
+        picked = operator.itemgetter(*members.tolist())(list(ranking))
+        self.member_ids.extend(picked if len(members) > 1 else (picked,))
+        self.member_scores.append(member_scores)
+        lo = member_scores.searchsorted(values[tied], "left").tolist()
+        hi = member_scores.searchsorted(values[tied], "right").tolist()
+        for i, a, b in zip(tied.tolist(), lo, hi, strict=True):
+            self.hit_at.append(offset + i)
+            self.judged_ids.append(found[i][0])
+            self.judged_scores.append(found[i][1])
+            self.member_span.append((first + a, first + b))
+
+    def positions(self) -> npt.NDArray[np.int64]:
+        return np.array(self.hit_at, dtype=np.int64)
+
+    def ahead(self) -> npt.NDArray[np.int64]:
+        member_words = _id_words(self.member_ids)
+        judged_words = _id_words(self.judged_ids)
+        if member_words is None or judged_words is None:  # an id holds NUL, the separator: compare as str
+            return self._ahead_by_str()
+        span = np.array(self.member_span, dtype=np.int64).reshape(-1, 2)
+        return _count_ahead(
+            np.concatenate(self.member_scores),
+            member_words,
+            np.array(self.judged_scores, dtype=np.float64),
+            judged_words,
+            span[:, 0],
+            span[:, 1],
+            grouped=True,
+        )
+
+    def _ahead_by_str(self) -> npt.NDArray[np.int64]:
+        scores = np.concatenate(self.member_scores).tolist()
+        out = []
+        for doc_id, score, (lo, hi) in zip(self.judged_ids, self.judged_scores, self.member_span, strict=True):
+            ids = self.member_ids[lo:hi]
+            out.append(sum(1 for m, s in zip(ids, scores[lo:hi], strict=True) if s == score and _key(m) > _key(doc_id)))
+        return np.array(out, dtype=np.int64)
+
+
+def _key(doc_id: str) -> bytes:
+    return doc_id.encode("utf-8", "surrogatepass")
+
+
+def _id_words(ids: list[str]) -> list[npt.NDArray[np.uint64]] | None:
+    """Each id as big-endian words (see :func:`big_endian_words`); ``None`` if an id holds NUL."""
+    joined = "\x00".join(ids).encode("utf-8", "surrogatepass")
+    data = bytearray(joined)
+    data += bytes(16)
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8)[: len(joined) + 1] == 0)
+    if len(ends) != len(ids):
+        return None
+    starts = np.zeros(len(ids), dtype=np.int64)
+    starts[1:] = ends[:-1] + 1
+    return big_endian_words(data, starts, ends)
+
+
+_PAIRS_AT_ONCE = 1 << 22  # (judged, member) comparisons per block: bounds the temporary arrays
+
+
+def _count_ahead(
+    member_score: npt.NDArray[np.float64],
+    member_words: list[npt.NDArray[np.uint64]],
+    judged_score: npt.NDArray[np.float64],
+    judged_words: list[npt.NDArray[np.uint64]],
+    lo: npt.NDArray[np.int64],
+    hi: npt.NDArray[np.int64],
+    *,
+    grouped: bool = False,
+) -> npt.NDArray[np.int64]:
+    """For each judged doc, how many members in ``[lo, hi)`` have its score and a greater id.
+
+    ``grouped``: every member in a judged doc's span has its score already (no score check).
+    """
+    width = max(len(member_words), len(judged_words))
+    zeros_m, zeros_j = np.zeros(len(member_score), np.uint64), np.zeros(len(judged_score), np.uint64)
+    member_words = member_words + [zeros_m] * (width - len(member_words))
+    judged_words = judged_words + [zeros_j] * (width - len(judged_words))
+    sizes = hi - lo
+    total = np.cumsum(sizes)
+    ahead = np.zeros(len(judged_score), dtype=np.int64)
+    start = 0
+    while start < len(sizes):
+        # As many judged docs as fit the block (at least one).
+        limit = total[start] - sizes[start] + _PAIRS_AT_ONCE
+        stop = max(start + 1, int(np.searchsorted(total, limit, "right")))
+        block = np.arange(start, stop)
+        size = sizes[block]
+        judged = np.repeat(block, size)
+        first = np.cumsum(size) - size
+        member = np.arange(len(judged)) - np.repeat(first - lo[block], size)
+        if not grouped:
+            keep = np.flatnonzero(member_score[member] == judged_score[judged])
+            judged, member = judged[keep], member[keep]
+        greater = np.zeros(len(judged), dtype=bool)
+        equal = np.ones(len(judged), dtype=bool)
+        for m_word, j_word in zip(member_words, judged_words, strict=True):
+            mw, jw = m_word[member], j_word[judged]
+            greater |= equal & (mw > jw)
+            equal &= mw == jw
+            if not equal.any():
+                break
+        ahead += np.bincount(judged, weights=greater, minlength=len(ahead)).astype(np.int64)
+        start = stop
     return ahead
 
 

@@ -1,0 +1,104 @@
+"""Ties: ef against pytrec_eval, ir-measures and ranx on four score distributions, in one process.
+
+2,000 queries x 1,000 docs, 6 judged per query (grades 0-2), measures ndcg@10, recall@100, map and
+recip_rank. The distributions are the ones real runs have: integer grades 0-10 (LLM judges,
+rerankers), one decimal, every score tied, and distinct floats. Every score is exact in float32,
+so pytrec_eval (which compares float32) ranks exactly as ef (doubles) does, and the means must
+agree within 1e-12. ranx's JIT warm-up is timed apart. Prints one ratio line per distribution.
+
+    python benchmarks/bench_ties.py             # 2,000 x 1,000
+    python benchmarks/bench_ties.py --queries 500
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+EF = ["ndcg@10", "recall@100", "map", "mrr"]
+TREC = ["ndcg_cut_10", "recall_100", "map", "recip_rank"]
+
+
+Run = dict[str, dict[str, float]]
+
+
+def make(kind: str, n_queries: int, n_docs: int, seed: int) -> tuple[Run, dict[str, dict[str, int]]]:
+    rng = np.random.default_rng(seed)
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(n_queries):
+        names = [f"doc{d:07d}" for d in rng.choice(10 * n_docs, size=n_docs, replace=False).tolist()]
+        if kind == "integers 0-10":
+            scores = rng.integers(0, 11, n_docs).astype(float)
+        elif kind == "one decimal":
+            scores = np.round(rng.random(n_docs) * 10, 1).astype(np.float32).astype(float)
+        elif kind == "all tied":
+            scores = np.ones(n_docs)
+        else:
+            scores = rng.random(n_docs).astype(np.float32).astype(float)
+        run[f"q{q:05d}"] = dict(zip(names, scores.tolist(), strict=True))
+        picked = rng.choice(n_docs, size=6, replace=False).tolist()
+        qrels[f"q{q:05d}"] = {names[i]: int(rng.integers(0, 3)) for i in picked}
+    return run, qrels
+
+
+def timed(job: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = job()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def compare(kind: str, run: Run, qrels: dict[str, dict[str, int]], repeat: int) -> None:
+    """One distribution: every tool on the same dicts, one ratio line."""
+    import pytrec_eval
+
+    from ef.evaluation import evaluate_run
+
+    t_ef, report = timed(lambda: evaluate_run(run, qrels, EF, missing="skip"), repeat)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "recall.100", "map", "recip_rank"})
+    t_py, per_query = timed(lambda: evaluator.evaluate(run), repeat)
+    means = {m: float(np.mean([v[m] for v in per_query.values()])) for m in TREC}
+    diff = max(abs(report.metrics[e] - means[t]) for e, t in zip(EF, TREC, strict=True))
+    line = f"{kind:>15}: ef {t_ef:.3f} s   pytrec_eval {t_py:.3f} s -> ef {t_py / t_ef:.1f}x faster"
+    try:
+        import ir_measures
+        from ir_measures import AP, RR, R, nDCG
+
+        t_irm, _ = timed(lambda: ir_measures.calc_aggregate([nDCG @ 10, R @ 100, AP, RR], qrels, run), 1)
+        line += f"   ir-measures {t_irm:.3f} s ({t_irm / t_ef:.1f}x)"
+    except ImportError:
+        line += "   ir-measures not installed"
+    try:
+        from ranx import Qrels
+        from ranx import Run as RanxRun
+        from ranx import evaluate as ranx_evaluate
+
+        head = list(run)[:2]
+        few_qrels, few_run = Qrels({q: qrels[q] for q in head}), RanxRun({q: run[q] for q in head})
+        t_jit, _ = timed(lambda: ranx_evaluate(few_qrels, few_run, EF), 1)
+        t_ranx, _ = timed(lambda: ranx_evaluate(Qrels(qrels), RanxRun(run), EF), 1)
+        line += f"   ranx {t_ranx:.3f} s ({t_ranx / t_ef:.1f}x; JIT warm-up {t_jit:.1f} s apart)"
+    except ImportError:
+        line += "   ranx not installed"
+    print(f"{line}   max |mean diff| {diff:.1e}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--queries", type=int, default=2_000)
+    parser.add_argument("--docs", type=int, default=1_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    for kind in ("integers 0-10", "one decimal", "all tied", "distinct floats"):
+        compare(kind, *make(kind, args.queries, args.docs, 0), args.repeat)
+
+
+if __name__ == "__main__":
+    main()
