@@ -152,6 +152,7 @@ def test_ingest_refuses_scale_options_that_do_not_apply(options: dict[str, objec
          "ef eval: error: --ann hnsw applies to a dense index; --embedder bm25 has none (use st:MODEL or hybrid)"),
         (["--workers", "2"], "ef eval: error: --workers needs --engine ray"),
         (["--ray-address", "127.0.0.1:1"], "ef eval: error: --ray-address needs --engine ray"),
+        (["--shard-rows", "100"], "ef eval: error: --shard-rows needs --engine ray"),
         (["--embedder", MODEL, "--ann-param", "M=8"], "ef eval: error: --ann-param needs --ann hnsw or --ann ivf"),
         (["--embedder", MODEL, "--ann", "ivf", "--ann-param", "M=8"],
          "ef eval: error: 'ann_params' for 'ivf' takes nlist, nprobe, train_size (got 'M')"),

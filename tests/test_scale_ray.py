@@ -301,33 +301,35 @@ def test_the_cluster_talked_over_loopback_only(build: Build) -> None:
 
 
 
-def test_ef_eval_builds_on_ray_with_hnsw_and_scores_as_the_local_build(
-    cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_ef_eval_on_ray_resumes_from_the_shard_folder_and_scores_as_the_local_build(
+    cluster: Cluster, build: Build, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    docs, queries, qrels = scifact_slice(n_queries=10, n_docs=60)
-    data = tmp_path / "data"
-    write_beir(data, docs, queries, qrels)
+    data, index = tmp_path / "data", tmp_path / "index"
+    write_beir(data, build.docs, build.queries, build.qrels)
     (data / "qrels").mkdir()
     (data / "qrels.tsv").rename(data / "qrels" / "test.tsv")
-    common = ["eval", str(data), "--quiet", "--embedder", MODEL, "--device", "cpu", "--batch-size", str(BATCH),
-              "--k", "1,10"]
-    index = tmp_path / "index"
-    assert main([*common, "--json", str(tmp_path / "local.json")]) == 0
-    capsys.readouterr()
-    assert main([*common, "--engine", "ray", "--ray-address", cluster.address, "--workers", "2", "--ann", "hnsw",
-                 "--index-dir", str(index), "--json", str(tmp_path / "ray.json")]) == 0
+    # The shards the build wrote, where `ef eval --index-dir DIR` keeps them: DIR.shards.
+    shutil.copytree(Path(dense(build.ray)._parts[0].filename).parent, tmp_path / "index.shards")
+    argv = ["eval", str(data), "--quiet", "--embedder", MODEL, "--device", "cpu", "--batch-size", str(BATCH),
+            "--k", "1,10", "--engine", "ray", "--ray-address", cluster.address, "--workers", "2",
+            "--shard-rows", str(SHARD_ROWS), "--ann", "hnsw", "--ann-param", "ef_search=256",
+            "--index-dir", str(index), "--json", str(tmp_path / "ray.json")]
+    assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].endswith(f"10 queries scored; embedder {MODEL}; index built, saved to {index}")
-    assert "ANN hnsw (M=32, ef_construction=128, ef_search=128) against exact search over 10 queries: " \
-           "recall@10 1.0000" in out
-    local, ray = (json.loads((tmp_path / f"{name}.json").read_text()) for name in ("local", "ray"))
-    assert ray["metrics"]["ndcg@10"] == local["metrics"]["ndcg@10"]
+    assert out[0].endswith(f"40 queries scored; embedder {MODEL}; index built, saved to {index}")
+    # ef_search 256 > 200 vectors: the beam holds the whole graph, so HNSW finds the exact top 10.
+    assert ("ANN hnsw (M=32, ef_construction=128, ef_search=256) against exact search over 40 queries: "
+            "recall@10 1.0000") in out
+    def answers(query: str, *, limit: int) -> list[Any]:
+        return dict(zip(build.queries.values(), build.local_hits, strict=True))[query][:limit]
+
+    local = evaluate_retrieval(answers, build.qrels, build.queries, k_values=(1, 10))
+    ray = json.loads((tmp_path / "ray.json").read_text())
+    assert ray["metrics"]["ndcg@10"] == local.metrics["ndcg@10"]
     assert ray["ann_recall"]["recall@10"] == 1.0
-    manifest = json.loads((index / "manifest.json").read_text())
-    assert manifest["index"]["dense"]["build"]["engine"] == "ray"
-    assert manifest["index"]["dense"]["shards"] == [60]
-    assert manifest["index"]["dense"]["ann"]["kind"] == "hnsw"
-    assert sorted(manifest["files"]) == [
-        "ann.faiss", "embeddings/shard-000000.npy", "segments.npy", "sources.jsonl",
-    ]
+    dense_info = json.loads((index / "manifest.json").read_text())["index"]["dense"]
+    assert dense_info["build"]["shards_resumed"] == N_SHARDS  # nothing left to encode
+    assert dense_info["shards"] == [SHARD_ROWS] * N_SHARDS
+    assert dense_info["ann"]["params"] == {"M": 32, "ef_construction": 128, "ef_search": 256}
+    assert (index / "ann.faiss").is_file()
     assert not (tmp_path / "index.shards").exists()  # the shards moved into the index; the scratch folder went

@@ -58,6 +58,10 @@ def add_scale_flags(parser: argparse.ArgumentParser) -> None:
         help="encoding actors on Ray, one model each (default: one per CPU, or per GPU with --device cuda)",
     )
     group.add_argument(
+        "--shard-rows", type=int, metavar="N",
+        help="segments per embedding shard on Ray, the unit a build resumes by (default: 50000)",
+    )
+    group.add_argument(
         "--ann", choices=("none", "hnsw", "ivf"),
         help="approximate search through FAISS (pip install 'ef[ann]'); default: exact search for a new index, "
              "as saved for one loaded from --index-dir",
@@ -72,11 +76,14 @@ def add_scale_flags(parser: argparse.ArgumentParser) -> None:
 def check_scale_flags(args: argparse.Namespace) -> None:
     """Refuse inconsistent flags before any file is read."""
     if args.engine == "local":
-        for flag, value in (("--ray-address", args.ray_address), ("--workers", args.workers)):
+        for flag, value in (
+            ("--ray-address", args.ray_address), ("--workers", args.workers), ("--shard-rows", args.shard_rows)
+        ):
             if value is not None:
                 raise ValueError(f"{flag} needs --engine ray")
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be a positive integer (got {args.workers})")
+    for flag, value in (("--workers", args.workers), ("--shard-rows", args.shard_rows)):
+        if value is not None and value < 1:
+            raise ValueError(f"{flag} must be a positive integer (got {value})")
     if args.ann_param and args.ann in (None, "none"):
         raise ValueError("--ann-param needs --ann hnsw or --ann ivf")
     if args.embedder == "bm25" and (args.engine == "ray" or args.ann not in (None, "none")):
@@ -122,7 +129,10 @@ def scale_options(args: argparse.Namespace, cache: Path | None) -> dict[str, Any
     """The keyword arguments of ``ingest`` that the scale flags set."""
     options: dict[str, Any] = {"engine": args.engine}
     if args.engine == "ray":
-        options.update(ray_address=args.ray_address, workers=args.workers, shard_dir=shard_dir(cache))
+        options.update(
+            ray_address=args.ray_address, workers=args.workers, shard_dir=shard_dir(cache),
+            shard_rows=args.shard_rows,
+        )
     if args.ann not in (None, "none"):
         options.update(ann=args.ann, ann_params=dict(args.ann_param))
     return options

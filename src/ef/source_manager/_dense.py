@@ -228,6 +228,9 @@ class DenseIndex:
         self.build_info: dict[str, Any] | None = None  # None: encoded locally, by this process
         self.sharded = False
         self._parts: list[npt.NDArray[np.float32]] = []
+        # The last batch of query vectors: ef eval's ANN recall re-searches a sample of the queries
+        # it has just retrieved for, and on Ray every encode starts a pool of actors.
+        self._last_queries: tuple[dict[str, int], npt.NDArray[np.float32]] | None = None
 
     @property
     def model(self) -> Any:
@@ -280,7 +283,10 @@ class DenseIndex:
             self.ann = AnnIndex.build(self.ann_spec, self._parts)
 
     def encode_queries(self, queries: Sequence[str], *, show_progress: bool) -> npt.NDArray[np.float32]:
-        """Query embeddings, on Ray when the index has an engine."""
+        """Query embeddings, on Ray when the index has an engine (reused when all were just encoded)."""
+        if self._last_queries is not None and all(q in self._last_queries[0] for q in queries):
+            known, matrix = self._last_queries
+            return matrix[[known[q] for q in queries]]
         if self.engine is not None:
             from ef.source_manager._ray import encode_on_ray
 
@@ -299,6 +305,7 @@ class DenseIndex:
                 f"model {self.model_name!r} makes {vectors.shape[1]}-dimensional embeddings but the "
                 f"index holds {width}-dimensional ones"
             )
+        self._last_queries = ({q: i for i, q in enumerate(queries)}, vectors)
         return vectors
 
     def search_many(self, queries: Sequence[str], *, limit: int, show_progress: bool) -> list[Ranking]:
