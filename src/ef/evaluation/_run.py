@@ -492,7 +492,13 @@ def _match_columns(
     bounds = np.searchsorted(hit_query, np.arange(len(out.query_ids) + 1)).tolist()
     ranks = np.zeros(len(rows_hit), dtype=np.int64)
     all_scores = run.scores
-    # Per query: the ranks of its matched docs (method calls: less overhead than np.* functions).
+    # Per query: the ranks of its matched docs (method calls: less overhead than np.* functions);
+    # tied ones are finished after the loop, all queries at once.
+    tied_at: list[npt.NDArray[np.int64]] = []  # positions in ranks
+    tied_rows: list[npt.NDArray[np.int64]] = []  # their rows
+    member_rows: list[npt.NDArray[np.int64]] = []  # each query's tied rows, by score
+    spans: list[npt.NDArray[np.int64]] = []  # each tied judged row's members, [lo, hi)
+    n_members = 0
     for index, rows in present:
         a, b = bounds[index], bounds[index + 1]
         if a == b:
@@ -507,8 +513,30 @@ def _match_columns(
         if len(tied):  # ties go to the greater doc id (byte-wise)
             row_of = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else rows
             members = row_of[np.isin(scores, found[tied])]
-            greater[tied] += _ahead_in_ties(run, rows_hit[a:b][tied], members)
+            members = members[np.argsort(all_scores[members], kind="stable")]
+            member_scores = all_scores[members]
+            tied_at.append(a + tied)
+            tied_rows.append(rows_hit[a:b][tied])
+            member_rows.append(members)
+            bounds_of = np.stack(
+                [member_scores.searchsorted(found[tied], "left"), member_scores.searchsorted(found[tied], "right")],
+                axis=1,
+            )
+            spans.append(bounds_of + n_members)
+            n_members += len(members)
         ranks[a:b] = greater
+    if tied_at:
+        members, judged = np.concatenate(member_rows), np.concatenate(tied_rows)
+        span = np.concatenate(spans)
+        ranks[np.concatenate(tied_at)] += _count_ahead(
+            all_scores[members],
+            big_endian_words(run.data, run.doc_start[members], run.doc_stop[members]),
+            all_scores[judged],
+            big_endian_words(run.data, run.doc_start[judged], run.doc_stop[judged]),
+            span[:, 0],
+            span[:, 1],
+            grouped=True,
+        )
     keep = ranks < max_docs if max_docs is not None else slice(None)
     try:
         grades = np.array(judged_grade, dtype=np.float64)
@@ -517,36 +545,6 @@ def _match_columns(
         raise
     out.set_hits(hit_query[keep], ranks[keep], grades[judged_hit][keep])
     return out
-
-
-_PAIRS_AT_ONCE = 1 << 22  # (judged, member) comparisons per block: bounds the boolean matrices
-
-
-def _ahead_in_ties(
-    run: RunColumns, judged: npt.NDArray[np.int64], members: npt.NDArray[np.int64]
-) -> npt.NDArray[np.int64]:
-    """For each judged row, how many `members` rows have its score and a greater doc id (byte-wise).
-
-    Doc ids become big-endian 8-byte words, so comparing word tuples compares bytes; no sort.
-    """
-    member_words = big_endian_words(run.data, run.doc_start[members], run.doc_stop[members])
-    judged_words = big_endian_words(run.data, run.doc_start[judged], run.doc_stop[judged])
-    member_score, judged_score = run.scores[members], run.scores[judged]
-    zeros_m, zeros_j = np.zeros(len(members), dtype=np.uint64), np.zeros(len(judged), dtype=np.uint64)
-    width = max(len(member_words), len(judged_words))
-    ahead = np.zeros(len(judged), dtype=np.int64)
-    step = max(1, _PAIRS_AT_ONCE // max(len(members), 1))
-    for lo in range(0, len(judged), step):
-        part = slice(lo, lo + step)
-        candidate = member_score[None, :] == judged_score[part, None]
-        greater = np.zeros(candidate.shape, dtype=bool)
-        for k in range(width):
-            mw = member_words[k] if k < len(member_words) else zeros_m
-            jw = (judged_words[k] if k < len(judged_words) else zeros_j)[part, None]
-            greater |= candidate & (mw[None, :] > jw)
-            candidate &= mw[None, :] == jw
-        ahead[part] = greater.sum(axis=1)
-    return ahead
 
 
 def _summary(measure: Measure, values: npt.NDArray[np.float64]) -> float:
