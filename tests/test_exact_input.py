@@ -216,7 +216,7 @@ def test_a_missing_judged_query_is_counted_on_stderr(tmp_path: Path, capsys: pyt
         ({1: {"d1": 1.0}}, {"q1": {"d1": 1}}, TypeError, "'run' has a query id that is not a str: 1 (int)"),
         ({"q1": {7: 1.0}}, {"q1": {"7": 1}}, TypeError, "'run['q1']' has a doc id that is not a str: 7 (int)"),
         ({"q1": {"d1": 1.0}}, {"q1": {1: 1}}, TypeError, "'qrels['q1']' has a doc id that is not a str: 1 (int)"),
-        ({"q": {"d": 1.0}}, {"q": {"d": 1}, 2: {"d": 1}}, TypeError, "'qrels' has a query id that is not a str: 2 (int)"),
+        ({"q": {"d": 1.0}}, {2: {"d": 1}}, TypeError, "'qrels' has a query id that is not a str: 2 (int)"),
         ({"q1": [0.5]}, {"q1": {"d1": 1}}, TypeError, "'run['q1']' must be a mapping of doc id -> score (got list)"),
     ],
 )
