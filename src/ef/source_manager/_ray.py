@@ -151,7 +151,7 @@ def _is_loopback(address: str) -> bool:
     return host in ("127.0.0.1", "localhost", "::1")
 
 
-def _quiet_data(show_progress: bool) -> None:
+def _quiet_data() -> None:
     from ray.data import DataContext
 
     context = DataContext.get_current()
@@ -302,7 +302,7 @@ def encode_shards(
         done = sum(b - a for (a, b), s in zip(bounds, shards, strict=True) if s is not None)
         buffers: dict[int, tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]] = {}
         with ray_session(engine.address) as ray, Progress(len(texts), "encoding on Ray", enabled=show_progress) as bar:
-            _quiet_data(show_progress)
+            _quiet_data()
             bar.update(done)
             for batch_rows, vectors in _encoded_batches(
                 ray, texts, [bounds[i] for i in missing], model=model, device=device, batch_size=batch_size,
@@ -350,7 +350,7 @@ def encode_on_ray(
     """Embeddings of `texts` (e.g. a large query set), encoded on Ray, in memory, in order."""
     out: npt.NDArray[np.float32] | None = None
     with ray_session(engine.address) as ray, Progress(len(texts), desc, enabled=show_progress) as bar:
-        _quiet_data(show_progress)
+        _quiet_data()
         for batch_rows, vectors in _encoded_batches(
             ray, texts, [(0, len(texts))], model=model, device=device, batch_size=batch_size, workers=engine.workers
         ):
