@@ -66,7 +66,7 @@ def recall(found: list[tuple[np.ndarray, np.ndarray]], truth: list[np.ndarray], 
     return float(np.mean(hits))
 
 
-def ann_part(n: int, n_queries: int, project: int) -> None:
+def ann_part(n: int, n_queries: int, project: int, kinds: tuple[str, ...]) -> None:
     import faiss
 
     from ef.source_manager._ann import AnnIndex, AnnSpec
@@ -87,7 +87,7 @@ def ann_part(n: int, n_queries: int, project: int) -> None:
     print(f"exact numpy (ef's exact path): {exact_qps:,.1f} queries/s ({exact_s:.1f} s), "
           f"no build, no memory beyond the matrix")
 
-    for kind in ("hnsw", "ivf"):
+    for kind in kinds:
         spec = AnnSpec(kind)
         grown = rss_mib()
         start = time.perf_counter()
@@ -155,11 +155,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=1000, help="queries (default 1,000)")
     parser.add_argument("--project", type=int, default=8_841_823, help="N to project to (default: MS MARCO's 8.8M)")
     parser.add_argument("--docs", type=int, default=400, help="SciFact documents for the Ray part (default 400)")
+    parser.add_argument("--kinds", default="hnsw,ivf", help="ANN index types to measure (default: hnsw,ivf)")
     parser.add_argument("--skip-ann", action="store_true")
     parser.add_argument("--skip-ray", action="store_true")
     args = parser.parse_args()
     if not args.skip_ann:
-        ann_part(args.n, args.queries, args.project)
+        ann_part(args.n, args.queries, args.project, tuple(args.kinds.split(",")))
     if not args.skip_ray:
         ray_part(args.docs)
 
