@@ -241,3 +241,12 @@ def test_long_decimal_scores_read_exactly(tmp_path: Path) -> None:
     values = [0.1 + 2**-60, 12.345678901234567, -0.0, 123456789012345678.0, 1e-300]
     run = _write(tmp_path / "run", "".join(f"q Q0 d{i} 1 {v!r} r\n" for i, v in enumerate(values)))
     assert list(read_run(run)["q"].values()) == values
+
+
+def test_fastrag_samples_with_bad_utf8_name_file_and_line(tmp_path: Path) -> None:
+    from fastrag.benchmark import load_samples
+
+    path = _write(tmp_path / "samples.jsonl", b'{"id": "a", "query": "x"}\n{"id": "b", "query": "caf\xe9"}\n')
+    with pytest.raises(ValueError) as info:
+        load_samples(path)
+    assert str(info.value) == f"{path}:2: not valid UTF-8 (invalid continuation byte)"

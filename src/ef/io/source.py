@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import os
 import sys
 import zlib
@@ -67,8 +68,6 @@ def open_binary(source: Source) -> Iterator[IO[bytes]]:
 
 
 def _buffer(raw: IO[bytes]) -> IO[bytes]:
-    import io
-
     return io.BufferedReader(raw)  # type: ignore[type-var]
 
 
