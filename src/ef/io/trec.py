@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ef.io.atomic import atomic_writer
-from ef.io.source import Source, display_name, iter_chunks, read_bytes
+from ef.io.source import BOM, Source, display_name, iter_chunks, read_bytes
 
 __all__ = ["RunColumns", "read_qrels", "read_run", "read_run_columns", "write_qrels", "write_run"]
 
@@ -52,6 +52,7 @@ _CHUNK = 1 << 23  # bytes per tokenising chunk: big enough to amortise numpy cal
 _SAFE_DIGITS = 15  # decimal mantissas this short convert exactly: m / 10**k is correctly rounded
 
 # C's isspace() in the "C" locale: what trec_eval splits columns on.
+_GZIP_MAGIC = b"\x1f\x8b"
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[list(b" \t\n\v\f\r")] = True
 
@@ -306,20 +307,26 @@ class RunColumns:
 
     def find_duplicate(self) -> None:
         """Raise ``file:line`` for the first query holding a doc id twice (any query of the file)."""
-        # One sort of every row's (query, doc) hash; numpy sorts without the GIL.
-        query_of_row = np.empty(len(self), dtype=np.uint64)
-        for index, parts in enumerate(self.segments.values()):
-            for part in parts:
-                query_of_row[part.start : part.stop] = index
-        keys = self.doc_hash ^ (query_of_row * _MIX)
-        ordered = np.sort(keys)
-        repeated = ordered[1:][ordered[1:] == ordered[:-1]]
-        if not len(repeated):
+        # One in-place sort of every row's (query, doc) hash; numpy sorts without the GIL.
+        keys = self._query_keys()
+        keys.sort()
+        same = keys[1:] == keys[:-1]
+        if not same.any():
             return
-        suspects = set(query_of_row[np.isin(keys, repeated)].tolist())
-        for index, query_id in enumerate(self.segments):
-            if index in suspects:
-                self.check_duplicates(query_id)
+        repeated = keys[1:][same]
+        bad_rows = np.flatnonzero(np.isin(self._query_keys(), repeated))
+        for query_id, parts in self.segments.items():
+            if any(bad_rows.searchsorted(p.start) < bad_rows.searchsorted(p.stop) for p in parts):
+                self.check_duplicates(query_id)  # raises for a true repeat; a collision passes
+
+    def _query_keys(self) -> npt.NDArray[np.uint64]:
+        """Each row's doc hash mixed with its query's (equal for a doc twice in one query)."""
+        keys = np.empty(len(self), dtype=np.uint64)
+        mixes = hash_ids(list(self.segments)) * _MIX
+        for mix, parts in zip(mixes, self.segments.values(), strict=True):
+            for part in parts:
+                np.bitwise_xor(self.doc_hash[part.start : part.stop], mix, out=keys[part.start : part.stop])
+        return keys
 
 
 def _line_at(data: bytearray | bytes, position: int) -> int:
@@ -476,6 +483,24 @@ def _same_as_previous(
 
 def _read_padded(source: Source) -> bytearray:
     """All of `source`'s bytes, ending in a newline, then ``_PAD`` zero bytes."""
+    name = os.fspath(source)
+    if name != "-" and os.path.isfile(name):
+        with open(name, "rb") as handle:
+            head = handle.read(3)
+            if head[:2] != _GZIP_MAGIC and not name.lower().endswith(".gz"):
+                # A plain file: read once, straight into place (no chunk copies).
+                size = os.fstat(handle.fileno()).st_size
+                skip = 3 if head == BOM else 0
+                data = bytearray(size - skip + 1 + _PAD)
+                handle.seek(skip)
+                got = handle.readinto(memoryview(data)[: size - skip])
+                if got != size - skip:
+                    raise OSError(f"{name}: short read ({got} of {size - skip} bytes)")
+                if got and data[got - 1] != 10:
+                    data[got] = 10
+                    got += 1
+                del data[got + _PAD :]
+                return data
     data = bytearray()
     for chunk in iter_chunks(source):
         data += chunk
@@ -496,24 +521,48 @@ def _check_utf8(name: str, data: bytearray, size: int) -> None:
 
 
 @dataclass(frozen=True)
-class _Columns:
-    """One chunk's rows, computed on a worker thread: everything per row that numpy can do."""
+class _Chunk:
+    """What one chunk leaves besides its rows (written in place): the little the merge needs."""
 
-    tokens: _Tokens
-    doc_hash: npt.NDArray[np.uint64]
-    scores: npt.NDArray[np.float64]
-    unparsed: npt.NDArray[np.int64]  # rows whose score needs parse_score
-    same_query: npt.NDArray[np.bool_]  # same_query[i]: row i + 1 has row i's query id
+    rows: int
+    new_query: npt.NDArray[np.int64]  # the chunk's rows that start a query run (row 0 always)
+    query_at: npt.NDArray[np.int64]  # (start, stop) of each of those rows' query id
+    last_query: tuple[int, int]  # the query id of the chunk's last row
+    unparsed: npt.NDArray[np.int64]  # (row, start, stop) of scores parse_score must read
+    run_id: tuple[int, int] | None
 
 
-def _chunk_columns(name: str, data: bytearray, begin: int, end: int) -> _Columns:
-    buf = np.frombuffer(data, dtype=np.uint8)
-    view = _word_view(data)
-    tokens = _tokenise(name, data, buf, begin, end)
-    doc_hash = _hash_fields(view, tokens.doc_start, tokens.doc_stop - tokens.doc_start)
-    scores, ok = _parse_scores(buf, tokens.score_start, tokens.score_stop - tokens.score_start)
-    same = _same_as_previous(view, tokens.query_start, tokens.query_stop)
-    return _Columns(tokens, doc_hash, scores, np.flatnonzero(~ok), same)
+class _Rows:
+    """The per-row arrays of a whole file, sized by its line count and filled chunk by chunk."""
+
+    def __init__(self, n: int) -> None:
+        self.doc_start = np.empty(n, dtype=np.int64)
+        self.doc_stop = np.empty(n, dtype=np.int64)
+        self.doc_hash = np.empty(n, dtype=np.uint64)
+        self.scores = np.empty(n, dtype=np.float64)
+
+    def chunk(self, name: str, data: bytearray, begin: int, end: int, first: int) -> _Chunk:
+        buf = np.frombuffer(data, dtype=np.uint8)
+        view = _word_view(data)
+        tokens = _tokenise(name, data, buf, begin, end)
+        rows = slice(first, first + len(tokens.doc_start))
+        self.doc_start[rows], self.doc_stop[rows] = tokens.doc_start, tokens.doc_stop
+        self.doc_hash[rows] = _hash_fields(view, tokens.doc_start, tokens.doc_stop - tokens.doc_start)
+        scores, ok = _parse_scores(buf, tokens.score_start, tokens.score_stop - tokens.score_start)
+        self.scores[rows] = scores
+        bad = np.flatnonzero(~ok)
+        new = np.ones(len(scores), dtype=bool)
+        new[1:] = ~_same_as_previous(view, tokens.query_start, tokens.query_stop)
+        starts = np.flatnonzero(new)
+        last = (int(tokens.query_start[-1]), int(tokens.query_stop[-1])) if len(scores) else (0, 0)
+        return _Chunk(
+            rows=len(scores),
+            new_query=starts,
+            query_at=np.stack([tokens.query_start[starts], tokens.query_stop[starts]], axis=1),
+            last_query=last,
+            unparsed=np.stack([bad, tokens.score_start[bad], tokens.score_stop[bad]], axis=1),
+            run_id=tokens.run_id,
+        )
 
 
 def read_run_columns(path: Source) -> RunColumns:
@@ -522,49 +571,59 @@ def read_run_columns(path: Source) -> RunColumns:
     data = _read_padded(path)
     size = len(data) - _PAD
     _check_utf8(name, data, size)
+    buf = np.frombuffer(data, dtype=np.uint8)
     bounds = [0]
     while bounds[-1] < size:
         cut = data.find(b"\n", min(bounds[-1] + _CHUNK, size - 1), size) + 1
         bounds.append(cut if cut > 0 else size)
     pairs = list(itertools.pairwise(bounds))
+    # A chunk has at most one row per line: its rows go at its first line's offset, and any gap
+    # that comment or blank lines leave is closed afterwards.
     # numpy releases the GIL in its loops, so two threads work on two chunks at once.
     with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        chunks = [c for c in pool.map(lambda job: _chunk_columns(name, data, *job), pairs) if len(c.scores)]
-    if not chunks:
-        empty = np.zeros(0, dtype=np.int64)
-        return RunColumns(name, data, np.zeros(0), np.zeros(0, np.uint64), empty, empty, {}, "")
-    join = np.concatenate
-    query_start = join([c.tokens.query_start for c in chunks])
-    query_stop = join([c.tokens.query_stop for c in chunks])
-    doc_start, doc_stop = join([c.tokens.doc_start for c in chunks]), join([c.tokens.doc_stop for c in chunks])
-    doc_hash, scores = join([c.doc_hash for c in chunks]), join([c.scores for c in chunks])
+        lines = list(pool.map(lambda job: int(np.count_nonzero(buf[job[0] : job[1]] == 10)), pairs))
+        firsts = [0, *itertools.accumulate(lines)]
+        table = _Rows(firsts[-1])
+        jobs = [(a, b, firsts[i]) for i, (a, b) in enumerate(pairs)]
+        chunks = list(pool.map(lambda job: table.chunk(name, data, *job), jobs))
+    # Close the gaps, chunk by chunk (a no-op for a file without comments or blank lines).
+    at = 0
+    for chunk, first in zip(chunks, firsts, strict=False):
+        if first != at:
+            for column in (table.doc_start, table.doc_stop, table.doc_hash, table.scores):
+                column[at : at + chunk.rows] = column[first : first + chunk.rows]
+        at += chunk.rows
+    n = at
+    scores = table.scores[:n]
     # Queries: runs of consecutive rows with the same query id bytes (chunk edges compared here).
-    new_query = np.ones(len(scores), dtype=bool)
+    run_starts: list[int] = []
+    run_ids: list[bytes] = []
     offset = 0
-    for index, chunk in enumerate(chunks):
-        rows = len(chunk.scores)
-        new_query[offset + 1 : offset + rows] = ~chunk.same_query
-        if index:
-            a, b = int(query_start[offset - 1]), int(query_stop[offset - 1])
-            c, d = int(query_start[offset]), int(query_stop[offset])
-            new_query[offset] = data[a:b] != data[c:d]
-        for row in (chunk.unparsed + offset).tolist():
-            a, b = int(chunk.tokens.score_start[row - offset]), int(chunk.tokens.score_stop[row - offset])
+    previous: bytes | None = None
+    for chunk in chunks:
+        if not chunk.rows:
+            continue
+        for row, (a, b) in zip(chunk.new_query.tolist(), chunk.query_at.tolist(), strict=True):
+            query_id = bytes(data[a:b])
+            if row == 0 and query_id == previous:
+                continue  # the previous chunk's last query goes on
+            run_starts.append(offset + row)
+            run_ids.append(query_id)
+        previous = bytes(data[chunk.last_query[0] : chunk.last_query[1]])
+        for row, a, b in chunk.unparsed.tolist():
             try:
-                scores[row] = parse_score(bytes(data[a:b]), "")
+                scores[offset + row] = parse_score(bytes(data[a:b]), "")
             except ValueError as error:  # the line is counted only now: counting costs a pass
                 raise ValueError(f"{name}:{_line_at(data, a)}{error}") from None
-        offset += rows
-    firsts = np.flatnonzero(new_query).tolist()
-    ends = [*firsts[1:], len(scores)]
+        offset += chunk.rows
     segments: dict[bytes, list[_Segment]] = {}
-    qs, qe = query_start[firsts].tolist(), query_stop[firsts].tolist()
-    for a, b, first, stop in zip(qs, qe, firsts, ends, strict=True):
-        query_id = bytes(data[a:b])
+    for query_id, first, stop in zip(run_ids, run_starts, [*run_starts[1:], n][: len(run_starts)], strict=True):
         segments.setdefault(query_id, []).append(_Segment(query_id, first, stop))
-    run_id_at = chunks[-1].tokens.run_id
+    run_id_at = next((c.run_id for c in reversed(chunks) if c.run_id), None)
     run_id = data[run_id_at[0] : run_id_at[1]].decode() if run_id_at else ""
-    return RunColumns(name, data, scores, doc_hash, doc_start, doc_stop, segments, run_id)
+    return RunColumns(
+        name, data, scores, table.doc_hash[:n], table.doc_start[:n], table.doc_stop[:n], segments, run_id
+    )
 
 
 def read_run(path: Source) -> dict[str, dict[str, float]]:
