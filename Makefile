@@ -32,5 +32,7 @@ test: lint
 bench: $(VENV)/.dev
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	$(BIN)/python benchmarks/bench_run_eval.py
+	$(BIN)/python benchmarks/bench_ties.py
+	$(BIN)/python benchmarks/bench_compare.py
 	$(BIN)/python benchmarks/bench_beir_eval.py
 	$(BIN)/python benchmarks/bench_harness.py
