@@ -11,6 +11,7 @@ import argparse
 import os
 from pathlib import Path
 
+from ef.cli._output import check_output
 from ef.evaluation._stats import CORRECTIONS, TESTS
 
 __all__ = ["add_parser", "run", "run_names"]
@@ -117,19 +118,6 @@ def run_names(arguments: list[str]) -> dict[str, str]:
     return out
 
 
-def _check_output(path: str | None) -> None:
-    """Fail before the work, not after it, if the report cannot be written to `path`."""
-    if path is None:
-        return
-    parent = Path(path).resolve().parent
-    if Path(path).is_dir():
-        raise IsADirectoryError(f"--output {path} is a directory")
-    if not parent.is_dir():
-        raise FileNotFoundError(f"--output {path}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise PermissionError(f"--output {path}: cannot create files in directory {parent}")
-
-
 def _render(report: object, form: str) -> str:
     if form == "json":
         return report.to_json(indent=2) + "\n"  # type: ignore[attr-defined, no-any-return]
@@ -151,12 +139,12 @@ def run(args: argparse.Namespace) -> int:
     if len(names) < 2:
         raise ValueError(f"give at least 2 runs to compare (got {len(names)})")
     output = None if args.output == "-" else args.output
-    _check_output(output)
+    check_output("--output", output)
     from ef.cli.report import check_outputs, wants_report, write_comparison_report
 
     check_outputs(args)
     for path in (args.qrels, *names.values()):
-        if not os.path.isfile(path):
+        if not os.path.exists(path):  # a pipe or <(zcat run.gz) exists too
             raise FileNotFoundError(f"{path}: no such file")
     report = compare(
         names,
