@@ -355,8 +355,9 @@ def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int
     chunk = buf[begin:end]
     candidates = np.flatnonzero(chunk <= 32)  # comparisons are cheaper than a table lookup
     byte = chunk[candidates]
-    space = _SPACE[byte]
-    if not space.all():
+    # Bytes <= 32 that are not C whitespace (0-8, 14-31): rare, so test for any before a lookup.
+    if ((byte < 9) | ((byte > 13) & (byte < 32))).any():
+        space = _SPACE[byte]
         if (byte == 0).any():
             at = begin + int(candidates[np.flatnonzero(byte == 0)[0]])
             raise ValueError(f"{name}:{_line_at(data, at)}: a NUL byte (trec_eval stops reading a file there)")
