@@ -152,7 +152,13 @@ def test_control_bytes_other_than_whitespace_belong_to_the_id(tmp_path: Path) ->
 
 
 def test_beir_ids_are_split_on_tabs_and_surrounding_whitespace_is_refused(tmp_path: Path) -> None:
-    assert read_qrels(_write(tmp_path / "a.tsv", "q 1\td1\t1\n")) == {"q 1": {"d1": 1}}
+    assert read_qrels(_write(tmp_path / "a.tsv", "query-id\tcorpus-id\tscore\nq 1\td1\t1\n")) == {"q 1": {"d1": 1}}
+    # Without a header the same bytes also read as TREC qrels 'q1 0<TAB>d1<TAB>1': refused, not guessed.
+    for text in ("q 1\td1\t1\n", "q1 0\td1\t1\nq1 0\td2\t0\n"):
+        ambiguous = _write(tmp_path / "c.tsv", text)
+        with pytest.raises(ValueError) as info:
+            read_qrels(ambiguous)
+        assert str(info.value).startswith(f"{ambiguous}:1: reads both as TREC qrels (4 whitespace-separated columns)")
     bad = _write(tmp_path / "b.tsv", "q1\td1 \t1\n")
     with pytest.raises(ValueError) as info:
         read_qrels(bad)
@@ -250,3 +256,29 @@ def test_fastrag_samples_with_bad_utf8_name_file_and_line(tmp_path: Path) -> Non
     with pytest.raises(ValueError) as info:
         load_samples(path)
     assert str(info.value) == f"{path}:2: not valid UTF-8 (invalid continuation byte)"
+
+
+@pytest.mark.parametrize("text", ["\n", "   \n", "# c\n"])
+def test_a_run_of_no_document_lines_reads_as_empty(tmp_path: Path, text: str) -> None:
+    assert read_run(_write(tmp_path / "run", text)) == {}
+
+
+def test_a_chunk_of_only_comments_does_not_stall_the_reader(tmp_path: Path) -> None:
+    # Over 8 MB: the chunk after the first cut holds comments only.
+    docs = "".join(f"q1 Q0 d{i:07d} 1 0.5 r\n" for i in range(300_000))
+    run = _write(tmp_path / "run", docs + "# c\n" * 600_000)
+    assert len(read_run(run)["q1"]) == 300_000
+
+
+def test_scores_beyond_a_double_are_refused_whatever_the_spelling(tmp_path: Path) -> None:
+    run = _write(tmp_path / "run", "q1 Q0 d1 1 0x1p99999 r\nq1 Q0 d2 1 0.25 r\n")
+    with pytest.raises(ValueError) as info:
+        read_run(run)
+    assert str(info.value) == f"{run}:1: score '0x1p99999' is beyond the range of a double"
+    qrels = _write(tmp_path / "qrels", "q1 0 d1 0x1p9999\n")
+    with pytest.raises(ValueError) as info:
+        read_qrels(qrels)
+    assert str(info.value) == f"{qrels}:1: grade '0x1p9999' is beyond the range of a double"
+    with pytest.raises(ValueError) as info:
+        evaluate_run({"q": {"d": 10**400, "e": 1.0}}, {"q": {"d": 1}}, ["map"])
+    assert str(info.value) == "run: score of doc 'd' in query 'q' is beyond the range of a double"

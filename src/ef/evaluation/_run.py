@@ -209,6 +209,10 @@ def _scores(query_id: str, ranking: Mapping[str, float]) -> tuple[npt.NDArray[np
         raw = np.fromiter(ranking.values(), dtype=np.float64, count=len(ranking))
     except (TypeError, ValueError):
         raw = np.array([np.nan])
+    except OverflowError:  # an int beyond a double's range
+        doc_id = next(d for d, s in ranking.items() if not _finite(s))
+        message = f"run: score of doc {doc_id!r} in query {query_id!r} is beyond the range of a double"
+        raise ValueError(message) from None
     return raw, _checked(query_id, ranking, np.sort(raw))
 
 

@@ -81,6 +81,8 @@ def _hash_fields(
     are confirmed byte for byte by the caller, so a collision costs time, never a wrong number.
     """
     h = length.astype(np.uint64) * _MIX
+    if not len(h):
+        return h
     rows: npt.NDArray[np.int64] | None = None  # None: every row still has bytes at this offset
     offset = 0
     while True:
@@ -208,7 +210,10 @@ def parse_score(text: bytes, where: str, what: str = "score") -> float:
     if _DECIMAL.fullmatch(text):
         value = float(text)
     elif _HEX.fullmatch(text):
-        value = float.fromhex(text.decode())
+        try:
+            value = float.fromhex(text.decode())
+        except OverflowError:
+            value = math.inf
         if math.isinf(value):
             raise ValueError(f"{where}: {what} {shown!r} is beyond the range of a double")
         return value
@@ -745,6 +750,14 @@ def read_qrels(path: Source) -> dict[str, dict[str, float]]:
             beir = line.count(b"\t") == 2
             if beir and line.rsplit(b"\t", 1)[1].strip().decode(errors="replace").lower() in _HEADER_SCORE_NAMES:
                 continue  # BEIR header row; any other non-number is reported as a bad grade
+            if beir and len(line.split()) == 4:
+                # 'q1 0<TAB>d1<TAB>1' is TREC qrels with mixed separators, 'q 1<TAB>d1<TAB>1' a BEIR
+                # row whose query id holds a space: the bytes cannot tell which, so neither is guessed.
+                raise ValueError(
+                    f"{name}:{number}: reads both as TREC qrels (4 whitespace-separated columns) and as a BEIR "
+                    "TSV row (3 tab-separated columns); start a BEIR file with its 'query-id<TAB>corpus-id<TAB>score' "
+                    "header, or separate TREC columns consistently"
+                )
         if beir:
             if not line.strip():
                 continue
