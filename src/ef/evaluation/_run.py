@@ -233,12 +233,14 @@ def _scores(query_id: str, ranking: Mapping[str, float]) -> tuple[npt.NDArray[np
         doc_id = next(d for d, s in ranking.items() if not _finite(s))
         message = f"run: score of doc {doc_id!r} in query {query_id!r} is beyond the range of a double"
         raise ValueError(message) from None
-    return raw, _checked(query_id, ranking, np.sort(raw))
+    return raw, _checked(query_id, ranking, raw, np.sort(raw))
 
 
-def _checked(query_id: str, ranking: Mapping[str, float], scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    # A bool reads as 0 or 1: one C-level pass over the types tells (a Python loop would not).
-    if len(scores) and scores[-1] == scores[-1] and _has_zero_or_one(scores) and not _has_bool(ranking):
+def _checked(
+    query_id: str, ranking: Mapping[str, float], raw: npt.NDArray[np.float64], scores: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    # A bool reads as 0 or 1: a C-level pass over the types of those values tells.
+    if len(scores) and scores[-1] == scores[-1] and _has_zero_or_one(scores) and not _bool_at_zero_or_one(ranking, raw):
         return scores
     if len(scores) and (scores[-1] != scores[-1] or _has_zero_or_one(scores)):  # NaN sorts last
         bad = _not_a_number(ranking)
@@ -249,6 +251,16 @@ def _checked(query_id: str, ranking: Mapping[str, float], scores: npt.NDArray[np
         doc_id = next(d for d, s in ranking.items() if s != s)
         raise ValueError(f"run: score of doc {doc_id!r} in query {query_id!r} is NaN")
     return scores
+
+
+def _bool_at_zero_or_one(ranking: Mapping[str, float], raw: npt.NDArray[np.float64]) -> bool:
+    """Whether a value of `ranking` that reads as 0 or 1 is a bool (only those can be)."""
+    at = np.flatnonzero((raw == 0.0) | (raw == 1.0)).tolist()
+    if 4 * len(at) > len(raw):
+        return _has_bool(ranking)
+    picked = operator.itemgetter(*at)(list(ranking.values()))
+    kinds = set(map(type, picked)) if len(at) > 1 else {type(picked)}
+    return bool in kinds or np.bool_ in kinds
 
 
 def _has_zero_or_one(ordered: npt.NDArray[np.float64]) -> bool:

@@ -622,7 +622,9 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
     chunks = iter_chunks(path, window or _WINDOW)
     for block in itertools.chain(chunks, [b""]):
         final = not block
-        data = _Window(carry + block)
+        data = _Window(carry)
+        data += block  # one copy of the block (a view of bytes would pin both)
+        del block
         if not final:
             cut = data.rfind(b"\n") + 1  # whole lines only; the partial last line waits
             if not cut:
