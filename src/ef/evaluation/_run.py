@@ -8,7 +8,7 @@ import math
 import numbers
 import operator
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -478,6 +478,15 @@ def _from_columns(
     return out
 
 
+def _read_ahead(windows: Iterator[RunColumns]) -> Iterator[RunColumns]:
+    """`windows`, the next one read and tokenised on another thread while this one is scored."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        coming = pool.submit(next, windows, None)
+        while (window := coming.result()) is not None:
+            coming = pool.submit(next, windows, None)
+            yield window
+
+
 def _from_stream(
     path: str, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None
 ) -> tuple[_Builder, str] | None:
@@ -491,7 +500,7 @@ def _from_stream(
     seen: set[bytes] = set()
     parts: list[tuple[list[str], list[int], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
     run_id = ""
-    for columns in iter_run_columns(path):
+    for columns in _read_ahead(iter_run_columns(path)):
         if not seen.isdisjoint(columns.segments):
             return None
         seen.update(columns.segments)
