@@ -857,8 +857,11 @@ def evaluate_run(
 
     names = list(zip(measures, parsed, strict=True))
     metrics = {name: typed(m, result.summary[m]) for name, m in names}
-    columns = {name: result.values[m].tolist() for name, m in names}
-    per_query = {
-        query_id: {name: typed(m, columns[name][i]) for name, m in names} for i, query_id in enumerate(result.query_ids)
-    }
+    # Counts become ints column by column; then one dict per query, built in C by zip.
+    columns = [
+        result.values[m].astype(np.int64).tolist() if m.spec.integer else result.values[m].tolist() for _, m in names
+    ]
+    keys = [name for name, _ in names]
+    rows = zip(*columns, strict=True)
+    per_query = {q: dict(zip(keys, row, strict=True)) for q, row in zip(result.query_ids, rows, strict=True)}
     return RunEvalReport(metrics=metrics, per_query=per_query, n_queries=len(result.query_ids))
