@@ -90,6 +90,7 @@ def _case(seed: int) -> tuple[str, str, dict[str, object]]:
     style = rng.choice(["int", "tied", "decimal1", "float32", "exp", "float"])
     sep = rng.choice([" ", "\t", "  ", " \t", "mixed"])
     newline = "\r\n" if rng.random() < 0.2 else "\n"
+    by_score = rng.random() < 0.6
 
     def join(fields: list[str]) -> str:
         if sep == "mixed":
@@ -116,8 +117,11 @@ def _case(seed: int) -> tuple[str, str, dict[str, object]]:
             continue
         ordered = docs[:]
         rng.shuffle(ordered)
-        for rank, doc_id in enumerate(ordered, start=1):
-            fields = [query_id, "Q0", doc_id, str(rank), _score(rng, style), rng.choice(["runA", "runB"])]
+        scored = [(doc_id, _score(rng, style)) for doc_id in ordered]
+        if by_score:  # as trec_eval and most tools write runs: each query's lines by score, descending
+            scored.sort(key=lambda pair: -float(pair[1]))
+        for rank, (doc_id, score) in enumerate(scored, start=1):
+            fields = [query_id, "Q0", doc_id, str(rank), score, rng.choice(["runA", "runB"])]
             if rng.random() < 0.02:
                 fields.append("extra")  # ignored by trec_eval
             line = join(fields)

@@ -591,6 +591,74 @@ def _match_columns(
     hit_query = row_query[rows_hit]
     by_query = np.argsort(hit_query, kind="stable")
     rows_hit, judged_hit, hit_query = rows_hit[by_query], judged_hit[by_query], hit_query[by_query]
+    ranks = _ranks_of_sorted(run, rows_hit)
+    if ranks is None:
+        ranks = _ranks_by_query(run, out, present, rows_hit, hit_query)
+    keep = ranks < max_docs if max_docs is not None else slice(None)
+    try:
+        grades = np.array(judged_grade, dtype=np.float64)
+    except OverflowError:  # an int grade too large for a double: raises, naming the query
+        out.judged_grades()
+        raise
+    out.set_hits(hit_query[keep], ranks[keep], grades[judged_hit][keep])
+    return out
+
+
+def _ranks_of_sorted(run: RunColumns, rows_hit: npt.NDArray[np.int64]) -> npt.NDArray[np.int64] | None:
+    """The ranks of the matched rows when each query is one run of rows with scores descending
+    (as trec_eval, Anserini, Pyserini and ef write runs): found for all rows at once. ``None``
+    for any other file, which :func:`_ranks_by_query` ranks query by query.
+
+    In such a file a row's rank is the rows before its score's run of equal scores in its query,
+    plus the rows of that run with a greater id.
+    """
+    if any(len(parts) != 1 for parts in run.segments.values()):
+        return None
+    scores = run.scores
+    n = len(scores)
+    query_start = np.zeros(n, dtype=bool)
+    query_start[[parts[0].start for parts in run.segments.values()]] = True
+    rising = scores[1:] > scores[:-1]
+    if n > 1 and (rising & ~query_start[1:]).any():
+        return None
+    # A run of equal scores begins at a query's first row or where the score drops.
+    begins = query_start.copy()
+    begins[1:] |= scores[1:] != scores[:-1]
+    tie_starts = np.flatnonzero(begins)
+    query_starts = np.flatnonzero(query_start)
+    at = tie_starts.searchsorted(rows_hit, "right") - 1
+    first = tie_starts[at]
+    stop = np.append(tie_starts, n)[at + 1]
+    ranks = first - query_starts[query_starts.searchsorted(rows_hit, "right") - 1]
+    tied = np.flatnonzero(stop - first > 1)
+    if len(tied):  # ties go to the greater doc id (byte-wise), within each run of equal scores
+        groups, where = np.unique(at[tied], return_inverse=True)
+        lo, hi = tie_starts[groups], np.append(tie_starts, n)[groups + 1]
+        sizes = hi - lo
+        offsets = np.zeros(len(groups), dtype=np.int64)
+        np.cumsum(sizes[:-1], out=offsets[1:])
+        members = np.repeat(lo - offsets, sizes) + np.arange(int(sizes.sum()))
+        judged = rows_hit[tied]
+        ranks[tied] += _count_ahead(
+            scores[members],
+            big_endian_words(run.data, run.doc_start[members], run.doc_stop[members]),
+            scores[judged],
+            big_endian_words(run.data, run.doc_start[judged], run.doc_stop[judged]),
+            offsets[where],
+            offsets[where] + sizes[where],
+            grouped=True,
+        )
+    return ranks
+
+
+def _ranks_by_query(
+    run: RunColumns,
+    out: _Builder,
+    present: list[tuple[int, npt.NDArray[np.int64] | slice]],
+    rows_hit: npt.NDArray[np.int64],
+    hit_query: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """The ranks of the matched rows (grouped by query), each query's scores sorted apart."""
     bounds = np.searchsorted(hit_query, np.arange(len(out.query_ids) + 1)).tolist()
     ranks = np.zeros(len(rows_hit), dtype=np.int64)
     all_scores = run.scores
@@ -639,14 +707,7 @@ def _match_columns(
             span[:, 1],
             grouped=True,
         )
-    keep = ranks < max_docs if max_docs is not None else slice(None)
-    try:
-        grades = np.array(judged_grade, dtype=np.float64)
-    except OverflowError:  # an int grade too large for a double: raises, naming the query
-        out.judged_grades()
-        raise
-    out.set_hits(hit_query[keep], ranks[keep], grades[judged_hit][keep])
-    return out
+    return ranks
 
 
 def _summary(measure: Measure, values: npt.NDArray[np.float64]) -> float:
