@@ -4,15 +4,22 @@
 recip_rank. The distributions are the ones real runs have: integer grades 0-10 (LLM judges,
 rerankers), one decimal, every score tied, and distinct floats. Every score is exact in float32,
 so pytrec_eval (which compares float32) ranks exactly as ef (doubles) does, and the means must
-agree within 1e-12. ranx's JIT warm-up is timed apart. Prints one ratio line per distribution.
+agree within 1e-12. ranx's JIT warm-up is timed apart. Prints one ratio line per distribution,
+in memory, then one per distribution from a TREC file (each query's lines by score, descending,
+as trec_eval writes them), whole process: ``ef trec-eval`` against pytrec_eval's parse plus
+evaluate, with each one's peak memory.
 
     python benchmarks/bench_ties.py             # 2,000 x 1,000
     python benchmarks/bench_ties.py --queries 500
+    python benchmarks/bench_ties.py --no-file      # in memory only
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -90,14 +97,50 @@ def compare(kind: str, run: Run, qrels: dict[str, dict[str, int]], repeat: int) 
     print(f"{line}   max |mean diff| {diff:.1e}")
 
 
+def write(folder: str, run: Run, qrels: dict[str, dict[str, int]]) -> tuple[str, str]:
+    run_path, qrels_path = os.path.join(folder, "run.txt"), os.path.join(folder, "qrels.txt")
+    with open(run_path, "w") as out:
+        for q, docs in run.items():
+            ranked = sorted(docs.items(), key=lambda item: -item[1])
+            out.write("".join(f"{q} Q0 {d} {r} {s!r} bench\n" for r, (d, s) in enumerate(ranked, 1)))
+    with open(qrels_path, "w") as out:
+        out.write("".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()))
+    return run_path, qrels_path
+
+
+def whole_process(kind: str, run: Run, qrels: dict[str, dict[str, int]], repeat: int) -> None:
+    """One distribution from a file: both tools as fresh processes, best of `repeat`, one ratio line."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_run_eval import EF_CLI, PYTREC_FILE, child
+
+    with tempfile.TemporaryDirectory() as folder:
+        run_path, qrels_path = write(folder, run, qrels)
+        os.sync()
+        ef_runs, py_runs = [], []
+        for _ in range(repeat):  # alternating, so neither pays for a noisy moment alone
+            ef_runs.append(child(EF_CLI, qrels_path, run_path))
+            py_runs.append(child(PYTREC_FILE, qrels_path, run_path))
+    (t_ef, ef_info), (t_py, py_info) = min(ef_runs, key=lambda r: r[0]), min(py_runs, key=lambda r: r[0])
+    print(
+        f"{kind:>15} from a file, whole process: ef trec-eval {t_ef:.2f} s, peak {ef_info['peak_mb']:.0f} MB   "
+        f"pytrec_eval parse+evaluate {t_py:.2f} s, peak {py_info['peak_mb']:.0f} MB   -> ef {t_py / t_ef:.1f}x faster, "
+        f"{ef_info['peak_mb'] / py_info['peak_mb']:.2f}x the memory"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queries", type=int, default=2_000)
     parser.add_argument("--docs", type=int, default=1_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-file", action="store_true", help="skip the whole-process runs from files")
     args = parser.parse_args()
-    for kind in ("integers 0-10", "one decimal", "all tied", "distinct floats"):
+    kinds = ("integers 0-10", "one decimal", "all tied", "distinct floats")
+    for kind in kinds:
         compare(kind, *make(kind, args.queries, args.docs, 0), args.repeat)
+    if not args.no_file:
+        for kind in kinds:
+            whole_process(kind, *make(kind, args.queries, args.docs, 0), args.repeat)
 
 
 if __name__ == "__main__":

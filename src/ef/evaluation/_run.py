@@ -415,7 +415,7 @@ def _id_words(ids: list[str]) -> list[npt.NDArray[np.uint64]] | None:
     return big_endian_words(data, starts, ends)
 
 
-_PAIRS_AT_ONCE = 1 << 22  # (judged, member) comparisons per block: bounds the temporary arrays
+_PAIRS_AT_ONCE = 1 << 20  # (judged, member) comparisons per block: bounds the temporary arrays (~40 MB)
 
 
 def _count_ahead(
