@@ -90,8 +90,10 @@ def test_every_entry_describes_itself() -> None:
         "rbp_resid": "loss",
         "unj": "loss",
     }
-    assert MEASURES["num_ret"].integer and not MEASURES["ndcg_cut"].integer
-    assert MEASURES["unj"].higher_is_better is False and MEASURES["ndcg_cut"].higher_is_better is True
+    assert MEASURES["num_ret"].integer
+    assert not MEASURES["ndcg_cut"].integer
+    assert MEASURES["unj"].higher_is_better is False
+    assert MEASURES["ndcg_cut"].higher_is_better is True
 
 
 def test_evaluate_retrieval_metric_names_all_resolve_in_the_registry() -> None:

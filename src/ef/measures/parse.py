@@ -489,20 +489,26 @@ def _trec_form(name: str) -> str:
         "multiple": f"{name}_X",
         "optional_cutoff": f"{name}, {name}_K",
         "doubles": f"{name}, {name}_X,Y",
-        "pairs": f"{name}, {name}_L=G,...",
+        "pairs": f"{name}, {name}_{'p=X,' if name in ('rbp', 'rbp_resid') else ''}L=G,...",
     }.get(kind, name)
 
 
+def _at(family: str) -> str:
+    """What follows the ``@`` of `family`: a cutoff K, or a recall level X."""
+    return "X" if MEASURES[family].param == "recall" else "K"
+
+
 def _irm_forms(irm: str) -> list[str]:
-    plain, cut = _IRM[irm]
-    rel = any(f in _REL_NAMES for f in (plain, cut) if f is not None)
-    forms = ([irm] if plain is not None else []) + ([f"{irm}@K"] if cut is not None else [])
     if irm == "RBP":
         return ["RBP", "RBP(p=X)", "RBP(p=X,rel=N)"]
+    plain, cut = _IRM[irm]
+    forms = []
+    if plain is not None:
+        forms += [irm] + ([f"{irm}(rel=N)"] if plain in _REL_NAMES else [])
+    if cut is not None:
+        forms += [f"{irm}@{_at(cut)}"] + ([f"{irm}(rel=N)@{_at(cut)}"] if cut in _REL_NAMES else [])
     if irm == "nDCG":
         forms += ["nDCG(dcg='exp-log2')", "nDCG(dcg='exp-log2')@K"]
-    if rel:
-        forms += [f"{irm}(rel=N)" + ("@K" if plain is None else "") for _ in (0,)]
     return forms
 
 
@@ -510,12 +516,13 @@ def valid_forms() -> str:
     """Every spelling :func:`parse_measure` and :func:`resolve` take, for error messages and ``--help``.
 
     Generated from the parser's own tables, so it lists exactly what is accepted (K a cutoff, X a
-    number, N a relevance level).
+    number or a recall level in [0, 1], N a relevance level).
 
     >>> valid_forms().splitlines()[0]  # doctest: +ELLIPSIS
     'valid measures: ef names ndcg@K, ndcg_cut@K, recall@K, precision@K, P@K, mrr@K, ...'
     """
-    ef_names = [f"{alias}@K" for alias in _AT_ALIASES] + [alias for alias in _PLAIN_ALIASES if alias not in MEASURES]
+    ef_names = [f"{alias}@{_at(family)}" for alias, family in _AT_ALIASES.items()]
+    ef_names += [alias for alias in _PLAIN_ALIASES if alias not in MEASURES]  # the others are family names too
     irm_names = [form for irm in _IRM for form in _irm_forms(irm)]
     ranking = [name for name, family in MEASURES.items() if family.scores_rankings]
     rag = [name for name, family in MEASURES.items() if not family.scores_rankings]

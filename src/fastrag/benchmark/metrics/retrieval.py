@@ -238,15 +238,21 @@ class HitRate(RetrievalMetric):
         return self._measure(sample, outcome)
 
 
+# Measures that read judged non-relevant (or unjudged) documents: a sample judges only its relevant ids.
+_NEEDS_JUDGEMENTS = frozenset({"bpref", "gm_bpref", "infAP", "judged", "unj", "rbp_resid", "num_nonrel_judged_ret"})
+
+
 @dataclass(frozen=True)
 class RankingMeasure(Metric):
     """Any ranking measure of ef's registry, by name, over the distinct documents retrieved.
 
     For the measures the five classes above do not cover: ``ERR@10``, ``RBP(p=0.8)``,
-    ``ndcg_exp@10``, ``AP``, ``R@100``, ``Rprec`` … Every relevant id has grade 1, so a measure
-    that needs graded or judged-non-relevant documents (``P(rel=2)@5``, ``Judged@10``) sees only
-    that. The measure applies its own cutoff to the distinct retrieved documents; its name is the
-    metric's :attr:`name` (with ``[source_uri]`` at page level).
+    ``ndcg_exp@10``, ``AP``, ``R@100``, ``Rprec`` … A sample's relevant ids are its only
+    judgements, each at grade 1, so the measures that read grades above 1 (``P(rel=2)@5``) or
+    judged non-relevant documents (``Judged@10``, ``unj``, ``bpref``, ``infAP``, ``rbp_resid``)
+    would measure nothing and are refused. The measure applies its own cutoff to the distinct
+    retrieved documents; its name is the metric's :attr:`name` (with ``[source_uri]`` at page
+    level).
 
     Parameters
     ----------
@@ -258,8 +264,9 @@ class RankingMeasure(Metric):
     Raises
     ------
     ValueError
-        For an unknown name, a name for several measures (``official``), a RAG measure, or a
-        measure that is not a mean of per-query values (``num_ret``, ``relstring``).
+        For an unknown name, a name for several measures (``official``), a RAG measure, a
+        measure that is not a mean of per-query values (``num_ret``, ``relstring``), or one that
+        needs more judgements than relevant ids (see above).
 
     Examples
     --------
@@ -288,6 +295,11 @@ class RankingMeasure(Metric):
             raise ValueError(
                 f"'measure' must be a ranking measure averaged over queries (got {self.measure!r}, "
                 f"a {'RAG measure' if not parsed.spec.scores_rankings else parsed.spec.aggregate})"
+            )
+        if parsed.family in _NEEDS_JUDGEMENTS or (parsed.rel or 1) > 1:
+            raise ValueError(
+                f"'measure' must not need grades or judged non-relevant documents, which a sample's relevant ids "
+                f"do not have (got {self.measure!r})"
             )
         object.__setattr__(self, "parsed", parsed)
         object.__setattr__(self, "higher_is_better", parsed.spec.higher_is_better)
