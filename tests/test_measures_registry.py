@@ -32,6 +32,29 @@ from ef.measures.registry import _REL_NAMES
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def test_the_public_surface() -> None:
+    import ef.measures
+
+    assert sorted(ef.measures.__all__) == [
+        "Aggregate", "HitTable", "Kind", "MEASURES", "Measure", "MeasureFamily", "NICKNAMES", "NICKNAMES_WITH_RUNID",
+        "Origin", "ParamKind", "RAG_MEASURES", "RETRIEVAL_METRICS", "expand_measure_spec", "expand_measure_specs",
+        "parse_measure", "resolve", "score_ranking", "valid_forms",
+    ]
+    for name in ef.measures.__all__:
+        assert getattr(ef.measures, name) is not None
+
+
+def test_the_docs_example_runs() -> None:
+    import doctest
+    import re
+
+    text = (ROOT / "docs" / "trec-eval.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```pycon\n(.*?)```", text, flags=re.S) if "ef.measures" in b]
+    runner = doctest.DocTestRunner()
+    runner.run(doctest.DocTestParser().get_doctest(block, {}, "trec-eval.md", "docs/trec-eval.md", 0))
+    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=7)
+
+
 def test_importing_ef_measures_loads_no_numpy() -> None:
     code = (
         "import sys, ef.measures; from ef.measures import resolve, parse_measure; "
