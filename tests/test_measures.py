@@ -232,9 +232,9 @@ def test_bad_parameter_lists(spec: str, why: str) -> None:
 
 def measure_table() -> str:
     """docs/trec-eval.md's table of every ranking measure, generated from the registry."""
-    lines = ["| measure | what it is | kind | summary |", "|---|---|---|---|"]
+    lines = ["| measure | what it is | kind | summary | spellings |", "|---|---|---|---|---|"]
     lines += [
-        f"| `{f.name}` | {f.description} | {f.kind} | {f.aggregate} |"
+        f"| `{f.name}` | {f.description} | {f.kind} | {f.aggregate} | {', '.join(f'`{s}`' for s in f.spellings)} |"
         for f in MEASURES.values()
         if f.scores_rankings
     ]

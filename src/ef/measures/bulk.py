@@ -233,6 +233,9 @@ class HitTable:
 
         Each ranking is a sequence of distinct str doc ids, best first; each judgement a mapping
         ``{doc_id: grade}`` (a negative grade: in the pool but unjudged, as trec_eval reads it).
+        `relevance_level` is trec_eval's ``-l``; ``math.ulp(0.0)`` gives the rule of the per-query
+        kernels (:mod:`ef.measures.per_query`), a grade ``> 0`` is relevant, and then every measure
+        that has both kernels gives their values to the last bit.
         What ``evaluate_retrieval`` and :func:`~ef.measures.score_ranking` score; a run file goes
         through :func:`~ef.evaluation.evaluate_run`'s faster readers instead.
 

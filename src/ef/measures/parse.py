@@ -39,6 +39,7 @@ __all__ = [
     "expand_measure_specs",
     "parse_measure",
     "resolve",
+    "spellings",
     "valid_forms",
 ]
 
@@ -494,8 +495,8 @@ def _trec_form(name: str) -> str:
 
 
 def _at(family: str) -> str:
-    """What follows the ``@`` of `family`: a cutoff K, or a recall level X."""
-    return "X" if MEASURES[family].param == "recall" else "K"
+    """The parameter of `family`: a cutoff K, or a number X (a recall level, a multiple of R)."""
+    return "X" if MEASURES[family].param in ("recall", "multiple") else "K"
 
 
 def _irm_forms(irm: str) -> list[str]:
@@ -534,3 +535,34 @@ def valid_forms() -> str:
         + ", ".join(NICKNAMES) + ";\n"
         "RAG measures (evaluate_rag, not runs) " + ", ".join(rag)
     )
+
+
+def spellings(family: str) -> tuple[str, ...]:
+    """Every spelling of `family`'s measures: trec_eval's first, then ef's, then ir_measures'.
+
+    K stands for a cutoff, X for a number or recall level, N for a relevance level, L=G for
+    trec_eval's ``level=gain`` pairs (the same forms :func:`valid_forms` lists).
+
+    >>> spellings("ndcg_cut")
+    ('ndcg_cut_K', 'ndcg_cut.K,K,...', 'ndcg@K', 'ndcg_cut@K', 'nDCG@K')
+    >>> spellings("recip_rank")
+    ('recip_rank', 'recip_rank_K', 'mrr@K', 'recip_rank@K', 'mrr', 'RR', 'RR(rel=N)', 'RR@K', 'RR(rel=N)@K')
+    """
+    spec = MEASURES[family]
+    x = _at(family)
+    forms = {
+        "cutoff": [f"{family}_K", f"{family}.K,K,..."],
+        "recall": [f"{family}_X", f"{family}.X,X,..."],
+        "multiple": [f"{family}_X", f"{family}.X,X,..."],
+        "optional_cutoff": [family, f"{family}_K"],
+        "doubles": [family, f"{family}_X,..."],
+        "pairs": [family, f"{family}_{'p=X,' if family in ('rbp', 'rbp_resid') else ''}L=G,..."],
+    }.get(spec.param, [family])
+    forms += [f"{alias}@{x}" for alias, f in _AT_ALIASES.items() if f == family]
+    forms += [alias for alias, f in _PLAIN_ALIASES.items() if f == family and alias != family]
+    for irm, (plain, cut) in _IRM.items():
+        forms += [form for form in _irm_forms(irm) if "dcg=" not in form
+                  and ((plain == family and "@" not in form) or (cut == family and "@" in form))]
+    if family == "ndcg_exp":
+        forms += ["nDCG(dcg='exp-log2')", "nDCG(dcg='exp-log2')@K"]
+    return tuple(dict.fromkeys(forms))

@@ -121,6 +121,17 @@ class MeasureFamily:
     applies: Callable[[Mapping[str, Any]], bool] | None = None
 
     @property
+    def spellings(self) -> tuple[str, ...]:
+        """Every spelling of this family's measures (K a cutoff, X a number, N a relevance level).
+
+        >>> MEASURES["success"].spellings
+        ('success_K', 'success.K,K,...', 'hit_rate@K', 'success@K', 'Success@K', 'Success(rel=N)@K')
+        """
+        from ef.measures.parse import spellings  # the parser reads the registry
+
+        return spellings(self.name)
+
+    @property
     def higher_is_better(self) -> bool:
         """``False`` only for a loss; a count or text has no direction and reads as ``True``."""
         return self.kind != "loss"
