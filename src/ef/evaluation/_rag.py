@@ -16,17 +16,9 @@ from typing import Any, TypedDict
 from ef._table import format_table
 from ef._validate import finite_float
 from ef.measures import RAG_MEASURES
-from ef.measures.answers import check_contexts, context_precision, context_recall, exact_match, token_f1
+from ef.measures.answers import check_contexts
 
-__all__ = [
-    "RagEvalReport",
-    "RagSample",
-    "context_precision",
-    "context_recall",
-    "evaluate_rag",
-    "exact_match",
-    "token_f1",
-]
+__all__ = ["RagEvalReport", "RagSample", "evaluate_rag"]
 
 
 class RagSample(TypedDict, total=False):
@@ -53,6 +45,7 @@ class RagSample(TypedDict, total=False):
     >>> sample: RagSample = {'user_input': 'capital of France?', 'response': 'Paris',
     ...                      'retrieved_contexts': ['Paris is the capital of France.'],
     ...                      'reference': 'Paris'}
+    >>> from ef.evaluation import exact_match
     >>> exact_match(sample['response'], sample['reference'])
     1.0
     """

@@ -11,18 +11,17 @@ The entries are, in this order: every measure of trec_eval 10.0 that reads stand
 runs (``origin="trec_eval"``, in trec_eval's output order), ef's additions (``"ef"``: Judged@k,
 ERR@k, nDCG with exponential gain), the definitions fastrag's spec requires (``"fastrag"``:
 Precision over the retrieved window, binary-gain NDCG) and ef's lexical RAG measures (``"rag"``,
-which score a RAG sample rather than a ranking). The spellings each is accepted by live in
-:mod:`ef.measures.parse`.
+which score a RAG sample rather than a ranking). The spellings each is accepted by are read by
+:mod:`ef.measures.parse` and listed by :attr:`MeasureFamily.spellings`.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, total_ordering
 from numbers import Integral, Real
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
@@ -511,7 +510,7 @@ def _bad(family: str, error: Exception) -> Exception:
     return type(error)(f"Measure({family!r}): {error}")
 
 
-@functools.total_ordering
+@total_ordering
 @dataclass(frozen=True)
 class Measure:
     """One measure with its parameter, e.g. ``P_5``; ``str()`` gives the canonical name.
@@ -542,9 +541,8 @@ class Measure:
     ('P_5', 'iprec_at_recall_0.50')
     >>> str(parse_measure("P(rel=2)@5")), str(parse_measure("utility_2,-1,0,0"))
     ('P(rel=2)@5', 'utility_2,-1,0,0')
-    >>> sorted([Measure("P", 10), Measure("map"), Measure("P", 5)])
-    [Measure(family='map', param=None, text=None, rel=None), Measure(family='P', param=5, text=None, rel=None), \
-Measure(family='P', param=10, text=None, rel=None)]
+    >>> [str(m) for m in sorted([Measure("P", 10), Measure("map"), Measure("P", 5)])]
+    ['map', 'P_5', 'P_10']
     >>> Measure("nope")
     Traceback (most recent call last):
     ...
@@ -714,7 +712,8 @@ Measure(family='P', param=10, text=None, rel=None)]
                              "compute it over a run (Measure.evaluate, evaluate_run)")
         if self.rel is not None:
             # A level of its own: grades below it count as judged non-relevant.
-            relevant = {doc: (grade if grade >= self.rel else 0.0) for doc, grade in relevant.items()}
+            ranked, grades = per_query.check_ranking(ranked, relevant)
+            relevant = {doc: (grade if grade >= self.rel else 0.0) for doc, grade in grades.items()}
         return function(ranked, relevant) if self.param is None else function(ranked, relevant, self.param)
 
 
