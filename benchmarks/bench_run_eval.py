@@ -108,7 +108,7 @@ IMPORT = (
 def all_trec_ratio(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], repeat: int) -> None:
     """Print how much longer every trec_eval measure (``-m all_trec``) takes than the four defaults."""
     from ef.evaluation import evaluate_run
-    from ef.evaluation._measures import expand_measure_spec
+    from ef.measures import expand_measure_spec
 
     # relstring is a string per query, which evaluate_run refuses; every other all_trec measure counts.
     everything = [str(m) for m in expand_measure_spec("all_trec") if m.family != "relstring"]

@@ -25,7 +25,8 @@ from ef.evaluation import (
     exact_match,
     token_f1,
 )
-from ef.evaluation._rag import _RAG_METRICS, _normalize
+from ef.measures import RAG_MEASURES as _RAG_METRICS
+from ef.measures.answers import normalize as _normalize
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rag_samples.jsonl"
 

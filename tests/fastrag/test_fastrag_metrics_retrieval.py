@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ef.evaluation._ranking import ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
+from ef.evaluation import ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
 from fastrag.benchmark import EvalSample, QueryOutcome
 from fastrag.benchmark.metrics import Metric
 from fastrag.benchmark.metrics.retrieval import MRR, NDCG, HitRate, Precision, Recall, RetrievalMetric

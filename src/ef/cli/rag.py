@@ -13,17 +13,18 @@ import json
 from typing import Any
 
 from ef.cli import _output
-from ef.evaluation._rag import _RAG_METRICS, _check_sample, evaluate_rag
+from ef.evaluation._rag import _check_sample, evaluate_rag
 from ef.io.jsonl import iter_json_objects
+from ef.measures import RAG_MEASURES
 
 __all__ = ["add_parser", "read_samples", "run"]
 
-_DEFAULT_METRICS: tuple[str, ...] = tuple(_RAG_METRICS)
+_DEFAULT_METRICS: tuple[str, ...] = tuple(RAG_MEASURES)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``ef rag`` and its flags."""
-    metric_help = "; ".join(f"{name}: {metric.description}" for name, metric in _RAG_METRICS.items())
+    metric_help = "; ".join(f"{name}: {metric.description}" for name, metric in RAG_MEASURES.items())
     parser = subparsers.add_parser(
         "rag",
         help="score RAG samples (JSON Lines) with lexical metrics, no LLM",

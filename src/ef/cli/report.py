@@ -146,7 +146,7 @@ def write_run_report(
         return isinstance(value, int | float) and not isinstance(value, bool)
 
     # trec_eval prints no per-query line for num_q and gm_map; relstring is text, not a number to draw.
-    shown = [m for m in measures if getattr(m.spec, "per_query", m.family not in ("num_q", "gm_map"))]
+    shown = [m for m in measures if not m.spec.summary_only]
     columns = {m: result.values[m].tolist() for m in shown}
     data = {
         "run_id": run_id,

@@ -17,7 +17,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ef.evaluation._measures import MEASURES, NICKNAMES_WITH_RUNID, Measure, expand_measure_specs, valid_forms
+from ef.measures import MEASURES, NICKNAMES_WITH_RUNID, Measure, resolve, valid_forms
 
 __all__ = ["add_parser", "main"]
 
@@ -33,6 +33,8 @@ def _epilog() -> str:
         "them (docs/trec-eval.md), 'official' (the default), 'set' or 'all_trec'):"
     ]
     for family in MEASURES.values():
+        if not family.scores_rankings:
+            continue  # the RAG measures score samples (ef rag), not runs
         defaults = ",".join(f"{p:g}" for p in family.defaults)
         suffix = f" [default {family.name}.{defaults}]" if defaults else ""
         lines.append(f"  {family.name:<16} {family.description}{suffix}")
@@ -128,9 +130,10 @@ def _parser() -> argparse.ArgumentParser:
 _WITH_RUNID = (*NICKNAMES_WITH_RUNID, "runid")
 
 
-def _measures(specs: Sequence[str]) -> list[Measure]:
-    """Every requested measure once, in trec_eval's order, its parameters read as trec_eval reads them."""
-    return expand_measure_specs(specs)
+def _measures(specs: Sequence[str]) -> list[tuple[str, Measure]]:
+    """Every requested measure once, in trec_eval's order, its parameters read as trec_eval reads them,
+    each with the name it was asked by (the --json keys; the printed lines and --csv keep trec_eval's)."""
+    return resolve(specs, trec_eval=True)
 
 
 def _value(measure: Measure, value: float | str) -> str:
@@ -161,7 +164,9 @@ def main(argv: Sequence[str]) -> int:
 
     check_outputs(args)
     specs = args.measures or ["official"]
-    measures = _measures(specs)
+    labelled = _measures(specs)
+    measures = [m for _, m in labelled]
+    label = {m: name for name, m in labelled}
     run, qrels = _load(args.run, args.qrels)
     result = _evaluate(
         run,
@@ -180,7 +185,7 @@ def main(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
     # trec_eval prints no per-query line for num_q, gm_map and gm_bpref, and no summary of relstring.
-    per_query_measures = [m for m in measures if m.spec.per_query]
+    per_query_measures = [m for m in measures if not m.spec.summary_only]
     summary_measures = [m for m in measures if m in result.summary]
     columns = {m: result.values[m].tolist() for m in per_query_measures}
     if wants_report(args):
@@ -190,11 +195,11 @@ def main(argv: Sequence[str]) -> int:
         document: dict[str, object] = {
             "run_id": run_id,
             "n_queries": len(result.query_ids),
-            "measures": {str(m): _typed(m, result.summary[m]) for m in summary_measures},
+            "measures": {label[m]: _typed(m, result.summary[m]) for m in summary_measures},
         }
         if args.per_query:
             document["per_query"] = {
-                q: {str(m): _typed(m, columns[m][i]) for m in per_query_measures}
+                q: {label[m]: _typed(m, columns[m][i]) for m in per_query_measures}
                 for i, q in enumerate(result.query_ids)
             }
         _output.write("--json", args.json, (json.dumps(document, indent=2, allow_nan=False) + "\n").encode(), "report")

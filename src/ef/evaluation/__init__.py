@@ -22,20 +22,20 @@ _LAZY = {
     "write_beir": "ef.evaluation._beir",
     "RagEvalReport": "ef.evaluation._rag",
     "RagSample": "ef.evaluation._rag",
-    "context_precision": "ef.evaluation._rag",
-    "context_recall": "ef.evaluation._rag",
+    "context_precision": "ef.measures.answers",
+    "context_recall": "ef.measures.answers",
     "evaluate_rag": "ef.evaluation._rag",
-    "exact_match": "ef.evaluation._rag",
-    "token_f1": "ef.evaluation._rag",
+    "exact_match": "ef.measures.answers",
+    "token_f1": "ef.measures.answers",
     "as_ragas_dataset": "ef.evaluation._ragas",
-    "RETRIEVAL_METRICS": "ef.evaluation._ranking",
-    "Qrels": "ef.evaluation._ranking",
-    "average_precision": "ef.evaluation._ranking",
-    "dcg_at_k": "ef.evaluation._ranking",
-    "ndcg_at_k": "ef.evaluation._ranking",
-    "precision_at_k": "ef.evaluation._ranking",
-    "recall_at_k": "ef.evaluation._ranking",
-    "reciprocal_rank": "ef.evaluation._ranking",
+    "RETRIEVAL_METRICS": "ef.measures.registry",
+    "Qrels": "ef.measures.per_query",
+    "average_precision": "ef.measures.per_query",
+    "dcg_at_k": "ef.measures.per_query",
+    "ndcg_at_k": "ef.measures.per_query",
+    "precision_at_k": "ef.measures.per_query",
+    "recall_at_k": "ef.measures.per_query",
+    "reciprocal_rank": "ef.measures.per_query",
     "RetrievalEvalReport": "ef.evaluation._retrieval",
     "evaluate_retrieval": "ef.evaluation._retrieval",
     "RunEvalReport": "ef.evaluation._run",
@@ -45,18 +45,12 @@ _LAZY = {
 if TYPE_CHECKING:
     from ef.evaluation._beir import _DEFAULT_QRELS_PATHS as _DEFAULT_QRELS_PATHS
     from ef.evaluation._beir import read_beir, write_beir
-    from ef.evaluation._rag import (
-        RagEvalReport,
-        RagSample,
-        context_precision,
-        context_recall,
-        evaluate_rag,
-        exact_match,
-        token_f1,
-    )
+    from ef.evaluation._rag import RagEvalReport, RagSample, evaluate_rag
     from ef.evaluation._ragas import as_ragas_dataset
-    from ef.evaluation._ranking import (
-        RETRIEVAL_METRICS,
+    from ef.evaluation._retrieval import RetrievalEvalReport, evaluate_retrieval
+    from ef.evaluation._run import RunEvalReport, evaluate_run
+    from ef.measures.answers import context_precision, context_recall, exact_match, token_f1
+    from ef.measures.per_query import (
         Qrels,
         average_precision,
         dcg_at_k,
@@ -65,8 +59,7 @@ if TYPE_CHECKING:
         recall_at_k,
         reciprocal_rank,
     )
-    from ef.evaluation._retrieval import RetrievalEvalReport, evaluate_retrieval
-    from ef.evaluation._run import RunEvalReport, evaluate_run
+    from ef.measures.registry import RETRIEVAL_METRICS
 
 __all__ = [
     "RETRIEVAL_METRICS",

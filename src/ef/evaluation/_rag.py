@@ -1,34 +1,24 @@
-"""Deterministic, reference-based lexical RAG metrics — no LLM.
+"""Deterministic, reference-based lexical RAG evaluation — no LLM.
 
-The answer metrics (:func:`exact_match`, :func:`token_f1`) are the official SQuAD v1.1 script's,
-with SQuAD v2's rule for empty answers; the context metrics (:func:`context_recall`,
-:func:`context_precision`) are lexical proxies built on the same normalization.
-:func:`evaluate_rag` averages them over :class:`RagSample`\\ s; ``_RAG_METRICS`` is the one
-registry of metric names, descriptions and the sample fields each metric reads.
+The measures themselves (:func:`exact_match`, :func:`token_f1`, :func:`context_recall`,
+:func:`context_precision`) live in :mod:`ef.measures.answers`; their names, descriptions and the
+sample fields each reads are the registry's (``ef.measures.RAG_MEASURES``). :func:`evaluate_rag`
+averages them over :class:`RagSample`\\ s.
 """
 
 from __future__ import annotations
 
 import math
-import re
-import string
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from ef._table import format_table
 from ef._validate import finite_float
+from ef.measures import RAG_MEASURES
+from ef.measures.answers import check_contexts
 
-__all__ = [
-    "RagEvalReport",
-    "RagSample",
-    "context_precision",
-    "context_recall",
-    "evaluate_rag",
-    "exact_match",
-    "token_f1",
-]
+__all__ = ["RagEvalReport", "RagSample", "evaluate_rag"]
 
 
 class RagSample(TypedDict, total=False):
@@ -55,6 +45,7 @@ class RagSample(TypedDict, total=False):
     >>> sample: RagSample = {'user_input': 'capital of France?', 'response': 'Paris',
     ...                      'retrieved_contexts': ['Paris is the capital of France.'],
     ...                      'reference': 'Paris'}
+    >>> from ef.evaluation import exact_match
     >>> exact_match(sample['response'], sample['reference'])
     1.0
     """
@@ -84,290 +75,6 @@ _RAGAS_FIELDS: tuple[str, ...] = (
 )
 _STR_FIELDS = ("user_input", "response", "reference")
 _LIST_FIELDS = ("retrieved_contexts", "reference_contexts")
-
-
-# --- normalization: the official SQuAD v1.1 evaluation script ------------------------------------
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = frozenset(string.punctuation)
-
-
-def _normalize(text: str) -> str:
-    """Lower case, drop ASCII punctuation and the articles a/an/the, collapse white space.
-
-    The exact order of SQuAD v1.1's ``normalize_answer``: punctuation goes before articles, so
-    ``"the-end"`` becomes ``"theend"`` and keeps its letters.
-
-    >>> _normalize('  The Eiffel-Tower, a landmark!')
-    'eiffeltower landmark'
-    """
-    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", text).split())
-
-
-def _tokens(text: str) -> list[str]:
-    return _normalize(text).split()
-
-
-def _check_str(value: object, name: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"'{name}' must be a str (got {type(value).__name__})")
-    return value
-
-
-def _check_contexts(value: object, label: str) -> Sequence[str]:
-    """Check a list of passages; `label` is how errors name it (``'retrieved_contexts'``)."""
-    # A bare str is a sequence too: iterating it would score single characters as contexts.
-    if isinstance(value, str) or not isinstance(value, Sequence):
-        raise TypeError(f"{label} must be a list of str (got {type(value).__name__})")
-    for i, item in enumerate(value):
-        if not isinstance(item, str):
-            raise TypeError(f"{label}[{i}] must be a str (got {type(item).__name__})")
-    return value
-
-
-def _reference_tokens(reference: str) -> set[str]:
-    tokens = set(_tokens(_check_str(reference, "reference")))
-    if not tokens:
-        raise ValueError(
-            f"'reference' has no tokens after normalization (got {reference!r}); a context metric "
-            "needs at least one reference token to look for"
-        )
-    return tokens
-
-
-# --- the metrics ----------------------------------------------------------------------------------
-
-
-def exact_match(response: str, reference: str) -> float:
-    """``1.0`` if `response` equals `reference` after normalization, else ``0.0``.
-
-    Normalization is the official SQuAD v1.1 script's: lower case, ASCII punctuation removed,
-    the articles *a*, *an*, *the* removed, white space collapsed. Two answers that both normalize
-    to nothing match (SQuAD v2's rule for unanswerable questions).
-
-    Parameters
-    ----------
-    response
-        The generated answer.
-    reference
-        The ground-truth answer.
-
-    Returns
-    -------
-    float
-        ``1.0`` or ``0.0``.
-
-    Raises
-    ------
-    TypeError
-        If either argument is not a ``str``.
-
-    Examples
-    --------
-    >>> exact_match('The Eiffel Tower', 'eiffel tower')
-    1.0
-    >>> exact_match('Paris', 'London')
-    0.0
-    >>> exact_match('', 'the')  # both empty after normalization
-    1.0
-    """
-    _check_str(response, "response")
-    _check_str(reference, "reference")
-    return 1.0 if _normalize(response) == _normalize(reference) else 0.0
-
-
-def token_f1(response: str, reference: str) -> float:
-    """Token-overlap F1 of `response` against `reference` (the SQuAD F1).
-
-    The harmonic mean of token precision and recall over the normalized token bags — a graded
-    credit where :func:`exact_match` is all-or-nothing. A token counts as often as it occurs in
-    both bags. If either side normalizes to no tokens, the score is ``1.0`` when both do and
-    ``0.0`` otherwise (SQuAD v2).
-
-    Parameters
-    ----------
-    response
-        The generated answer; precision is measured over its tokens.
-    reference
-        The ground-truth answer; recall is measured over its tokens.
-
-    Returns
-    -------
-    float
-        A value in ``[0, 1]``.
-
-    Raises
-    ------
-    TypeError
-        If either argument is not a ``str``.
-
-    Examples
-    --------
-    >>> token_f1('the quick brown fox', 'a quick brown fox')
-    1.0
-    >>> round(token_f1('quick brown fox', 'quick brown dog'), 4)
-    0.6667
-    >>> token_f1('', 'fox'), token_f1('.', 'the')  # one empty; both empty
-    (0.0, 1.0)
-    """
-    response_tokens = _tokens(_check_str(response, "response"))
-    reference_tokens = _tokens(_check_str(reference, "reference"))
-    if not response_tokens or not reference_tokens:
-        return 1.0 if response_tokens == reference_tokens else 0.0
-    n_same = sum((Counter(response_tokens) & Counter(reference_tokens)).values())
-    if n_same == 0:
-        return 0.0
-    precision = n_same / len(response_tokens)
-    recall = n_same / len(reference_tokens)
-    return 2 * precision * recall / (precision + recall)
-
-
-def context_recall(reference: str, retrieved_contexts: Sequence[str]) -> float:
-    """Lexical recall of the `reference` tokens by the retrieved contexts.
-
-    The fraction of the (normalized) reference's distinct tokens that appear anywhere in
-    `retrieved_contexts` — a deterministic *proxy* for "did retrieval surface the information
-    the answer needs". Tokens are compared whole, after the normalization of
-    :func:`exact_match`. For the LLM-judged context recall, use :func:`as_ragas_dataset` and
-    Ragas.
-
-    Parameters
-    ----------
-    reference
-        The ground-truth answer.
-    retrieved_contexts
-        The retrieved passages. An empty list recalls nothing: ``0.0``.
-
-    Returns
-    -------
-    float
-        A value in ``[0, 1]``.
-
-    Raises
-    ------
-    ValueError
-        If `reference` has no token after normalization (``''``, ``'the'``, ``'?'``): there is
-        nothing to recall, and neither ``0.0`` nor ``1.0`` would be a measurement.
-        :func:`evaluate_rag` skips such samples for this metric.
-    TypeError
-        If `reference` is not a ``str`` or `retrieved_contexts` not a list of ``str``.
-
-    Examples
-    --------
-    >>> context_recall('paris france', ['Paris is the capital of France.'])
-    1.0
-    >>> context_recall('paris france', ['London is in England.'])
-    0.0
-    >>> context_recall('paris france', ['I love Paris.', 'nothing else'])
-    0.5
-    >>> context_recall('paris', [])  # nothing retrieved
-    0.0
-    """
-    wanted = _reference_tokens(reference)
-    found: set[str] = set()
-    for context in _check_contexts(retrieved_contexts, "'retrieved_contexts'"):
-        found.update(_tokens(context))
-    return len(wanted & found) / len(wanted)
-
-
-def context_precision(reference: str, retrieved_contexts: Sequence[str]) -> float:
-    """Fraction of the retrieved contexts that lexically overlap the `reference`.
-
-    A deterministic *proxy* for retrieval precision — a context counts as useful if it shares at
-    least one (normalized) token with the reference answer. Articles are dropped by the
-    normalization but other function words are not, so a reference such as ``'city of light'``
-    also matches any context containing ``of``.
-
-    Parameters
-    ----------
-    reference
-        The ground-truth answer.
-    retrieved_contexts
-        The retrieved passages. An empty list scores ``0.0`` (not NaN): a retriever that returned
-        nothing gets no credit; ``non_empty_rate`` in :func:`evaluate_rag` tells these apart.
-
-    Returns
-    -------
-    float
-        A value in ``[0, 1]``.
-
-    Raises
-    ------
-    ValueError
-        If `reference` has no token after normalization; see :func:`context_recall`.
-    TypeError
-        If `reference` is not a ``str`` or `retrieved_contexts` not a list of ``str``.
-
-    Examples
-    --------
-    >>> context_precision('paris', ['Paris is in France.', 'Unrelated text.'])
-    0.5
-    >>> context_precision('paris', [])  # nothing retrieved
-    0.0
-    """
-    wanted = _reference_tokens(reference)
-    contexts = _check_contexts(retrieved_contexts, "'retrieved_contexts'")
-    if not contexts:
-        return 0.0
-    useful = sum(1 for context in contexts if not wanted.isdisjoint(_tokens(context)))
-    return useful / len(contexts)
-
-
-# --- the registry ---------------------------------------------------------------------------------
-
-
-def _has_reference_tokens(sample: Mapping[str, Any]) -> bool:
-    return bool(_tokens(sample["reference"]))
-
-
-@dataclass(frozen=True, slots=True)
-class _RagMetric:
-    """One entry of ``_RAG_METRICS``: how to score a sample, and which samples it applies to."""
-
-    score: Callable[[Mapping[str, Any]], float]
-    description: str
-    needs: tuple[str, ...]  # fields a sample must carry (not None) to be scored
-    applies: Callable[[Mapping[str, Any]], bool] | None = None  # a further condition, if any
-
-
-def _contexts(sample: Mapping[str, Any]) -> Sequence[str]:
-    # Absent or None retrieved_contexts: nothing was retrieved.
-    contexts = sample.get("retrieved_contexts")
-    return [] if contexts is None else contexts
-
-
-_RAG_METRICS: dict[str, _RagMetric] = {
-    "exact_match": _RagMetric(
-        lambda s: exact_match(s["response"], s["reference"]),
-        "response equals reference after SQuAD normalization",
-        needs=("response", "reference"),
-    ),
-    "token_f1": _RagMetric(
-        lambda s: token_f1(s["response"], s["reference"]),
-        "SQuAD token-overlap F1 of response against reference",
-        needs=("response", "reference"),
-    ),
-    "context_recall": _RagMetric(
-        lambda s: context_recall(s["reference"], _contexts(s)),
-        "share of the reference's distinct tokens found in the retrieved contexts",
-        needs=("reference",),
-        applies=_has_reference_tokens,
-    ),
-    "context_precision": _RagMetric(
-        lambda s: context_precision(s["reference"], _contexts(s)),
-        "share of retrieved contexts sharing a token with the reference",
-        needs=("reference",),
-        applies=_has_reference_tokens,
-    ),
-    "non_empty_rate": _RagMetric(
-        lambda s: 1.0 if _contexts(s) else 0.0,
-        "share of samples that retrieved at least one context",
-        needs=(),
-    ),
-}
-"""The RAG metrics :func:`evaluate_rag` computes — the single source of truth for their names,
-descriptions and the sample fields each reads (also used by ``ef rag`` and the docs)."""
 
 
 # --- evaluation -----------------------------------------------------------------------------------
@@ -480,7 +187,7 @@ def _check_sample(
     for key in _LIST_FIELDS:
         value = sample.get(key)
         if value is not None:
-            _check_contexts(value, f"{where}[{key!r}]")
+            check_contexts(value, f"{where}[{key!r}]")
     return sample
 
 
@@ -493,13 +200,13 @@ def _check_metric_names(metrics: Sequence[str]) -> tuple[str, ...]:
     for name in names:
         if not isinstance(name, str):
             raise TypeError(f"'metrics' must hold metric names as str (got {name!r})")
-    unknown = [name for name in names if name not in _RAG_METRICS]
+    unknown = [name for name in names if name not in RAG_MEASURES]
     if unknown:
         raise ValueError(
-            f"'metrics' has unknown metric name(s) {unknown!r}; valid names are {list(_RAG_METRICS)}"
+            f"'metrics' has unknown metric name(s) {unknown!r}; valid names are {list(RAG_MEASURES)}"
         )
     if not names:
-        raise ValueError(f"'metrics' must name at least one metric; valid names are {list(_RAG_METRICS)}")
+        raise ValueError(f"'metrics' must name at least one metric; valid names are {list(RAG_MEASURES)}")
     for i, name in enumerate(names):
         if name in names[:i]:
             raise ValueError(f"'metrics' lists {name!r} more than once")
@@ -591,9 +298,12 @@ def evaluate_rag(
     means: dict[str, float] = {}
     coverage: dict[str, int] = {}
     for name in names:
-        metric = _RAG_METRICS[name]
+        metric = RAG_MEASURES[name]
+        score = metric.per_query
+        if score is None:  # every RAG entry of the registry has one
+            raise RuntimeError(f"the registry's RAG measure {name!r} has no per-sample kernel")
         scores = [
-            metric.score(sample)
+            score(sample)
             for sample in checked
             if all(sample.get(field) is not None for field in metric.needs)
             and (metric.applies is None or metric.applies(sample))

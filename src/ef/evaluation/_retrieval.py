@@ -10,8 +10,9 @@ from typing import Any
 
 from ef._progress import progress
 from ef._table import format_table
+from ef._validate import check_positive_int as _check_k
 from ef._validate import finite_float
-from ef.evaluation._ranking import RETRIEVAL_METRICS, _check_k
+from ef.measures import RETRIEVAL_METRICS
 from ef.segments import Segment
 from ef.source_manager._hit import SearchHit
 

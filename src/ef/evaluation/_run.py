@@ -17,8 +17,6 @@ import numpy as np
 import numpy.typing as npt
 
 from ef._table import format_table
-from ef.evaluation._bulk import HitTable, geometric_mean
-from ef.evaluation._measures import Measure, parse_measure
 from ef.io.trec import (
     RunColumns,
     big_endian_words,
@@ -28,6 +26,8 @@ from ef.io.trec import (
     read_run,
     read_run_columns,
 )
+from ef.measures import Measure, resolve
+from ef.measures.bulk import HitTable, geometric_mean
 
 __all__ = ["RunEvalReport", "evaluate_run"]
 
@@ -856,7 +856,8 @@ def evaluate_run(
         Measure names in ef's spelling (``ndcg@10``, ``recall@100``, ``precision@5``, ``mrr``,
         ``mrr@10``, ``map``, ``map@100``, ``hit_rate@10``) or trec_eval's (``ndcg_cut_10``,
         ``P_5``, ``recip_rank``, ``Rprec``, ``bpref``, ``gm_map``, ``iprec_at_recall_0.50``,
-        ``num_rel`` …); see ``ef.evaluation._measures.MEASURES``.
+        ``num_rel`` …), ir_measures' (``nDCG@10``, ``P(rel=2)@5``, ``AP``) or trec_eval's ``-m``
+        forms (``P.5,10``, ``official``, ``all_trec``); see ``ef.measures.resolve``.
     missing
         A judged query absent from the run: ``"zero"`` counts it with zeros (trec_eval ``-c``,
         ir-measures), ``"skip"`` leaves it out (pytrec_eval, BEIR).
@@ -868,7 +869,8 @@ def evaluate_run(
     Returns
     -------
     RunEvalReport
-        Keyed by the measure names exactly as given.
+        Keyed by the measure names exactly as given; the measures of a trec_eval ``-m`` form
+        (``official``, ``P.5,10``) by their canonical names (``P_5``, ``P_10``).
 
     Raises
     ------
@@ -891,23 +893,20 @@ def evaluate_run(
     """
     if isinstance(measures, str):
         raise TypeError(f"'measures' must be a sequence of measure names, not a str (got {measures!r})")
-    parsed = [parse_measure(name) for name in measures]
-    textual = [name for name, m in zip(measures, parsed, strict=True) if m.spec.aggregate == "none"]
+    names = resolve(measures)  # (the name as given, its Measure): official, P.5,10 ... expanded
+    textual = [name for name, m in names if m.spec.aggregate == "none"]
     if textual:
         raise ValueError(
             f"'measures': {textual[0]!r} is a string per query, printed by `ef trec-eval -q`, not a number"
         )
-    if not parsed:
+    if not names:
         raise ValueError("'measures' must name at least one measure")
-    repeated = [name for i, name in enumerate(measures) if name in measures[:i]]
-    if repeated:
-        raise ValueError(f"'measures' lists {repeated[0]!r} twice")
     relevance_level, max_docs = _check_options(missing, relevance_level, max_docs)
     loaded_run, loaded_qrels = _load(run, qrels)
     result = _evaluate(
         loaded_run,
         loaded_qrels,
-        parsed,
+        [m for _, m in names],
         missing=missing,
         relevance_level=relevance_level,
         max_docs=max_docs,
@@ -916,7 +915,6 @@ def evaluate_run(
     def typed(measure: Measure, value: float) -> float:
         return int(value) if measure.spec.integer else value
 
-    names = list(zip(measures, parsed, strict=True))
     metrics = {name: typed(m, result.summary[m]) for name, m in names}
     # Counts become ints column by column; then one dict per query, built in C by zip.
     columns = [

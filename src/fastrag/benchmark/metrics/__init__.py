@@ -1,7 +1,8 @@
 """Benchmark metrics: the :class:`Metric` base and the ready-made metrics.
 
 - Retrieval (:mod:`fastrag.benchmark.metrics.retrieval`): :class:`Recall`, :class:`Precision`,
-  :class:`MRR`, :class:`NDCG`, :class:`HitRate` — ``RetrievalMetric(*, k=5, key="id")``.
+  :class:`MRR`, :class:`NDCG`, :class:`HitRate` — ``RetrievalMetric(*, k=5, key="id")`` — and
+  :class:`RankingMeasure` for any other ranking measure of ef's registry (``ERR@10`` …).
 - Answer (:mod:`fastrag.benchmark.metrics.answer`): :class:`ExactMatch`, :class:`TokenF1` —
   ``needs_answer=True``.
 - Operational (:mod:`fastrag.benchmark.metrics.operational`): :class:`Latency`
@@ -21,7 +22,7 @@ from fastrag.benchmark.metrics._base import Metric
 from fastrag.benchmark.metrics._registry import METRICS, parse_metric, register
 from fastrag.benchmark.metrics.answer import ExactMatch, TokenF1
 from fastrag.benchmark.metrics.operational import Cost, Latency, TotalTokens
-from fastrag.benchmark.metrics.retrieval import MRR, NDCG, HitRate, Precision, Recall, RetrievalMetric
+from fastrag.benchmark.metrics.retrieval import MRR, NDCG, HitRate, Precision, RankingMeasure, Recall, RetrievalMetric
 
 __all__ = [
     "METRICS",
@@ -33,6 +34,7 @@ __all__ = [
     "Latency",
     "Metric",
     "Precision",
+    "RankingMeasure",
     "Recall",
     "RetrievalMetric",
     "TokenF1",

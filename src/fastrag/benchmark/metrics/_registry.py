@@ -1,4 +1,10 @@
-"""The one registry of metric names: canonical strings parse back to equal metric objects."""
+"""fastrag's metric names: canonical strings parse back to equal metric objects.
+
+fastrag's own labels (``recall``, ``ndcg``, ``latency_ms`` …) name its metric classes; any other
+name is read by ef's measure registry (:func:`ef.measures.resolve`) and runs as a
+:class:`~fastrag.benchmark.metrics.retrieval.RankingMeasure` (``ERR@10``, ``RBP(p=0.8)`` …). The
+definitions behind the ranking labels are the registry's (each class's ``family``).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import re
 from fastrag.benchmark.metrics._base import Metric
 from fastrag.benchmark.metrics.answer import ExactMatch, TokenF1
 from fastrag.benchmark.metrics.operational import Cost, Latency, TotalTokens
-from fastrag.benchmark.metrics.retrieval import MRR, NDCG, HitRate, Precision, Recall, RetrievalMetric
+from fastrag.benchmark.metrics.retrieval import MRR, NDCG, HitRate, Precision, RankingMeasure, Recall, RetrievalMetric
 
 __all__ = ["METRICS", "parse_metric", "register"]
 
@@ -19,6 +25,7 @@ Ranking metrics are labelled without their cutoff (``"ndcg"``); the others by th
 """
 
 _PATTERN = re.compile(r"(?P<label>[a-z_0-9]+)(?:@(?P<k>[0-9]+))?(?:\[(?P<key>[a-z_]+)\])?")
+_KEY_SUFFIX = re.compile(r"(?P<measure>.+?)(?:\[(?P<key>[a-z_]+)\])?")
 
 
 def register(cls: type[Metric]) -> type[Metric]:
@@ -45,12 +52,14 @@ def parse_metric(text: str) -> Metric:
     ----------
     text
         ``"<label>"``, or for a ranking metric ``"<label>@<k>"`` with an optional
-        ``"[source_uri]"`` (``k`` defaults to 5 when omitted).
+        ``"[source_uri]"`` (``k`` defaults to 5 when omitted); or any ranking measure name of ef's
+        registry (``"ERR@10"``, ``"RBP(p=0.8)[source_uri]"``), a :class:`RankingMeasure`.
 
     Raises
     ------
     ValueError
-        For an unknown label (the message lists the known ones) or a malformed name.
+        For an unknown name (the message lists fastrag's labels, then ef's valid forms) or a
+        malformed one.
 
     Examples
     --------
@@ -58,6 +67,8 @@ def parse_metric(text: str) -> Metric:
     NDCG(k=10, key='source_uri')
     >>> parse_metric("latency_ms")
     Latency()
+    >>> parse_metric("ERR@10[source_uri]")
+    RankingMeasure(measure='ERR@10', key='source_uri')
     >>> parse_metric("bleu@4")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -66,10 +77,26 @@ def parse_metric(text: str) -> Metric:
     match = _PATTERN.fullmatch(text) if isinstance(text, str) else None
     cls = METRICS.get(match["label"]) if match else None
     if match is None or cls is None:
-        raise ValueError(f"unknown metric {text!r}: the labels are {', '.join(sorted(METRICS))}")
+        return _ranking_measure(text)
     if issubclass(cls, RetrievalMetric):
         k = int(match["k"]) if match["k"] is not None else 5
         return cls(k=k, key=match["key"] or "id")  # type: ignore[arg-type]  # key is validated there
     if match["k"] is not None or match["key"] is not None:
         raise ValueError(f"metric {match['label']!r} takes no cutoff or key (got {text!r})")
     return cls()  # registered non-ranking metrics take no arguments
+
+
+def _ranking_measure(text: object) -> Metric:
+    """A name of ef's registry as a :class:`RankingMeasure`, or the ``ValueError`` for an unknown metric."""
+    unknown = ValueError(f"unknown metric {text!r}: the labels are {', '.join(sorted(METRICS))}")
+    # A malformed use of one of fastrag's own labels ("recall@") is fastrag's error, not ef's.
+    if not isinstance(text, str) or re.split(r"[@\[]", text, maxsplit=1)[0] in METRICS:
+        raise unknown
+    match = _KEY_SUFFIX.fullmatch(text)
+    measure, key = (match["measure"], match["key"] or "id") if match else (text, "id")
+    try:
+        return RankingMeasure(measure, key=key)  # type: ignore[arg-type]  # key is validated there
+    except ValueError as error:
+        if ": unknown measure;" in str(error):
+            raise unknown from None  # ef does not know it either
+        raise ValueError(f"{unknown}; as an ef measure: {error}") from None

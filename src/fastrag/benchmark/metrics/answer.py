@@ -1,6 +1,7 @@
 """Answer metrics: the pipeline's answer against the sample's reference (SQuAD definitions).
 
-Both use ef's :func:`ef.evaluation.exact_match` and :func:`ef.evaluation.token_f1` (lower-cased,
+Both are the ``exact_match`` and ``token_f1`` entries of ef's measure registry
+(:func:`ef.measures.answers.exact_match`, :func:`ef.measures.answers.token_f1`: lower-cased,
 punctuation and articles removed, whitespace collapsed). They need an answer, so a bare Retriever
 cannot be benchmarked with them; a sample without a ``reference_answer`` scores ``None``.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ef.measures.answers import exact_match, token_f1
 from fastrag.benchmark.metrics._base import Metric
 from fastrag.benchmark.samples import EvalSample, QueryOutcome
 
@@ -39,9 +41,6 @@ class ExactMatch(Metric):
         """Exact match, or None without a reference answer or an answer."""
         if sample.reference_answer is None or outcome.answer is None:
             return None
-        # Imported at call time: only the answer metrics need ef's RAG module.
-        from ef.evaluation import exact_match
-
         return exact_match(outcome.answer, sample.reference_answer)
 
 
@@ -67,6 +66,4 @@ class TokenF1(Metric):
         """Token F1, or None without a reference answer or an answer."""
         if sample.reference_answer is None or outcome.answer is None:
             return None
-        from ef.evaluation import token_f1
-
         return token_f1(outcome.answer, sample.reference_answer)

@@ -8,10 +8,15 @@ Positions are 1-based ranks within the window. The window is compared with the s
 ``relevant_ids``; a sample without any scores ``None`` (missing), and an empty retrieval scores
 ``0.0`` on every metric.
 
-Recall, MRR and NDCG are ef's per-query kernels (:mod:`ef.evaluation`) applied to the window with
-every relevant id at grade 1; NDCG is therefore binary-gain with the ideal DCG over
-``min(len(relevant), k)`` documents. Precision divides by the number of documents in the window
-(not by `k` as ef's ``precision_at_k`` does), and HitRate is trec_eval's ``success@k``.
+Each metric is an entry of ef's measure registry (:data:`ef.measures.MEASURES`), whose per-query
+kernel it applies to the window with every relevant id at grade 1: Recall is ``recall``, MRR
+``recip_rank`` at k, HitRate ``success`` (trec_eval's ``success@k``). Two definitions are
+fastrag's own and have their own registry names: Precision is ``precision_window`` (it divides by
+the documents in the window, not by `k` as ef's ``precision@k`` does) and NDCG is ``ndcg_binary``
+(binary gain, the ideal DCG over ``min(len(relevant), k)`` documents; on graded qrels ef's
+``ndcg@k`` differs). Their summary keys stay ``precision@k`` and ``ndcg@k``; docs/fastrag.md
+shows both definitions side by side. Any other ranking measure of the registry (``ERR@10``,
+``RBP(p=0.8)``, ``ndcg_exp@10`` …) runs as a :class:`RankingMeasure`.
 
 Examples
 --------
@@ -30,18 +35,18 @@ Examples
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import ClassVar, Literal, get_args
 
 from ef._validate import check_positive_int
-from ef.evaluation._ranking import ndcg_at_k, recall_at_k, reciprocal_rank
+from ef.measures import MEASURES, Measure, parse_measure, score_ranking
 from fastrag.benchmark.metrics._base import Metric
 from fastrag.benchmark.samples import EvalSample, QueryOutcome
 from fastrag.documents import Chunk
 
-__all__ = ["MRR", "NDCG", "HitRate", "Precision", "Recall", "RetrievalMetric"]
+__all__ = ["MRR", "NDCG", "HitRate", "Precision", "RankingMeasure", "Recall", "RetrievalMetric"]
 
 Key = Literal["id", "source_uri"]
 _KEYS: tuple[str, ...] = get_args(Key)
@@ -57,16 +62,6 @@ def _window(retrieved: Sequence[Chunk], k: int, key: Key) -> list[str]:
     values = [chunk.id for chunk in retrieved] if key == "id" else [chunk.source_uri for chunk in retrieved]
     # dict.fromkeys keeps each key at its first position, in C: the hot path of every metric.
     return list(dict.fromkeys(values))[:k]
-
-
-def _precision(ranked: Sequence[str], relevant: Mapping[str, float]) -> float:
-    if not ranked:
-        return 0.0
-    return sum(1 for doc_id in ranked if doc_id in relevant) / len(ranked)
-
-
-def _hit_rate(ranked: Sequence[str], relevant: Mapping[str, float]) -> float:
-    return 1.0 if any(doc_id in relevant for doc_id in ranked) else 0.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,6 +106,8 @@ class RetrievalMetric(Metric):
     needs_relevant_ids: ClassVar[bool] = True
     """True when score() reads sample.relevant_ids."""
     _label: ClassVar[str] = ""
+    family: ClassVar[str] = ""
+    """The registry entry (:data:`ef.measures.MEASURES`) whose per-query kernel this metric applies."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", check_positive_int(self.k, "k"))  # numpy.int64(5) is 5
@@ -129,9 +126,19 @@ class RetrievalMetric(Metric):
         relevant = dict.fromkeys(sample.relevant_ids, 1.0)
         return self._kernel(_window(outcome.retrieved, self.k, self.key), relevant)
 
-    @abstractmethod
+    @cached_property
+    def measure(self) -> Measure:
+        """The registry measure this metric computes: its :attr:`family` at cutoff `k`."""
+        return Measure(self.family, self.k)
+
     def _kernel(self, ranked: Sequence[str], relevant: Mapping[str, float]) -> float:
-        """The score of a window; pure and synchronous, one per metric."""
+        """The score of a window: the registry's per-query kernel of :attr:`family`, at `k`."""
+        return self.measure.score(ranked, relevant)
+
+    @property
+    def description(self) -> str:
+        """The registry's definition of this metric."""
+        return MEASURES[self.family].description
 
 
 class Recall(RetrievalMetric):
@@ -146,9 +153,7 @@ class Recall(RetrievalMetric):
     """
 
     _label = "recall"
-
-    def _kernel(self, ranked: Sequence[str], relevant: Mapping[str, float]) -> float:
-        return recall_at_k(ranked, relevant, self.k)
+    family = "recall"
 
     async def score(self, sample: EvalSample, outcome: QueryOutcome) -> float | None:
         """Recall at k, or None when the sample has no relevant ids."""
@@ -169,9 +174,7 @@ class Precision(RetrievalMetric):
     """
 
     _label = "precision"
-
-    def _kernel(self, ranked: Sequence[str], relevant: Mapping[str, float]) -> float:
-        return _precision(ranked, relevant)
+    family = "precision_window"
 
     async def score(self, sample: EvalSample, outcome: QueryOutcome) -> float | None:
         """Precision at k, or None when the sample has no relevant ids."""
@@ -190,9 +193,7 @@ class MRR(RetrievalMetric):
     """
 
     _label = "mrr"
-
-    def _kernel(self, ranked: Sequence[str], relevant: Mapping[str, float]) -> float:
-        return reciprocal_rank(ranked, relevant, self.k)
+    family = "recip_rank"
 
     async def score(self, sample: EvalSample, outcome: QueryOutcome) -> float | None:
         """Reciprocal rank of the first relevant hit, or None with no relevant ids."""
@@ -211,9 +212,7 @@ class NDCG(RetrievalMetric):
     """
 
     _label = "ndcg"
-
-    def _kernel(self, ranked: Sequence[str], relevant: Mapping[str, float]) -> float:
-        return ndcg_at_k(ranked, relevant, self.k)
+    family = "ndcg_binary"
 
     async def score(self, sample: EvalSample, outcome: QueryOutcome) -> float | None:
         """Binary-gain NDCG at k, or None when the sample has no relevant ids."""
@@ -232,10 +231,88 @@ class HitRate(RetrievalMetric):
     """
 
     _label = "hit_rate"
-
-    def _kernel(self, ranked: Sequence[str], relevant: Mapping[str, float]) -> float:
-        return _hit_rate(ranked, relevant)
+    family = "success"
 
     async def score(self, sample: EvalSample, outcome: QueryOutcome) -> float | None:
         """1.0 if any relevant document is in the window, else 0.0."""
         return self._measure(sample, outcome)
+
+
+# Measures that read judged non-relevant (or unjudged) documents: a sample judges only its relevant ids.
+_NEEDS_JUDGEMENTS = frozenset({"bpref", "gm_bpref", "infAP", "judged", "unj", "rbp_resid", "num_nonrel_judged_ret"})
+
+
+@dataclass(frozen=True)
+class RankingMeasure(Metric):
+    """Any ranking measure of ef's registry, by name, over the distinct documents retrieved.
+
+    For the measures the five classes above do not cover: ``ERR@10``, ``RBP(p=0.8)``,
+    ``ndcg_exp@10``, ``AP``, ``R@100``, ``Rprec`` … A sample's relevant ids are its only
+    judgements, each at grade 1, so the measures that read grades above 1 (``P(rel=2)@5``) or
+    judged non-relevant documents (``Judged@10``, ``unj``, ``bpref``, ``infAP``, ``rbp_resid``)
+    would measure nothing and are refused. The measure applies its own cutoff to the distinct
+    retrieved documents; its name is the metric's :attr:`name` (with ``[source_uri]`` at page
+    level).
+
+    Parameters
+    ----------
+    measure
+        A measure name in any spelling :func:`ef.measures.resolve` reads.
+    key
+        As for :class:`RetrievalMetric`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, a name for several measures (``official``), a RAG measure, a
+        measure that is not a mean of per-query values (``num_ret``, ``relstring``), or one that
+        needs more judgements than relevant ids (see above).
+
+    Examples
+    --------
+    >>> import asyncio
+    >>> from fastrag.benchmark import EvalSample, QueryOutcome
+    >>> from fastrag.documents import Chunk
+    >>> outcome = QueryOutcome("q", "?", [Chunk("x", 0, ""), Chunk("a", 0, "")])
+    >>> metric = RankingMeasure("ERR@10", key="source_uri")
+    >>> metric.name, asyncio.run(metric.score(EvalSample("q", "?", ["a"]), outcome))
+    ('ERR@10[source_uri]', 0.03125)
+    """
+
+    measure: str
+    key: Key = "id"
+    parsed: Measure = field(init=False, repr=False, compare=False)
+    needs_relevant_ids: ClassVar[bool] = True
+    """True when score() reads sample.relevant_ids."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.measure, str):
+            raise TypeError(f"'measure' must be a measure name as a str (got {self.measure!r})")
+        if self.key not in _KEYS:
+            raise ValueError(f"'key' must be one of {', '.join(map(repr, _KEYS))} (got {self.key!r})")
+        parsed = parse_measure(self.measure)
+        if not parsed.spec.scores_rankings or parsed.spec.aggregate != "mean":
+            raise ValueError(
+                f"'measure' must be a ranking measure averaged over queries (got {self.measure!r}, "
+                f"a {'RAG measure' if not parsed.spec.scores_rankings else parsed.spec.aggregate})"
+            )
+        if parsed.family in _NEEDS_JUDGEMENTS or (parsed.rel or 1) > 1:
+            raise ValueError(
+                f"'measure' must not need grades or judged non-relevant documents, which a sample's relevant ids "
+                f"do not have (got {self.measure!r})"
+            )
+        object.__setattr__(self, "parsed", parsed)
+        object.__setattr__(self, "higher_is_better", parsed.spec.higher_is_better)
+
+    @property
+    def name(self) -> str:
+        """The summary key: the measure's name as given (``"ERR@10"``, ``"ERR@10[source_uri]"``)."""
+        return self.measure + ("" if self.key == "id" else f"[{self.key}]")
+
+    async def score(self, sample: EvalSample, outcome: QueryOutcome) -> float | None:
+        """The measure of the distinct retrieved documents, or None when the sample has no relevant ids."""
+        if not sample.relevant_ids:
+            return None
+        retrieved = outcome.retrieved
+        values = [chunk.id for chunk in retrieved] if self.key == "id" else [chunk.source_uri for chunk in retrieved]
+        return score_ranking(self.parsed, list(dict.fromkeys(values)), dict.fromkeys(sample.relevant_ids, 1.0))

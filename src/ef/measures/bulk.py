@@ -19,7 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
-    from ef.evaluation._measures import Measure
+    from collections.abc import Mapping, Sequence
+
+    from ef.measures.registry import Measure
 
 __all__ = [
     "HitTable",
@@ -36,6 +38,7 @@ __all__ = [
     "iprec_at_recall",
     "judged",
     "ndcg",
+    "ndcg_binary",
     "ndcg_exp",
     "ndcg_rel",
     "num_nonrel_judged_ret",
@@ -44,6 +47,7 @@ __all__ = [
     "num_rel_ret",
     "num_ret",
     "precision",
+    "precision_window",
     "r_ndcg",
     "r_precision",
     "r_precision_multiple",
@@ -216,6 +220,60 @@ class HitTable:
         self._by_level: dict[float, HitTable] = {}
         self._gains: dict[tuple[object, ...], Gains] = {}
         self._set_level(relevance_level)
+
+    @classmethod
+    def from_rankings(
+        cls,
+        rankings: Sequence[Sequence[str]],
+        qrels: Sequence[Mapping[str, float]],
+        *,
+        relevance_level: float = 1,
+    ) -> HitTable:
+        """The table of rankings already made: query ``i`` is ``rankings[i]`` judged by ``qrels[i]``.
+
+        Each ranking is a sequence of distinct str doc ids, best first; each judgement a mapping
+        ``{doc_id: grade}`` (a negative grade: in the pool but unjudged, as trec_eval reads it).
+        `relevance_level` is trec_eval's ``-l``; ``math.ulp(0.0)`` gives the rule of the per-query
+        kernels (:mod:`ef.measures.per_query`), a grade ``> 0`` is relevant, and then every measure
+        that has both kernels gives their values to the last bit.
+        What ``evaluate_retrieval`` and :func:`~ef.measures.score_ranking` score; a run file goes
+        through :func:`~ef.evaluation.evaluate_run`'s faster readers instead.
+
+        >>> from ef.measures import parse_measure
+        >>> table = HitTable.from_rankings([["d1", "x", "d2"], ["x"]], [{"d1": 1, "d2": 2}, {"d3": 1}])
+        >>> parse_measure("P@2").evaluate(table).tolist(), parse_measure("ndcg@3").evaluate(table).round(4).tolist()
+        ([0.5, 0.0], [0.7602, 0.0])
+        """
+        from ef.measures.per_query import check_ranking
+
+        if len(rankings) != len(qrels):
+            raise ValueError(f"'rankings' and 'qrels' must be as long (got {len(rankings)} and {len(qrels)})")
+        num_ret: list[int] = []
+        hit_query: list[int] = []
+        hit_rank: list[int] = []
+        hit_grade: list[float] = []
+        judged_query: list[int] = []
+        judged_grade: list[float] = []
+        for i, (ranked, relevant) in enumerate(zip(rankings, qrels, strict=True)):
+            ranked, grades = check_ranking(ranked, relevant)
+            num_ret.append(len(ranked))
+            for rank, doc_id in enumerate(ranked):
+                grade = grades.get(doc_id)
+                if grade is not None:
+                    hit_query.append(i)
+                    hit_rank.append(rank)
+                    hit_grade.append(grade)
+            judged_query.extend([i] * len(grades))
+            judged_grade.extend(grades.values())
+        return cls(
+            np.array(num_ret, dtype=np.int64),
+            np.array(hit_query, dtype=np.int64),
+            np.array(hit_rank, dtype=np.int64),
+            np.array(hit_grade, dtype=np.float64),
+            np.array(judged_query, dtype=np.int64),
+            np.array(judged_grade, dtype=np.float64),
+            float(relevance_level),
+        )
 
     def _set_level(self, relevance_level: float) -> None:
         self.level = relevance_level
@@ -781,6 +839,22 @@ def judged(table: HitTable, measure: Measure) -> Floats:
     """ir_measures' ``Judged@k``: judged documents in the top k over ``min(k, retrieved)``."""
     k = int(measure.param or 0)
     return _divide(table.judged_count(k), np.minimum(table.num_ret, k))
+
+
+def precision_window(table: HitTable, measure: Measure) -> Floats:
+    """fastrag's Precision at k: relevant in the top k over ``min(k, retrieved)`` (0 if none retrieved)."""
+    k = int(measure.param or 0)
+    return _divide(table.relevant_count(below=k), np.minimum(table.num_ret, k))
+
+
+def ndcg_binary(table: HitTable, measure: Measure) -> Floats:
+    """fastrag's NDCG at k: gain 1 for every relevant document, the ideal over ``min(R, k)`` documents."""
+    k = int(measure.param or 0)
+    relevant = (table.hit_grade >= table.level) & (table.hit_rank < k)
+    dcg = _bincount(table.hit_query, np.where(relevant, 1.0 / np.log2(table.hit_rank + 2.0), 0.0), table.n)
+    width = min(k, int(table.num_rel.max(initial=0)))  # no longer than any query's ideal ranking
+    ideal = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(width) + 2.0))))
+    return _divide(dcg, ideal[np.minimum(table.num_rel, width)])
 
 
 def err(table: HitTable, measure: Measure) -> Floats:

@@ -1,4 +1,4 @@
-"""Per-query ranking metrics: pure functions of a ranked list and its judgements.
+"""Per-query ranking measures: pure functions of a ranked list and its judgements, no numpy.
 
 Semantics are trec_eval's (and so pytrec_eval's and BEIR's): a document is *relevant* when its
 grade is ``> 0``; a negative grade counts as unjudged; DCG uses the grade as a linear gain and a
@@ -12,17 +12,20 @@ function returns a Python ``float``, whatever numeric type the grades have.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 
 from ef._validate import check_positive_int, finite_float
 
 __all__ = [
-    "RETRIEVAL_METRICS",
     "Qrels",
     "average_precision",
+    "binary_ndcg_at_k",
+    "check_ranking",
     "dcg_at_k",
+    "hit_rate_at_k",
     "ndcg_at_k",
     "precision_at_k",
+    "precision_window",
     "recall_at_k",
     "reciprocal_rank",
 ]
@@ -225,24 +228,55 @@ def average_precision(ranked: Sequence[str], relevant: Mapping[str, float], k: i
     return total / n_rel
 
 
-def _mrr(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
-    return reciprocal_rank(ranked, relevant, k)
+def hit_rate_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
+    """``1.0`` if a relevant doc is in the top `k` results, else ``0.0`` (trec_eval's ``success.k``).
+
+    >>> hit_rate_at_k(['x', 'd1'], {'d1': 1.0}, 2), hit_rate_at_k(['x', 'd1'], {'d1': 1.0}, 1)
+    (1.0, 0.0)
+    """
+    k = _check_k(k)
+    ranked, relevant = _check(ranked, relevant)
+    return 1.0 if _hits(ranked[:k], relevant) else 0.0
 
 
-def _map(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
-    return average_precision(ranked, relevant, k)
+def precision_window(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
+    """Relevant docs in the top `k` over the docs there, ``min(k, len(ranked))`` (fastrag's Precision).
+
+    Unlike :func:`precision_at_k`, a ranking shorter than `k` divides by what it holds; an empty
+    one scores ``0.0``.
+
+    >>> precision_window(['d1', 'x'], {'d1': 1.0}, 5), precision_at_k(['d1', 'x'], {'d1': 1.0}, 5)
+    (0.5, 0.2)
+    """
+    k = _check_k(k)
+    ranked, relevant = _check(ranked, relevant)
+    window = ranked[:k]
+    return len(_hits(window, relevant)) / len(window) if window else 0.0
 
 
-RETRIEVAL_METRICS: dict[str, Callable[[Sequence[str], Mapping[str, float], int], float]] = {
-    "map": _map,
-    "mrr": _mrr,
-    "ndcg": ndcg_at_k,
-    "precision": precision_at_k,
-    "recall": recall_at_k,
-}
-"""The retrieval metrics :func:`evaluate_retrieval` can compute, each keyed by the short name used
-in the ``metrics=`` argument and in report keys (``"ndcg@10"``, ``"mrr@10"`` …).
+def binary_ndcg_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int) -> float:
+    """nDCG at `k` with gain ``1`` for every relevant doc, whatever its grade (fastrag's NDCG).
 
-Public so downstream packages can consume this single source of truth — the name→function
-registry *and* the set of valid metric names — instead of hand-mirroring it.
-"""
+    The ideal ranking holds ``min(R, k)`` relevant docs. On binary judgements it equals
+    :func:`ndcg_at_k`; on graded ones it ignores the grades.
+
+    >>> relevant = {'d1': 1.0, 'd2': 3.0}
+    >>> round(binary_ndcg_at_k(['d1', 'd2'], relevant, 2), 4), round(ndcg_at_k(['d1', 'd2'], relevant, 2), 4)
+    (1.0, 0.7967)
+    """
+    k = _check_k(k)
+    ranked, grades = _check(ranked, relevant)
+    binary = {doc_id: 1.0 for doc_id, grade in grades.items() if grade > 0}
+    return ndcg_at_k(ranked, binary, k)
+
+
+def check_ranking(ranked: Sequence[str], relevant: Mapping[str, float]) -> tuple[Sequence[str], dict[str, float]]:
+    """`ranked` and `relevant` checked as every kernel here checks them, the grades as floats.
+
+    ``TypeError`` for a ranking that is not a sequence of str ids (a set, a bare str) or grades
+    that are not a mapping; ``ValueError`` for an id ranked twice or a grade that is not finite.
+
+    >>> check_ranking(('d1', 'd2'), {'d1': 1})
+    (('d1', 'd2'), {'d1': 1.0})
+    """
+    return _check(ranked, relevant)
