@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ef._validate import check_positive_int
+from ef.validate import check_positive_int
 from ef.source_manager._hit import SearchHit
 from fastrag.documents import Chunk
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ef._progress import Progress
+from ef.console import Progress
 from ef.source_manager._embedders import DAMAGED
 from ef.source_manager._topk import Ranking, top_k
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 import ef
-from ef._validate import check_positive_int
+from ef.validate import check_positive_int
 from ef.io.atomic import replace_directory, temporary_directory
 from ef.io.jsonl import iter_json_objects, read_json
 from ef.segments import Segment, window_spans

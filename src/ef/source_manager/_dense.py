@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ef._progress import Progress
+from ef.console import Progress
 from ef.source_manager._embedders import DAMAGED
 from ef.source_manager._topk import Ranking, merge_top_k, top_k
 

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ef._progress import Progress
+from ef.console import Progress
 from ef.source_manager._topk import Ranking
 
 __all__ = ["DAMAGED", "DEFAULT_DENSE_MODEL", "RRF_K", "EmbedderSpec", "Index", "parse_embedder"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from numbers import Integral
 
-from ef._validate import finite_float
+from ef.validate import finite_float
 from ef.segments import Segment
 
 __all__ = ["SearchHit"]

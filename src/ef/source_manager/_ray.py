@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ef._progress import Progress
+from ef.console import Progress
 from ef.io.atomic import atomic_writer
 from ef.source_manager._topk import Ranking, merge_top_k, top_k
 

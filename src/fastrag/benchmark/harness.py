@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any, Protocol, TextIO, runtime_checkable
 
-from ef._progress import Progress
-from ef._validate import check_positive_int, finite_float
+from ef.console import Progress
+from ef.validate import check_positive_int, finite_float
 from fastrag.benchmark._jsonl import dump_line
 from fastrag.benchmark._results import default_run_name, start_results
 from fastrag.benchmark.metrics import Metric, RetrievalMetric

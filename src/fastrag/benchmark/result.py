@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ef._table import format_table
+from ef.console import format_table
 from fastrag.benchmark._jsonl import read_jsonl, write_jsonl
 from fastrag.benchmark.samples import QueryOutcome
 from fastrag.benchmark.summary import DistributionSummary

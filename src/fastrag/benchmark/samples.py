@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any
 
-from ef._validate import finite_float
+from ef.validate import finite_float
 from fastrag.benchmark._jsonl import read_jsonl, write_jsonl
 from fastrag.documents import Chunk, _non_finite, _plain
 

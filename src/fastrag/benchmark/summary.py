@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from numbers import Real
 from typing import Any
 
-from ef._validate import finite_float
+from ef.validate import finite_float
 
 __all__ = ["DistributionSummary"]
 
