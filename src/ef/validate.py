@@ -20,7 +20,7 @@ ValueError: 'unit' must be one of 'words', 'chars' (got 'dense')
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 
 __all__ = [
@@ -36,7 +36,9 @@ __all__ = [
     "check_positive_number",
     "check_str",
     "describe",
+    "find_non_finite",
     "finite_float",
+    "to_plain",
 ]
 
 _SCALARS = (str, bytes, int, float, type(None))
@@ -49,7 +51,7 @@ def describe(value: object) -> str:
     >>> describe(-1), describe("x"), describe([1, 2]), describe(float("nan"))
     ('-1', "'x'", 'list', 'nan')
     """
-    if isinstance(value, _SCALARS) or (isinstance(value, Real) and type(value).__module__ == "numpy"):
+    if isinstance(value, _SCALARS) or (type(value).__module__ == "numpy" and getattr(value, "ndim", 1) == 0):
         return f"{value!r:.{_SHOWN_CHARS}}"
     return type(value).__name__
 
@@ -253,3 +255,46 @@ def check_id(value: object, name: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"'{name}' must hold str ids (got {value!r})")
     return value
+
+
+def to_plain(value: object) -> object:
+    """`value` with numpy scalars and arrays, at any depth, turned into Python numbers and lists.
+
+    Vector stores hand back ``numpy.float32`` scores; JSON cannot write them, and
+    ``isinstance(numpy.float32(nan), float)`` is false, so they would slip past a NaN check.
+
+    >>> import numpy as np
+    >>> to_plain({"score": np.float32(0.5), "ids": np.array([1, 2]), "n": [np.int64(3)]})
+    {'score': 0.5, 'ids': [1, 2], 'n': [3]}
+    """
+    if isinstance(value, Mapping):
+        return {key: to_plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [to_plain(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(to_plain(item) for item in value)
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        return to_plain(value.tolist())  # a numpy scalar's tolist() is its Python number, an array's a list
+    return value
+
+
+def find_non_finite(value: object, where: str) -> tuple[str, float] | None:
+    """The path and value of the first NaN or infinity inside `value` (dicts and lists), if any:
+    what JSON cannot hold.
+
+    >>> find_non_finite({"a": [1.0, {"b": float("inf")}]}, "metadata")
+    ("metadata['a'][1]['b']", inf)
+    """
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (where, value)
+    if isinstance(value, Mapping):
+        items: Iterable[tuple[object, object]] = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = find_non_finite(item, f"{where}[{key!r}]")
+        if found is not None:
+            return found
+    return None

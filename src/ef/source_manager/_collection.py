@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 import ef
-from ef.validate import check_positive_int
 from ef.io.atomic import replace_directory, temporary_directory
 from ef.io.jsonl import iter_json_objects, read_json
+from ef.retrieval import SearchHit
 from ef.segments import Segment, window_spans
 from ef.source_manager._embedders import DAMAGED, EmbedderSpec, Index, parse_embedder
-from ef.source_manager._hit import SearchHit
+from ef.validate import check_positive_int
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Collection", "check_limit", "corpus_fingerprint", "read_sources"]
 
