@@ -115,7 +115,7 @@ def test_search_many_equals_search_one_by_one(bm25_index: SearchableCorpus) -> N
     [
         (lambda i: i.search("x", limit=0), ValueError, "'limit' must be a positive integer (got 0)"),
         (lambda i: i.search("x", limit=True), TypeError, "'limit' must be a positive integer (got True)"),
-        (lambda i: i.search(b"x"), TypeError, "'query' must be a str (got bytes)"),
+        (lambda i: i.search(b"x"), TypeError, "'query' must be a str (got b'x')"),
         (lambda i: i.search_many("cats"), TypeError, "'queries' must be a sequence of query strings"),
         (lambda i: i.search_many(["a", 3]), TypeError, "'queries'[1] must be a str (got int)"),
     ],
