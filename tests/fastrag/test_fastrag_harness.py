@@ -254,7 +254,10 @@ def test_operational_metrics_of_a_bare_retriever_are_missing() -> None:
             "'samples' uses id 'a' more than once",
         ),
         (EchoRetriever(), ["query"], [Recall()], {}, TypeError, "'samples'[0] must be an EvalSample (got 'query')"),
-        (EchoRetriever(), samples(1), [], {}, ValueError, "'metrics' must be a non-empty sequence of Metric (got an empty one)"),
+        (
+            EchoRetriever(), samples(1), [], {}, ValueError,
+            "'metrics' must be a non-empty sequence of Metric (got an empty one)",
+        ),
         (
             EchoRetriever(),
             samples(1),

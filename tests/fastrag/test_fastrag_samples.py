@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from ef.validate import describe
-
 from fastrag.benchmark import EvalSample, QueryOutcome, load_samples, read_outcomes, save_samples
 from fastrag.documents import Chunk
 
@@ -45,7 +44,10 @@ def test_blank_lines_are_skipped(tmp_path: Path) -> None:
         ('{"id": "b"}', "sample is missing 'query'"),
         ('{"id": "b", "query": "x", "answer": "y"}', "sample has unknown field(s) 'answer'"),
         ('{"id": "b", "query": "x", "relevant_ids": "d1"}', "'relevant_ids' must be a list of str ids (got 'd1')"),
-        ('{"id": "b", "query": "x", "relevant_ids": ["d1", "d1"]}', "'relevant_ids' must list each id once (got 'd1' twice or more)"),
+        (
+            '{"id": "b", "query": "x", "relevant_ids": ["d1", "d1"]}',
+            "'relevant_ids' must list each id once (got 'd1' twice or more)",
+        ),
         ('{"id": "b", "query": "x", "relevant_ids": [3]}', "'relevant_ids' must hold str ids (got 3)"),
         ('{"id": "", "query": "x"}', "'id' must be a non-empty str (got '')"),
         ('{"id": "a", "query": "x"}', "sample id 'a' already used on line 1"),
