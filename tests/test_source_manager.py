@@ -19,7 +19,7 @@ import pytest
 import Stemmer
 
 import ef.source_manager
-import ef.source_manager._dense
+import ef.source_manager._models
 from ef.evaluation import evaluate_retrieval
 from ef.segments import Segment
 from ef.source_manager import SearchableCorpus, SearchHit, SourceManager, ingest, parse_embedder
@@ -427,7 +427,7 @@ def _forbid_network(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
     monkeypatch.setattr(_detect_agent, "_registry", None, raising=False)
     monkeypatch.setattr(huggingface_hub.constants, "AGENT_HARNESSES_PATH", os.devnull + ".missing", raising=False)
-    monkeypatch.setattr(ef.source_manager._dense, "_MODELS", {})
+    monkeypatch.setattr(ef.source_manager._models, "_MODELS", {})
     return attempts
 
 

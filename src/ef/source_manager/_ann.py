@@ -151,7 +151,7 @@ class AnnIndex:
     @classmethod
     def load(cls, directory: Path, meta: Mapping[str, Any], *, n_rows: int, dimension: int) -> AnnIndex:
         """Read the index :meth:`save` wrote, checking it against the manifest's `meta`."""
-        from ef.source_manager._embedders import DAMAGED
+        from ef.source_manager._index import DAMAGED
 
         path = directory / ANN_FILE
         kind, params = meta.get("kind"), meta.get("params")

@@ -23,7 +23,8 @@ from ef.io.atomic import replace_directory, temporary_directory
 from ef.io.jsonl import iter_json_objects, read_json
 from ef.retrieval import SearchHit
 from ef.segments import Segment, window_spans
-from ef.source_manager._embedders import DAMAGED, EmbedderSpec, Index, parse_embedder
+from ef.source_manager._embedders import EmbedderSpec, parse_embedder
+from ef.source_manager._index import DAMAGED, Index
 from ef.validate import check_positive_int
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Collection", "check_limit", "corpus_fingerprint", "read_sources"]

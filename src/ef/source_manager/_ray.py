@@ -170,13 +170,13 @@ class _Encoder:
     """A Ray Data actor: loads the model once, then encodes one batch of texts per call."""
 
     def __init__(self, model: str, device: str | None, batch_size: int) -> None:
-        from ef.source_manager._dense import load_model
+        from ef.source_manager._models import load_model
 
         self.model = load_model(model, device=device)
         self.batch_size = batch_size
 
     def __call__(self, batch: dict[str, npt.NDArray[Any]]) -> dict[str, npt.NDArray[Any]]:
-        from ef.source_manager._dense import encode
+        from ef.source_manager._models import encode
 
         texts = [str(text) for text in batch["text"]]
         vectors = encode(self.model, texts, batch_size=self.batch_size, show_progress=False)
