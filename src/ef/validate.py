@@ -5,7 +5,8 @@ Every message reads ``'<name>' must be <rule> (got <value>)``. A value of the wr
 in any form that is an :class:`numbers.Integral` (so ``numpy.int64(5)`` works like ``5``) and are
 returned as Python ``int``; ``bool`` is refused wherever a number is asked for: ``True`` as a
 cutoff is a mistake, not 1. Each check returns the value in its plain Python form, so a record can
-store what it checked.
+store what it checked. `name` is quoted in the message unless it quotes itself, as a path into an
+argument does (``"'ann_params'['M']"``).
 
 >>> check_positive_int(0, "k")
 Traceback (most recent call last):
@@ -57,7 +58,9 @@ def describe(value: object) -> str:
 
 
 def _fail(error: type[Exception], name: str, rule: str, value: object) -> Exception:
-    return error(f"'{name}' must be {rule} (got {describe(value)})")
+    # A name that quotes itself is a path into an argument, shown as given: "'ann_params'['M']".
+    shown = name if "'" in name else f"'{name}'"
+    return error(f"{shown} must be {rule} (got {describe(value)})")
 
 
 def _integer(value: object, name: str, rule: str) -> int:

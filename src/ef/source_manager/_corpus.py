@@ -11,7 +11,7 @@ from ef.retrieval import SearchHit
 from ef.segments import Segment
 from ef.source_manager._collection import Collection, check_limit, check_queries, read_sources
 from ef.source_manager._embedders import parse_embedder
-from ef.validate import check_str
+from ef.validate import check_choice, check_str
 
 __all__ = ["SearchableCorpus", "ingest"]
 
@@ -304,10 +304,8 @@ def _scale_options(
     from ef.source_manager._ann import ANN_KINDS, AnnSpec, require_faiss
     from ef.source_manager._ray import make_engine
 
-    if engine not in ("local", "ray"):
-        raise ValueError(f"'engine' must be 'local' or 'ray' (got {engine!r})")
-    if ann not in ANN_KINDS:
-        raise ValueError(f"'ann' must be one of {', '.join(map(repr, ANN_KINDS))} (got {ann!r})")
+    check_choice(engine, "engine", ("local", "ray"))
+    check_choice(ann, "ann", ANN_KINDS)
     if ann == "none" and ann_params:
         raise ValueError("'ann_params' needs ann='hnsw' or ann='ivf' (got ann='none')")
     if kind == "bm25" and (ann != "none" or engine != "local"):

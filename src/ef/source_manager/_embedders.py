@@ -12,6 +12,7 @@ import numpy as np
 from ef.console import Progress
 from ef.source_manager._index import DAMAGED, Index
 from ef.source_manager._topk import Ranking
+from ef.validate import check_choice
 
 __all__ = ["DEFAULT_DENSE_MODEL", "RRF_K", "EmbedderSpec", "HybridIndex", "parse_embedder"]
 
@@ -33,8 +34,7 @@ class EmbedderSpec:
     model: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in ("bm25", "st", "hybrid"):
-            raise ValueError(f"'kind' must be 'bm25', 'st' or 'hybrid' (got {self.kind!r})")
+        check_choice(self.kind, "kind", ("bm25", "st", "hybrid"))
         if (self.kind == "bm25") != (self.model is None) or self.model == "":
             raise ValueError(f"'model' must be None for bm25 and a model name otherwise (got {self.model!r})")
 
