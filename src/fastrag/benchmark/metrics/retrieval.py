@@ -35,8 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, get_args
 
+from ef._validate import check_positive_int
 from ef.evaluation._ranking import ndcg_at_k, recall_at_k, reciprocal_rank
-from ef.validate import check_positive_int
 from fastrag.benchmark.metrics._base import Metric
 from fastrag.benchmark.samples import EvalSample, QueryOutcome
 from fastrag.documents import Chunk
