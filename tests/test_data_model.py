@@ -216,7 +216,8 @@ SEGMENT = Segment("d", 0, "x", 0, 1)
 @pytest.mark.parametrize(
     ("build", "error", "message"),
     [
-        (lambda: Segment("d", np.int64(-1), "x", 0, 1), ValueError, "'index' must be a non-negative integer (got np.int64(-1))"),
+        (lambda: Segment("d", np.int64(-1), "x", 0, 1), ValueError,
+         "'index' must be a non-negative integer (got np.int64(-1))"),
         (lambda: Segment("d", 0, "x", 0.0, 1), TypeError, "'start' must be a non-negative integer (got 0.0)"),
         (lambda: Segment(None, 0, "x", 0, 1), TypeError, "'source_id' must be a non-empty str (got None)"),
         (lambda: Chunk("p", 0, "x", [("a", 1)]), TypeError, "'metadata' must be a mapping (got list)"),
