@@ -79,6 +79,12 @@ def test_a_source_manager_runs_in_run_benchmark_with_real_numbers() -> None:
     assert result.scores == EXPECTED
     assert result.summary["mrr@2[source_uri]"].mean == pytest.approx(2.5 / 3)
     assert [c.source_uri for c in result.outcomes[2].retrieved] == ["cats", "ferns"]
+    from fastrag.benchmark._results import default_run_name
+
+    # A resumed results file tells this manager from one holding other sources.
+    assert default_run_name(manager) == (
+        f"ef.source_manager._manager.SourceManager embedder=bm25 fingerprint={manager.fingerprint}"
+    )
 
 
 def test_an_ef_index_runs_in_run_benchmark_with_its_scores_recorded() -> None:

@@ -71,6 +71,11 @@ class SourceManager:
         return str(self._collection.spec)
 
     @property
+    def fingerprint(self) -> str:
+        """SHA-256 over the sources' ids and texts so far: how a benchmark's results file tells managers apart."""
+        return self._collection.fingerprint()
+
+    @property
     def source_ids(self) -> tuple[str, ...]:
         """The ids of the sources added so far, in order."""
         return tuple(self._collection.source_ids)
