@@ -10,7 +10,7 @@
   :class:`~ef.segments.Segment`\\ s, or (for evaluation only) bare doc-id strings: :data:`Hit`.
 - The adapters, all here: :func:`retrieval_function` (how any retriever is called),
   :func:`hit_doc_id`, :func:`hit_score` and :func:`source_ranking` (how evaluation reads hits),
-  :func:`as_chunk` and :func:`hit_to_chunk` (how a benchmark records them), :func:`check_retriever`
+  :func:`as_chunks`, :func:`as_chunk` and :func:`hit_to_chunk` (how a benchmark records them), :func:`check_retriever`
   (what a benchmark checks before it runs) and :class:`CorpusRetriever` (the older wrapper of an
   ef index, kept for code that uses it).
 
@@ -44,6 +44,7 @@ __all__ = [
     "SearchHit",
     "SearchableCorpusLike",
     "as_chunk",
+    "as_chunks",
     "check_retriever",
     "hit_doc_id",
     "hit_score",
@@ -295,6 +296,28 @@ def as_chunk(result: object) -> Chunk:
     if isinstance(result, str):
         raise _wrong_hit(result, "Chunk, SearchHit or Segment (a benchmark records content, which a bare doc id lacks)")
     raise _wrong_hit(result, "Chunk, SearchHit or Segment")
+
+
+def as_chunks(results: object, what: str) -> tuple[Chunk, ...]:
+    """A ranking as the chunks a benchmark records (:func:`as_chunk` each); `what` names it in errors.
+
+    >>> as_chunks([Segment("d1", 0, "a", 0, 1)], "'retrieved'")[0].source_uri
+    'd1'
+    >>> as_chunks({Chunk("d1", 0, "a")}, "'retrieved'")
+    Traceback (most recent call last):
+    ...
+    TypeError: 'retrieved' must be a sequence of Chunk or SearchHit, best first (got set)
+    """
+    if isinstance(results, str | bytes | AbstractSet | Mapping) or not isinstance(results, Iterable):
+        # A set has no order: its chunks would be ranked in hash order.
+        raise TypeError(f"{what} must be a sequence of Chunk or SearchHit, best first (got {type(results).__name__})")
+    chunks = []
+    for rank, result in enumerate(results, start=1):
+        try:
+            chunks.append(as_chunk(result))
+        except TypeError as error:
+            raise TypeError(f"{what} at rank {rank}: {error}") from None
+    return tuple(chunks)
 
 
 def check_retriever(target: object, method: str, name: str = "target") -> None:

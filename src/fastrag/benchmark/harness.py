@@ -28,15 +28,14 @@ import inspect
 import math
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from numbers import Real
 from typing import Any, Protocol, TextIO, runtime_checkable
 
 from ef.console import Progress
-from ef.retrieval import Retriever, as_chunk, check_retriever
+from ef.retrieval import Retriever, as_chunks, check_retriever
 from ef.validate import (
     check_non_empty_str,
     check_non_negative_int,
@@ -56,22 +55,6 @@ from fastrag.documents import Chunk
 __all__ = ["Pipeline", "PipelineResponse", "Retriever", "run_benchmark", "run_benchmark_sync"]
 
 _DEFAULT_TOP_K = 10
-
-
-def _chunks(results: object, call: str) -> tuple[Chunk, ...]:
-    """A target's ranked results as the chunks an outcome records (ef SearchHits and Segments converted)."""
-    if isinstance(results, str | bytes | AbstractSet | Mapping) or not isinstance(results, Iterable):
-        # A set has no order: its chunks would be ranked in hash order.
-        raise TypeError(
-            f"{call} must be a sequence of Chunk or SearchHit, best first (got {type(results).__name__})"
-        )
-    chunks = []
-    for rank, result in enumerate(results, start=1):
-        try:
-            chunks.append(as_chunk(result))
-        except TypeError as error:  # the target's bug: stops the run, named
-            raise TypeError(f"{call} at rank {rank}: {error}") from None
-    return tuple(chunks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +85,7 @@ class PipelineResponse:
 
     def __post_init__(self) -> None:
         check_str(self.answer, "answer")
-        object.__setattr__(self, "retrieved", _chunks(self.retrieved, "'retrieved'"))
+        object.__setattr__(self, "retrieved", as_chunks(self.retrieved, "'retrieved'"))
         if self.total_tokens is not None:
             object.__setattr__(self, "total_tokens", check_non_negative_int(self.total_tokens, "total_tokens"))
         if self.cost_usd is not None:
@@ -210,7 +193,7 @@ def _outcome(
             response.total_tokens,
             response.cost_usd,
         )
-    return QueryOutcome(sample.id, sample.query, _chunks(response, f"the result of {call}"), latency_ms=latency_ms)
+    return QueryOutcome(sample.id, sample.query, as_chunks(response, f"the result of {call}"), latency_ms=latency_ms)
 
 
 async def run_benchmark(
