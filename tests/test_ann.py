@@ -83,12 +83,18 @@ def test_ann_index_saves_and_loads(vectors: tuple[np.ndarray, np.ndarray], tmp_p
         ("flat", {}, "'ann' must be one of 'none', 'hnsw', 'ivf' (got 'flat')"),
         ("hnsw", {"nprobe": 4}, "'ann_params' for 'hnsw' takes M, ef_construction, ef_search (got 'nprobe')"),
         ("ivf", {"nlist": 0}, "'ann_params'['nlist'] must be a positive integer (got 0)"),
-        ("ivf", {"nlist": True}, "'ann_params'['nlist'] must be a positive integer (got True)"),
     ],
 )
 def test_bad_ann_specs_are_refused(kind: str, params: dict[str, int], message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         AnnSpec(kind, params)
+
+
+def test_an_ann_parameter_of_the_wrong_type_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match=re.escape("'ann_params'['nlist'] must be a positive integer (got True)")):
+        AnnSpec("ivf", {"nlist": True})
+    with pytest.raises(ValueError, match=re.escape("'ann' must be one of 'hnsw', 'ivf' (got 'none')")):
+        AnnSpec("none")
 
 
 def test_recall_against_exact_counts_the_overlap() -> None:
@@ -135,7 +141,7 @@ def test_missing_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> Non
         ({"engine": "ray"}, "engine='ray' applies to a dense index; embedder 'bm25' has none"),
         ({"ann": "annoy"}, "'ann' must be one of 'none', 'hnsw', 'ivf' (got 'annoy')"),
         ({"ann_params": {"M": 8}}, "'ann_params' needs ann='hnsw' or ann='ivf'"),
-        ({"engine": "spark"}, "'engine' must be 'local' or 'ray' (got 'spark')"),
+        ({"engine": "spark"}, "'engine' must be one of 'local', 'ray' (got 'spark')"),
         ({"workers": 2}, "'workers' is an option of engine='ray' (got engine='local')"),
         ({"shard_dir": "x"}, "'shard_dir' is an option of engine='ray'"),
     ],

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ef._progress import Progress, progress
+from ef.console import Progress, progress
 from ef.source_manager import ingest
 
 

@@ -126,16 +126,18 @@ def test_ignore_identical_ids_fetches_one_more_and_keeps_the_depth() -> None:
 
 
 def test_unsupported_result_type_is_a_type_error() -> None:
-    with pytest.raises(TypeError, match="retriever returned a int; expected SearchHit, Segment or str doc ids") as info:
+    expected = "retriever returned a int; expected SearchHit, Chunk, Segment or str doc ids"
+    with pytest.raises(TypeError, match=expected) as info:
         evaluate_retrieval(lambda q, *, limit: [1], QRELS, QUERIES)
-    assert info.value.__notes__ == ["while retrieving for query 'q1'"]
+    assert info.value.__notes__ == ["while retrieving for query 'q1' (rank 1)"]
 
 
 @pytest.mark.parametrize(("results", "name"), [("d1", "str"), (None, "NoneType"), (b"d1", "bytes")])
 def test_results_must_be_a_list_not_a_string(results, name) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(
         TypeError,
-        match=rf"^retriever returned a {name} for query 'q1'; expected a list of SearchHit, Segment or str doc ids$",
+        match=rf"^retriever returned a {name} for query 'q1'; expected a list of SearchHit, Chunk, Segment or str "
+        r"doc ids, best first$",
     ):
         evaluate_retrieval(lambda q, *, limit: results, QRELS, QUERIES)
 
@@ -221,11 +223,11 @@ def test_report_table() -> None:
 @pytest.mark.parametrize(
     ("args", "error", "message"),
     [
-        (("d", 0.5, "x", 0, 1), TypeError, r"^'index' must be an int \(got float\)$"),
-        (("d", True, "x", 0, 1), TypeError, r"^'index' must be an int \(got bool\)$"),
-        (("d", 0, "x", 0, 2), ValueError, r"^'text' has 1 characters but end - start is 2$"),
+        (("d", 0.5, "x", 0, 1), TypeError, r"^'index' must be a non-negative integer \(got 0.5\)$"),
+        (("d", True, "x", 0, 1), TypeError, r"^'index' must be a non-negative integer \(got True\)$"),
+        (("d", 0, "x", 0, 2), ValueError, r"^'text' must have end - start = 2 characters \(got 1\)$"),
         (("", 0, "x", 0, 1), ValueError, r"^'source_id' must be a non-empty str \(got ''\)$"),
-        (("d", -1, "x", 0, 1), ValueError, r"^'index' must be >= 0 \(got -1\)$"),
+        (("d", -1, "x", 0, 1), ValueError, r"^'index' must be a non-negative integer \(got -1\)$"),
     ],
 )
 def test_segment_rejects_bad_fields(args, error, message) -> None:  # type: ignore[no-untyped-def]
@@ -237,10 +239,10 @@ def test_segment_rejects_bad_fields(args, error, message) -> None:  # type: igno
     ("score", "rank", "error", "message"),
     [
         (math.inf, 1, ValueError, r"^'score' must be a finite number \(got inf\)$"),
-        (None, 1, ValueError, r"^'score' must be a finite number \(got None\)$"),
-        (1.0, 1.5, TypeError, r"^'rank' must be an int \(got float\)$"),
-        (1.0, True, TypeError, r"^'rank' must be an int \(got bool\)$"),
-        (1.0, 0, ValueError, r"^'rank' must be >= 1 \(got 0\)$"),
+        (None, 1, TypeError, r"^'score' must be a finite number \(got None\)$"),
+        (1.0, 1.5, TypeError, r"^'rank' must be a positive integer \(got 1.5\)$"),
+        (1.0, True, TypeError, r"^'rank' must be a positive integer \(got True\)$"),
+        (1.0, 0, ValueError, r"^'rank' must be a positive integer \(got 0\)$"),
     ],
 )
 def test_search_hit_rejects_bad_fields(score, rank, error, message) -> None:  # type: ignore[no-untyped-def]

@@ -47,23 +47,23 @@ def test_zero_overlap_tiles_the_words() -> None:
 
 
 @pytest.mark.parametrize(
-    ("size", "overlap", "message"),
+    ("size", "overlap", "error", "message"),
     [
-        (0, 0, "'size' must be a positive integer number of words or None (got 0)"),
-        (True, 0, "'size' must be a positive integer number of words or None (got True)"),
-        (2.5, 0, "'size' must be a positive integer number of words or None (got 2.5)"),
-        (3, -1, "'overlap' must be a non-negative integer number of words (got -1)"),
-        (3, 3, "'overlap' must be smaller than 'size' (got overlap=3, size=3)"),
-        (None, 2, "'overlap' needs a window 'size' (got overlap=2, size=None)"),
+        (0, 0, ValueError, "'size' must be a positive integer number of words or None (got 0)"),
+        (True, 0, TypeError, "'size' must be a positive integer number of words or None (got True)"),
+        (2.5, 0, TypeError, "'size' must be a positive integer number of words or None (got 2.5)"),
+        (3, -1, ValueError, "'overlap' must be a non-negative integer number of words (got -1)"),
+        (3, 3, ValueError, "'overlap' must be smaller than 'size' (got overlap=3, size=3)"),
+        (None, 2, ValueError, "'overlap' needs a window 'size' (got overlap=2, size=None)"),
     ],
 )
-def test_bad_window_parameters_are_named(size: object, overlap: object, message: str) -> None:
-    with pytest.raises(ValueError, match=re.escape(message)):
+def test_bad_window_parameters_are_named(size: object, overlap: object, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
         segment_text("d", "a b c d", size=size, overlap=overlap)  # type: ignore[arg-type]
 
 
 def test_non_str_text_is_a_type_error_naming_the_source() -> None:
-    with pytest.raises(TypeError, match=r"'text' of source 'd7' must be a str \(got int\)"):
+    with pytest.raises(TypeError, match=r"^'text' of source 'd7' must be a str \(got 42\)$"):
         segment_text("d7", 42)  # type: ignore[arg-type]
 
 
@@ -73,17 +73,21 @@ def test_empty_source_id_is_rejected_by_segment() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("kwargs", "error", "message"),
     [
-        ({"index": -1}, "'index' must be >= 0 (got -1)"),
-        ({"start": 3, "end": 2, "text": ""}, "'start' and 'end' must satisfy 0 <= start <= end (got 3, 2)"),
-        ({"text": "abc"}, "'text' has 3 characters but end - start is 5"),
+        ({"index": -1}, ValueError, "'index' must be a non-negative integer (got -1)"),
+        ({"index": 0.5}, TypeError, "'index' must be a non-negative integer (got 0.5)"),
+        ({"start": -1}, ValueError, "'start' must be a non-negative integer (got -1)"),
+        ({"start": 3, "end": 2, "text": ""}, ValueError, "'start' must be at most 'end' (got start=3, end=2)"),
+        ({"text": "abc"}, ValueError, "'text' must have end - start = 5 characters (got 3)"),
+        ({"text": b"Hello"}, TypeError, "'text' must be a str (got b'Hello')"),
+        ({"source_id": 1}, TypeError, "'source_id' must be a non-empty str (got 1)"),
     ],
 )
-def test_segment_validation(kwargs: dict[str, object], message: str) -> None:
+def test_segment_validation(kwargs: dict[str, object], error: type[Exception], message: str) -> None:
     fields: dict[str, object] = {"source_id": "d", "index": 0, "text": "Hello", "start": 0, "end": 5}
     fields.update(kwargs)
-    with pytest.raises(ValueError, match=re.escape(message)):
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
         Segment(**fields)  # type: ignore[arg-type]
 
 

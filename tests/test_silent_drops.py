@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ef._validate import check_finite_number, check_id, check_positive_int
 from ef.evaluation import (
     average_precision,
     dcg_at_k,
@@ -24,6 +23,7 @@ from ef.evaluation import (
     recall_at_k,
     reciprocal_rank,
 )
+from ef.validate import check_finite_number, check_id, check_positive_int
 
 HUGE = {"d1": 1e308, "d2": 1e308, "d3": 1e308}
 PER_QUERY = [ndcg_at_k, dcg_at_k, recall_at_k, precision_at_k, reciprocal_rank, average_precision]
@@ -588,7 +588,7 @@ def test_source_manager_accepts_numpy_limits_and_names_bad_input() -> None:
     hit = SearchHit(Segment("d1", 0, "x", 0, 1), np.float32(0.5), np.int64(2))  # type: ignore[arg-type]
     assert (type(hit.score), type(hit.rank)) == (float, int)
     assert [c.source_uri for c in CorpusRetriever(index).retrieve("alpha", np.int64(1))] == ["d1"]  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"^'hit' must be an ef SearchHit \(got NoneType\)$"):
+    with pytest.raises(TypeError, match=r"^'hit' must be an ef SearchHit \(got None\)$"):
         hit_to_chunk(None)  # type: ignore[arg-type]
 
 
@@ -603,7 +603,7 @@ def test_fastrag_values_accept_numpy_numbers() -> None:
     outcome = QueryOutcome("q", "x", latency_ms=np.float32(1.5), total_tokens=np.int64(3), cost_usd=np.float64(0.25))
     assert json.loads(json.dumps(outcome.to_dict()))["total_tokens"] == 3
     assert (type(outcome.latency_ms), type(outcome.total_tokens)) == (float, int)
-    with pytest.raises(ValueError, match=r"^'latency_ms' must be finite and >= 0 \(got 1000"):
+    with pytest.raises(ValueError, match=r"^'latency_ms' must be a finite number >= 0 \(got 1000"):
         QueryOutcome("q", "x", latency_ms=10**400)
     summary = DistributionSummary.from_scores(s for s in [np.float32(0.5), None, 1.0])
     assert (summary.count, summary.missing, summary.mean) == (2, 1, 0.75)
@@ -705,11 +705,11 @@ def test_source_manager_add_names_its_own_arguments() -> None:
     from ef.source_manager import SourceManager
 
     manager = SourceManager(show_progress=False)
-    with pytest.raises(TypeError, match=r"^'source_id' must be a str \(got int\)$"):
+    with pytest.raises(TypeError, match=r"^'source_id' must be a non-empty str \(got 1\)$"):
         manager.add(1, "x")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"^'source_id' must be a non-empty str \(got ''\)$"):
         manager.add("", "x")
-    with pytest.raises(TypeError, match=r"^'text' must be a str \(got NoneType\)$"):
+    with pytest.raises(TypeError, match=r"^'text' must be a str \(got None\)$"):
         manager.add("a", None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^'sources' item 0 must be a \(doc_id, text\) pair \(got 'ab'\)$"):
         manager.add_many(["ab"])  # type: ignore[list-item]

@@ -19,7 +19,7 @@ import pytest
 import Stemmer
 
 import ef.source_manager
-import ef.source_manager._dense
+import ef.source_manager._models
 from ef.evaluation import evaluate_retrieval
 from ef.segments import Segment
 from ef.source_manager import SearchableCorpus, SearchHit, SourceManager, ingest, parse_embedder
@@ -115,9 +115,9 @@ def test_search_many_equals_search_one_by_one(bm25_index: SearchableCorpus) -> N
     [
         (lambda i: i.search("x", limit=0), ValueError, "'limit' must be a positive integer (got 0)"),
         (lambda i: i.search("x", limit=True), TypeError, "'limit' must be a positive integer (got True)"),
-        (lambda i: i.search(b"x"), TypeError, "'query' must be a str (got bytes)"),
+        (lambda i: i.search(b"x"), TypeError, "'query' must be a str (got b'x')"),
         (lambda i: i.search_many("cats"), TypeError, "'queries' must be a sequence of query strings"),
-        (lambda i: i.search_many(["a", 3]), TypeError, "'queries'[1] must be a str (got int)"),
+        (lambda i: i.search_many(["a", 3]), TypeError, "'queries'[1] must be a str (got 3)"),
     ],
 )
 def test_bad_search_arguments(bm25_index: SearchableCorpus, call: object, error: type, message: str) -> None:
@@ -132,8 +132,8 @@ def test_bad_search_arguments(bm25_index: SearchableCorpus, call: object, error:
         ("d1 text", {}, TypeError, "'corpus' must be a mapping {doc_id: text} or an iterable of (doc_id, text)"),
         ([("d1", "a"), ("d1", "b")], {}, ValueError, "'corpus' lists doc id 'd1' more than once"),
         ([("d1", "a"), ("", "b")], {}, ValueError, "'corpus' item 1: the doc id must be a non-empty str (got '')"),
-        ([("d1", "a"), (7, "b")], {}, ValueError, "'corpus' item 1: the doc id must be a non-empty str (got 7)"),
-        ({"d1": None}, {}, TypeError, "'corpus' document 'd1': the text must be a str (got NoneType)"),
+        ([("d1", "a"), (7, "b")], {}, TypeError, "'corpus' item 1: the doc id must be a non-empty str (got 7)"),
+        ({"d1": None}, {}, TypeError, "'corpus' document 'd1': the text must be a str (got None)"),
         ([("d1", "a", "x")], {}, TypeError, "'corpus' item 0 must be a (doc_id, text) pair"),
         ({"d1": "a"}, {"embedder": "tfidf"}, ValueError, "'embedder' must be 'bm25', 'st:<model name or "
          "directory>' or 'hybrid:st:<model name or directory>' (got 'tfidf')"),
@@ -427,7 +427,7 @@ def _forbid_network(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
     monkeypatch.setattr(_detect_agent, "_registry", None, raising=False)
     monkeypatch.setattr(huggingface_hub.constants, "AGENT_HARNESSES_PATH", os.devnull + ".missing", raising=False)
-    monkeypatch.setattr(ef.source_manager._dense, "_MODELS", {})
+    monkeypatch.setattr(ef.source_manager._models, "_MODELS", {})
     return attempts
 
 

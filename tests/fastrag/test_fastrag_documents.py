@@ -39,17 +39,19 @@ def test_metadata_is_not_identity() -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "error_type", "message"),
     [
-        (("", 0, "x"), "'source_uri' must be a non-empty str (got '')"),
-        (("p", -1, "x"), "'chunk_index' must be an int >= 0 (got -1)"),
-        (("p", True, "x"), "'chunk_index' must be an int >= 0 (got True)"),
-        (("p", 0, b"x"), "'content' must be a str (got bytes)"),
-        (("p", 0, "\ud800"), "'content' is not encodable as UTF-8: surrogates not allowed at 0"),
+        (("", 0, "x"), ValueError, "'source_uri' must be a non-empty str (got '')"),
+        ((7, 0, "x"), TypeError, "'source_uri' must be a non-empty str (got 7)"),
+        (("p", -1, "x"), ValueError, "'chunk_index' must be a non-negative integer (got -1)"),
+        (("p", True, "x"), TypeError, "'chunk_index' must be a non-negative integer (got True)"),
+        (("p", 0, b"x"), TypeError, "'content' must be a str (got b'x')"),
+        (("p", 0, "x", []), TypeError, "'metadata' must be a mapping (got list)"),
+        (("p", 0, "\ud800"), ValueError, "'content' is not encodable as UTF-8: surrogates not allowed at 0"),
     ],
 )
-def test_bad_chunks_name_the_field(args: tuple[object, ...], message: str) -> None:
-    with pytest.raises(ValueError) as error:
+def test_bad_chunks_name_the_field(args: tuple[object, ...], error_type: type[Exception], message: str) -> None:
+    with pytest.raises(error_type) as error:
         Chunk(*args)  # type: ignore[arg-type]
     assert str(error.value) == message
 
@@ -86,9 +88,9 @@ def test_chunk_text_hand_example_with_offsets() -> None:
 @pytest.mark.parametrize(
     ("size", "overlap", "message"),
     [
-        (0, 0, "'size' must be a positive integer (got 0)"),
-        (10, 10, "'overlap' must be an integer with 0 <= overlap < size=10 (got 10)"),
-        (10, -1, "'overlap' must be an integer with 0 <= overlap < size=10 (got -1)"),
+        (0, 0, "'size' must be a positive integer number of characters or None (got 0)"),
+        (10, 10, "'overlap' must be smaller than 'size' (got overlap=10, size=10)"),
+        (10, -1, "'overlap' must be a non-negative integer number of characters (got -1)"),
     ],
 )
 def test_chunk_text_bad_sizes(size: int, overlap: int, message: str) -> None:

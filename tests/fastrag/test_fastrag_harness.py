@@ -108,13 +108,17 @@ def test_errors_are_recorded_and_the_run_goes_on() -> None:
     assert str(result).splitlines()[0] == "Benchmark over 3 samples (1 failed)"
 
 
-def test_a_bad_return_value_is_that_samples_error() -> None:
+def test_a_bad_return_value_stops_the_run_naming_target_sample_and_type() -> None:
     class Wrong:
         def retrieve(self, query: str, k: int) -> Any:
             return "not chunks"
 
-    result = run(Wrong(), samples(1), [Recall()])
-    assert result.outcomes[0].error == "TypeError: retrieve() must return a sequence of Chunk (got str)"
+    with pytest.raises(TypeError) as error:
+        run(Wrong(), samples(1), [Recall()])
+    assert str(error.value) == (
+        "the result of Wrong.retrieve('query 0', k) for sample 'q0' must be a sequence of Chunk or SearchHit, "
+        "best first (got str)"
+    )
 
 
 @pytest.mark.parametrize("kind", ["async", "sync"])
@@ -237,7 +241,10 @@ def test_operational_metrics_of_a_bare_retriever_are_missing() -> None:
             TypeError,
             "'target' must have retrieve(query, k) or answer(query, k) (got object)",
         ),
-        (EchoRetriever(), [], [Recall()], {}, ValueError, "'samples' must be a non-empty sequence of EvalSample"),
+        (
+            EchoRetriever(), [], [Recall()], {}, ValueError,
+            "'samples' must be a non-empty sequence of EvalSample (got an empty one)",
+        ),
         (
             EchoRetriever(),
             [EvalSample("a", "x"), EvalSample("a", "y")],
@@ -246,8 +253,11 @@ def test_operational_metrics_of_a_bare_retriever_are_missing() -> None:
             ValueError,
             "'samples' uses id 'a' more than once",
         ),
-        (EchoRetriever(), ["query"], [Recall()], {}, ValueError, "'samples'[0] must be an EvalSample (got str)"),
-        (EchoRetriever(), samples(1), [], {}, ValueError, "'metrics' must be a non-empty sequence of Metric"),
+        (EchoRetriever(), ["query"], [Recall()], {}, TypeError, "'samples'[0] must be an EvalSample (got 'query')"),
+        (
+            EchoRetriever(), samples(1), [], {}, ValueError,
+            "'metrics' must be a non-empty sequence of Metric (got an empty one)",
+        ),
         (
             EchoRetriever(),
             samples(1),
@@ -568,11 +578,11 @@ def test_every_header_in_the_file_is_checked(tmp_path: Path) -> None:
         ),
         (
             {"fastrag_outcomes": 1, "top_k": 0, "target": "retriever"},
-            "header 'top_k' must be a positive integer (got 0)",
+            "'top_k' must be a positive integer (got 0)",
         ),
         (
             {"fastrag_outcomes": 1, "top_k": 2, "target": "agent"},
-            "header 'target' must be 'retriever' or 'pipeline' (got 'agent')",
+            "'target' must be one of 'retriever', 'pipeline' (got 'agent')",
         ),
         ({"fastrag_outcomes": 1, "top_k": 2}, "header is missing 'target'"),
     ],

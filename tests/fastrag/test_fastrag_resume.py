@@ -111,7 +111,7 @@ def test_the_default_run_name_tells_ef_indexes_and_dataclass_settings_apart() ->
     a = CorpusRetriever(ingest({"d1": "alpha"}, show_progress=False))
     b = CorpusRetriever(ingest({"d1": "beta"}, show_progress=False))
     name = default_run_name(a)
-    assert name.startswith("fastrag.adapters.CorpusRetriever embedder=bm25 fingerprint=")
+    assert name.startswith("ef.retrieval.CorpusRetriever embedder=bm25 fingerprint=")
     assert name != default_run_name(b)
 
     @dataclass

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ef.validate import describe
 from fastrag.benchmark import EvalSample, QueryOutcome, load_samples, read_outcomes, save_samples
 from fastrag.documents import Chunk
 
@@ -39,20 +40,23 @@ def test_blank_lines_are_skipped(tmp_path: Path) -> None:
     ("line", "reason"),
     [
         ("{not json", "malformed JSON: Expecting property name enclosed in double quotes (column 2)"),
-        ("[1, 2]", "sample must be a JSON object (got list)"),
+        ("[1, 2]", "'sample' must be a JSON object (got list)"),
         ('{"id": "b"}', "sample is missing 'query'"),
         ('{"id": "b", "query": "x", "answer": "y"}', "sample has unknown field(s) 'answer'"),
         ('{"id": "b", "query": "x", "relevant_ids": "d1"}', "'relevant_ids' must be a list of str ids (got 'd1')"),
-        ('{"id": "b", "query": "x", "relevant_ids": ["d1", "d1"]}', "'relevant_ids' lists 'd1' more than once"),
+        (
+            '{"id": "b", "query": "x", "relevant_ids": ["d1", "d1"]}',
+            "'relevant_ids' must list each id once (got 'd1' twice or more)",
+        ),
         ('{"id": "b", "query": "x", "relevant_ids": [3]}', "'relevant_ids' must hold str ids (got 3)"),
         ('{"id": "", "query": "x"}', "'id' must be a non-empty str (got '')"),
         ('{"id": "a", "query": "x"}', "sample id 'a' already used on line 1"),
         # Falsy non-lists are mistakes too, not "no relevant ids".
         ('{"id": "b", "query": "x", "relevant_ids": ""}', "'relevant_ids' must be a list of str ids (got '')"),
         ('{"id": "b", "query": "x", "relevant_ids": 0}', "'relevant_ids' must be a list of str ids (got 0)"),
-        ('{"id": "b", "query": "x", "relevant_ids": {}}', "'relevant_ids' must be a list of str ids (got {})"),
+        ('{"id": "b", "query": "x", "relevant_ids": {}}', "'relevant_ids' must be a list of str ids (got dict)"),
         ('{"id": "b", "query": "x", "relevant_ids": false}', "'relevant_ids' must be a list of str ids (got False)"),
-        ('{"id": "b", "query": "x", "metadata": []}', "'metadata' must be a JSON object or null (got [])"),
+        ('{"id": "b", "query": "x", "metadata": []}', "'metadata' must be a JSON object or null (got list)"),
         ('{"id": "b", "query": "x", "metadata": ""}', "'metadata' must be a JSON object or null (got '')"),
         (
             '{"id": "b", "query": "x", "metadata": {"x": NaN}}',
@@ -92,19 +96,19 @@ def test_edited_chunk_in_an_outcomes_file_is_caught(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("kwargs", "error_type", "message"),
     [
-        ({"retrieved": ["not a chunk"]}, "'retrieved' must hold Chunk objects (got str)"),
-        ({"retrieved": "abc"}, "'retrieved' must be a sequence of Chunk (got str)"),
-        ({"latency_ms": float("nan")}, "'latency_ms' must be finite and >= 0 (got nan)"),
-        ({"total_tokens": 1.5}, "'total_tokens' must be an int or None (got 1.5)"),
-        ({"cost_usd": -0.1}, "'cost_usd' must be finite and >= 0 (got -0.1)"),
-        ({"answer": 3}, "'answer' must be a str or None (got int)"),
-        ({"cost_usd": "0.1"}, "'cost_usd' must be a number or None (got '0.1')"),
+        ({"retrieved": ["not a chunk"]}, TypeError, "'retrieved' must be a sequence of Chunk (got 'not a chunk')"),
+        ({"retrieved": "abc"}, TypeError, "'retrieved' must be a sequence of Chunk (got 'abc')"),
+        ({"latency_ms": float("nan")}, ValueError, "'latency_ms' must be a finite number >= 0 (got nan)"),
+        ({"total_tokens": 1.5}, TypeError, "'total_tokens' must be a non-negative integer (got 1.5)"),
+        ({"cost_usd": -0.1}, ValueError, "'cost_usd' must be a finite number >= 0 (got -0.1)"),
+        ({"answer": 3}, TypeError, "'answer' must be a str or None (got 3)"),
+        ({"cost_usd": "0.1"}, TypeError, "'cost_usd' must be a finite number >= 0 (got '0.1')"),
     ],
 )
-def test_bad_outcomes_name_the_field(kwargs: dict[str, object], message: str) -> None:
-    with pytest.raises(ValueError) as error:
+def test_bad_outcomes_name_the_field(kwargs: dict[str, object], error_type: type[Exception], message: str) -> None:
+    with pytest.raises(error_type) as error:
         QueryOutcome("q1", "query", **kwargs)  # type: ignore[arg-type]
     assert str(error.value) == message
 
@@ -131,7 +135,7 @@ def test_absent_or_null_relevant_ids_and_metadata_mean_none(tmp_path: Path) -> N
 def test_falsy_non_list_retrieved_is_an_error(tmp_path: Path, retrieved: object) -> None:
     path = tmp_path / "outcomes.jsonl"
     path.write_text(json.dumps({"sample_id": "q1", "query": "q", "retrieved": retrieved}) + "\n", encoding="utf-8")
-    message = f"{path}:1: 'retrieved' must be a list of chunks (got {type(retrieved).__name__})"
+    message = f"{path}:1: 'retrieved' must be a list of chunks (got {describe(retrieved)})"
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         list(read_outcomes(path))
 

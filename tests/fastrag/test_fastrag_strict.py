@@ -144,13 +144,17 @@ def test_load_jsonl_names_the_bad_line(tmp_path: Path, lines: list[str], message
 # --- what a target returns -------------------------------------------------------------------
 
 
-def test_a_set_returned_as_a_ranking_is_that_samples_error() -> None:
+def test_a_set_returned_as_a_ranking_stops_the_run_named() -> None:
     class Unordered:
         def retrieve(self, query: str, k: int) -> set[Chunk]:
             return {Chunk("a", 0, "x"), Chunk("b", 0, "y")}
 
-    result = run(Unordered(), samples(1), [Recall()])
-    assert result.errors == {"q0": "TypeError: retrieve() must return a sequence of Chunk (got set)"}
+    with pytest.raises(TypeError) as error:
+        run(Unordered(), samples(1), [Recall()])
+    assert str(error.value) == (
+        "the result of Unordered.retrieve('query 0', k) for sample 'q0' must be a sequence of Chunk or SearchHit, "
+        "best first (got set)"
+    )
 
 
 def test_a_pipeline_returning_a_set_of_chunks_is_that_samples_error() -> None:
@@ -159,9 +163,9 @@ def test_a_pipeline_returning_a_set_of_chunks_is_that_samples_error() -> None:
             return PipelineResponse("x", frozenset({Chunk("a", 0, "x")}))  # type: ignore[arg-type]
 
     assert isinstance(SetPipeline(), Pipeline)
-    result = run(SetPipeline(), samples(1), [Recall()])
+    result = run(SetPipeline(), samples(1), [Recall()])  # the pipeline's own PipelineResponse(...) raised
     assert result.errors == {
-        "q0": "TypeError: answer() must return the retrieved chunks as a sequence, best first (got frozenset)"
+        "q0": "TypeError: 'retrieved' must be a sequence of Chunk or SearchHit, best first (got frozenset)"
     }
 
 
@@ -309,11 +313,11 @@ def test_summary_scaling_keeps_ordinary_values_exact() -> None:
     assert s.p90 == float(np.percentile(data, 90))
 
 
-@pytest.mark.parametrize(("metadata", "name"), [(np.array([1, 2]), "ndarray"), ([], "list"), ("", "str")])
+@pytest.mark.parametrize(("metadata", "name"), [(np.array([1, 2]), "ndarray"), ([], "list"), ("", "''")])
 def test_chunk_from_dict_refuses_metadata_that_is_not_an_object(metadata: object, name: str) -> None:
     # "truth value of an array is ambiguous" before, and [] or "" silently became {}
     record = {"source_uri": "p", "chunk_index": 0, "content": "x", "metadata": metadata}
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(TypeError) as error:
         Chunk.from_dict(record)
     assert str(error.value) == f"'metadata' must be a mapping (got {name})"
     assert Chunk.from_dict({**record, "metadata": None}).metadata == {}

@@ -47,7 +47,7 @@ def test_non_finite_scores_are_refused(bad: float) -> None:
 
 
 def test_non_numbers_are_refused() -> None:
-    with pytest.raises(ValueError, match=r"^'scores'\[0\] must be a float or None \(got '1'\)$"):
+    with pytest.raises(TypeError, match=r"^'scores'\[0\] must be a float or None \(got '1'\)$"):
         DistributionSummary.from_scores(["1"])  # type: ignore[list-item]
 
 

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from ef._table import format_table
-from ef._validate import finite_float
+from ef.console import format_table
 from ef.measures import RAG_MEASURES
 from ef.measures.answers import check_contexts
+from ef.validate import finite_float
 
 __all__ = ["RagEvalReport", "RagSample", "evaluate_rag"]
 

@@ -8,13 +8,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ef._progress import progress
-from ef._table import format_table
-from ef._validate import check_positive_int as _check_k
-from ef._validate import finite_float
+from ef.console import format_table, progress
 from ef.measures import RETRIEVAL_METRICS
-from ef.segments import Segment
-from ef.source_manager._hit import SearchHit
+from ef.retrieval import hit_doc_id, hit_score, retrieval_function, source_ranking
+from ef.validate import check_positive_int as _check_k
+from ef.validate import finite_float
 
 __all__ = ["RetrievalEvalReport", "evaluate_retrieval"]
 
@@ -102,57 +100,21 @@ class RetrievalEvalReport:
 
 
 def _result_doc_id(result: object) -> str:
-    """The source document id of one retrieval result (a SearchHit, a Segment or a doc id)."""
-    if isinstance(result, str):
-        return result
-    if isinstance(result, SearchHit):
-        return result.segment.source_id
-    if isinstance(result, Segment):
-        return result.source_id
-    raise TypeError(
-        f"retriever returned a {type(result).__name__}; expected SearchHit, Segment or str doc ids"
-    )
+    """The source document id of one retrieval result (a SearchHit, a Chunk, a Segment or a doc id)."""
+    return hit_doc_id(result)
 
 
 def _result_score(result: object) -> float | None:
-    return result.score if isinstance(result, SearchHit) else None
+    return hit_score(result)
 
 
 def _dedupe(query_id: str, results: object) -> tuple[list[str], list[float | None]]:
     """Map results to source ids, keeping each source at its best (first) rank."""
-    # A bare string is iterable too: its characters would be scored as doc ids.
-    if isinstance(results, str | bytes) or not isinstance(results, Iterable):
-        raise TypeError(
-            f"retriever returned a {type(results).__name__} for query {query_id!r}; "
-            "expected a list of SearchHit, Segment or str doc ids"
-        )
-    doc_ids: list[str] = []
-    scores: list[float | None] = []
-    seen: set[str] = set()
-    for result in results:
-        try:
-            doc_id = _result_doc_id(result)
-        except TypeError as error:
-            error.add_note(f"while retrieving for query {query_id!r}")
-            raise
-        if doc_id not in seen:
-            seen.add(doc_id)
-            doc_ids.append(doc_id)
-            scores.append(_result_score(result))
-    return doc_ids, scores
+    return source_ranking(results, query_id=query_id)
 
 
 def _search_function(retriever: Any) -> Callable[[str, int], Sequence[object]]:
-    if hasattr(retriever, "search"):
-        return lambda q, n: retriever.search(q, limit=n)
-    if hasattr(retriever, "retrieve"):
-        return lambda q, n: retriever.retrieve(q, limit=n)
-    if callable(retriever):
-        return lambda q, n: retriever(q, limit=n)
-    raise TypeError(
-        f"'retriever' must be a SearchableCorpus, a SourceManager or a callable "
-        f"query -> results (got {type(retriever).__name__})"
-    )
+    return retrieval_function(retriever)
 
 
 def _retrieve_all(

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ef._table import format_table
+from ef.console import format_table
 from ef.io.trec import (
     RunColumns,
     big_endian_words,

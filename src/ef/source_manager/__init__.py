@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ef.source_manager._hit import SearchHit
+from ef.retrieval import SearchHit
 
 if TYPE_CHECKING:
     from ef.source_manager._collection import FORMAT_VERSION

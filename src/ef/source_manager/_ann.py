@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ef.source_manager._topk import Ranking
+from ef.validate import check_choice, check_instance, check_positive_int
 
 __all__ = ["ANN_FILE", "ANN_KINDS", "INSTALL_HINT", "AnnIndex", "AnnSpec", "recall_against_exact", "require_faiss"]
 
@@ -69,15 +70,16 @@ class AnnSpec:
     params: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.kind not in _DEFAULTS:
-            raise ValueError(f"'ann' must be one of {', '.join(map(repr, ANN_KINDS))} (got {self.kind!r})")
+        check_choice(self.kind, "ann", ANN_KINDS)
+        if self.kind not in _DEFAULTS:  # 'none' names no index to build
+            raise ValueError(f"'ann' must be one of {', '.join(map(repr, _DEFAULTS))} (got {self.kind!r})")
+        check_instance(self.params, "ann_params", Mapping, what="a mapping")
         for name, value in self.params.items():
             if name not in _DEFAULTS[self.kind]:
                 raise ValueError(
                     f"'ann_params' for {self.kind!r} takes {', '.join(_DEFAULTS[self.kind])} (got {name!r})"
                 )
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"'ann_params'[{name!r}] must be a positive integer (got {value!r})")
+            check_positive_int(value, f"'ann_params'[{name!r}]")
 
     def resolve(self, n: int) -> dict[str, int]:
         """Every parameter for an index over `n` vectors: the user's where given, else the default."""
@@ -151,7 +153,7 @@ class AnnIndex:
     @classmethod
     def load(cls, directory: Path, meta: Mapping[str, Any], *, n_rows: int, dimension: int) -> AnnIndex:
         """Read the index :meth:`save` wrote, checking it against the manifest's `meta`."""
-        from ef.source_manager._embedders import DAMAGED
+        from ef.source_manager._index import DAMAGED
 
         path = directory / ANN_FILE
         kind, params = meta.get("kind"), meta.get("params")

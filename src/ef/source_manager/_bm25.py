@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ef._progress import Progress
-from ef.source_manager._embedders import DAMAGED
+from ef.console import Progress
+from ef.source_manager._index import DAMAGED
 from ef.source_manager._topk import Ranking, top_k
 
 __all__ = ["BM25_PARAMS", "Bm25Index"]

@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 
 import ef
-from ef._validate import check_positive_int
 from ef.io.atomic import replace_directory, temporary_directory
 from ef.io.jsonl import iter_json_objects, read_json
+from ef.retrieval import SearchHit
 from ef.segments import Segment, window_spans
-from ef.source_manager._embedders import DAMAGED, EmbedderSpec, Index, parse_embedder
-from ef.source_manager._hit import SearchHit
+from ef.source_manager._embedders import EmbedderSpec, parse_embedder
+from ef.source_manager._index import DAMAGED, Index
+from ef.validate import check_positive_int, describe
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Collection", "check_limit", "corpus_fingerprint", "read_sources"]
 
@@ -45,7 +46,7 @@ def check_queries(queries: Sequence[str]) -> list[str]:
     out = list(queries)
     for i, query in enumerate(out):
         if not isinstance(query, str):
-            raise TypeError(f"'queries'[{i}] must be a str (got {type(query).__name__})")
+            raise TypeError(f"'queries'[{i}] must be a str (got {describe(query)})")
     return out
 
 
@@ -71,9 +72,10 @@ def read_sources(
             raise TypeError(f"'{name}' item {i} must be a (doc_id, text) pair (got {item!r:.80})")
         doc_id, text = item
         if not isinstance(doc_id, str) or not doc_id:
-            raise ValueError(f"'{name}' item {i}: the doc id must be a non-empty str (got {doc_id!r})")
+            error = ValueError if isinstance(doc_id, str) else TypeError
+            raise error(f"'{name}' item {i}: the doc id must be a non-empty str (got {describe(doc_id)})")
         if not isinstance(text, str):
-            raise TypeError(f"'{name}' document {doc_id!r}: the text must be a str (got {type(text).__name__})")
+            raise TypeError(f"'{name}' document {doc_id!r}: the text must be a str (got {describe(text)})")
         if doc_id in seen or doc_id in known:
             raise ValueError(f"'{name}' lists doc id {doc_id!r} more than once" if doc_id in seen else
                              f"source {doc_id!r} was already added")

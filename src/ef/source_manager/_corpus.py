@@ -7,10 +7,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ef.retrieval import SearchHit
 from ef.segments import Segment
 from ef.source_manager._collection import Collection, check_limit, check_queries, read_sources
 from ef.source_manager._embedders import parse_embedder
-from ef.source_manager._hit import SearchHit
+from ef.validate import check_choice, check_str
 
 __all__ = ["SearchableCorpus", "ingest"]
 
@@ -66,7 +67,7 @@ class SearchableCorpus:
             f"n_segments={len(self)})"
         )
 
-    def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:
+    def search(self, query: str, limit: int = 10) -> list[SearchHit]:
         """The `limit` best segments for `query`, best first (rank 1).
 
         BM25 returns only segments that share a (stemmed, non-stopword) term with the query, so
@@ -79,9 +80,18 @@ class SearchableCorpus:
         ValueError
             If `limit` is not a positive integer.
         """
-        if not isinstance(query, str):
-            raise TypeError(f"'query' must be a str (got {type(query).__name__})")
+        check_str(query, "query")
         return self._collection.search_many([query], limit=check_limit(limit), show_progress=False)[0]
+
+    def retrieve(self, query: str, limit: int = 10) -> list[SearchHit]:
+        """:meth:`search` under the name of the one retriever protocol, :class:`ef.retrieval.Retriever`:
+        an index runs as it is in :func:`fastrag.benchmark.run_benchmark`.
+
+        >>> index = ingest({"d1": "Cats purr.", "d2": "Dogs bark."}, show_progress=False)
+        >>> index.retrieve("dogs", 1)[0].segment.source_id
+        'd2'
+        """
+        return self.search(query, limit)
 
     def search_many(
         self, queries: Sequence[str], *, limit: int = 10, show_progress: bool | None = None
@@ -294,10 +304,8 @@ def _scale_options(
     from ef.source_manager._ann import ANN_KINDS, AnnSpec, require_faiss
     from ef.source_manager._ray import make_engine
 
-    if engine not in ("local", "ray"):
-        raise ValueError(f"'engine' must be 'local' or 'ray' (got {engine!r})")
-    if ann not in ANN_KINDS:
-        raise ValueError(f"'ann' must be one of {', '.join(map(repr, ANN_KINDS))} (got {ann!r})")
+    check_choice(engine, "engine", ("local", "ray"))
+    check_choice(ann, "ann", ANN_KINDS)
     if ann == "none" and ann_params:
         raise ValueError("'ann_params' needs ann='hnsw' or ann='ivf' (got ann='none')")
     if kind == "bm25" and (ann != "none" or engine != "local"):

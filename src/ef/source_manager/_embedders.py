@@ -5,34 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from ef._progress import Progress
+from ef.console import Progress
+from ef.source_manager._index import DAMAGED, Index
 from ef.source_manager._topk import Ranking
+from ef.validate import check_choice
 
-__all__ = ["DAMAGED", "DEFAULT_DENSE_MODEL", "RRF_K", "EmbedderSpec", "Index", "parse_embedder"]
+__all__ = ["DEFAULT_DENSE_MODEL", "RRF_K", "EmbedderSpec", "HybridIndex", "parse_embedder"]
 
 DEFAULT_DENSE_MODEL = "all-MiniLM-L6-v2"
 RRF_K = 60  # Cormack et al.'s constant for reciprocal rank fusion
 RRF_DEPTH = 100  # each fused list contributes at least this many candidates
-DAMAGED = "the index is damaged: delete the directory and build it again"
 _FORMS = "'bm25', 'st:<model name or directory>' or 'hybrid:st:<model name or directory>'"
-
-
-class Index(Protocol):
-    """What a collection needs from an index: grow, search, save."""
-
-    def __len__(self) -> int: ...
-
-    def add(self, texts: Sequence[str], *, show_progress: bool) -> None: ...
-
-    def build(self) -> None: ...
-
-    def search_many(self, queries: Sequence[str], *, limit: int, show_progress: bool) -> list[Ranking]: ...
-
-    def save(self, directory: Path) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +34,7 @@ class EmbedderSpec:
     model: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in ("bm25", "st", "hybrid"):
-            raise ValueError(f"'kind' must be 'bm25', 'st' or 'hybrid' (got {self.kind!r})")
+        check_choice(self.kind, "kind", ("bm25", "st", "hybrid"))
         if (self.kind == "bm25") != (self.model is None) or self.model == "":
             raise ValueError(f"'model' must be None for bm25 and a model name otherwise (got {self.model!r})")
 

@@ -6,10 +6,11 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from ef.retrieval import SearchHit
 from ef.segments import Segment
 from ef.source_manager._collection import Collection, check_limit, check_queries, read_sources
 from ef.source_manager._embedders import parse_embedder
-from ef.source_manager._hit import SearchHit
+from ef.validate import check_non_empty_str, check_str
 
 __all__ = ["SourceManager"]
 
@@ -70,6 +71,11 @@ class SourceManager:
         return str(self._collection.spec)
 
     @property
+    def fingerprint(self) -> str:
+        """SHA-256 over the sources' ids and texts so far: how a benchmark's results file tells managers apart."""
+        return self._collection.fingerprint()
+
+    @property
     def source_ids(self) -> tuple[str, ...]:
         """The ids of the sources added so far, in order."""
         return tuple(self._collection.source_ids)
@@ -97,14 +103,8 @@ class SourceManager:
         TypeError
             If `source_id` or `text` is not a str.
         """
-        given_id: object = source_id  # callers pass anything: check it as such
-        if not isinstance(given_id, str):
-            raise TypeError(f"'source_id' must be a str (got {type(given_id).__name__})")
-        if not source_id:
-            raise ValueError("'source_id' must be a non-empty str (got '')")
-        given_text: object = text
-        if not isinstance(given_text, str):
-            raise TypeError(f"'text' must be a str (got {type(given_text).__name__})")
+        check_non_empty_str(source_id, "source_id")
+        check_str(text, "text")
         start = len(self._collection)
         self.add_many([(source_id, text)])
         return [self._collection.segment(i) for i in range(start, len(self._collection))]
@@ -117,8 +117,11 @@ class SourceManager:
         pairs = read_sources(sources, known=self._collection.positions, name="sources")
         return self._collection.add(pairs, show_progress=self.show_progress, build=False)
 
-    def retrieve(self, query: str, *, limit: int = 10) -> list[SearchHit]:
+    def retrieve(self, query: str, limit: int = 10) -> list[SearchHit]:
         """The `limit` best segments for `query`, best first; none while no source was added.
+
+        The one retriever protocol (:class:`ef.retrieval.Retriever`): `limit` may be passed by
+        position, so a manager runs as it is in :func:`fastrag.benchmark.run_benchmark`.
 
         Raises
         ------
@@ -127,8 +130,7 @@ class SourceManager:
         ValueError
             If `limit` is not a positive integer.
         """
-        if not isinstance(query, str):
-            raise TypeError(f"'query' must be a str (got {type(query).__name__})")
+        check_str(query, "query")
         return self._collection.search_many([query], limit=check_limit(limit), show_progress=False)[0]
 
     def retrieve_many(self, queries: Sequence[str], *, limit: int = 10) -> list[list[SearchHit]]:

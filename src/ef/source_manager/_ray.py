@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ef._progress import Progress
+from ef.console import Progress
 from ef.io.atomic import atomic_writer
 from ef.source_manager._topk import Ranking, merge_top_k, top_k
+from ef.validate import check_non_empty_str, check_positive_int
 
 __all__ = [
     "DEFAULT_SHARD_ROWS",
@@ -89,14 +90,15 @@ class RayEngine:
     shard_rows: int = DEFAULT_SHARD_ROWS
 
     def __post_init__(self) -> None:
-        if self.workers is not None and (
-            isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1
-        ):
-            raise ValueError(f"'workers' must be a positive integer or None (got {self.workers!r})")
-        if isinstance(self.shard_rows, bool) or not isinstance(self.shard_rows, int) or self.shard_rows < 1:
-            raise ValueError(f"'shard_rows' must be a positive integer (got {self.shard_rows!r})")
-        if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
-            raise ValueError(f"'ray_address' must be a non-empty str or None (got {self.address!r})")
+        if self.workers is not None:
+            object.__setattr__(
+                self, "workers", check_positive_int(self.workers, "workers", what="a positive integer or None")
+            )
+        object.__setattr__(self, "shard_rows", check_positive_int(self.shard_rows, "shard_rows"))
+        if self.address is not None:
+            # blank is as empty: "  " names no cluster
+            check_non_empty_str(self.address.strip() if isinstance(self.address, str) else self.address,
+                                "ray_address", what="a non-empty str or None")
 
 
 @contextlib.contextmanager
@@ -170,13 +172,13 @@ class _Encoder:
     """A Ray Data actor: loads the model once, then encodes one batch of texts per call."""
 
     def __init__(self, model: str, device: str | None, batch_size: int) -> None:
-        from ef.source_manager._dense import load_model
+        from ef.source_manager._models import load_model
 
         self.model = load_model(model, device=device)
         self.batch_size = batch_size
 
     def __call__(self, batch: dict[str, npt.NDArray[Any]]) -> dict[str, npt.NDArray[Any]]:
-        from ef.source_manager._dense import encode
+        from ef.source_manager._models import encode
 
         texts = [str(text) for text in batch["text"]]
         vectors = encode(self.model, texts, batch_size=self.batch_size, show_progress=False)

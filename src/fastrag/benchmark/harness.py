@@ -1,6 +1,8 @@
-"""Run a retriever or a RAG pipeline over evaluation samples, concurrently, and measure it.
+r"""Run a retriever or a RAG pipeline over evaluation samples, concurrently, and measure it.
 
-The target is either a :class:`Retriever` — ``retrieve(query, k)`` returning chunks — or a
+The target is either a :class:`Retriever` — ``retrieve(query, k)`` returning chunks or ef
+``SearchHit``\ s, the one retriever protocol of :mod:`ef.retrieval`, so an ef index or
+``SourceManager`` runs as it is — or a
 :class:`Pipeline` — ``answer(query, k)`` returning a :class:`PipelineResponse` with the answer,
 the chunks it used and its token usage and cost. Either method may be sync or async: async ones
 run on the event loop, sync ones in a thread pool of `concurrency` threads so they overlap too
@@ -8,8 +10,11 @@ and a timeout can fire while they block.
 
 At most `concurrency` samples are in flight at once. The harness times each call itself; a call
 that raises or exceeds `timeout_s` becomes an outcome with its ``error`` set, whose scores are all
-missing, and the run goes on. With `results_path`, each outcome is appended to that JSONL file as
-soon as it finishes, so an interrupted run loses nothing; rerunning with ``resume=True`` keeps
+missing, and the run goes on. A target that cannot be called as ``retrieve(query, k)`` is refused
+before anything runs, and one that returns the wrong type stops the run with a ``TypeError``
+naming the target, the query and what came back: that is a bug to fix, not a flaky answer.
+With `results_path`, each outcome is appended to that JSONL file as soon as it finishes, so an
+interrupted run loses nothing; rerunning with ``resume=True`` keeps
 the successful outcomes recorded there and runs only the rest (failed samples are retried). The
 file starts with a header line recording ``top_k``, the kind of target and a run name, since the
 recorded chunks depend on all three; resuming with a different one is a ``ValueError``, not a
@@ -23,15 +28,23 @@ import inspect
 import math
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from numbers import Real
 from typing import Any, Protocol, TextIO, runtime_checkable
 
-from ef._progress import Progress
-from ef._validate import check_positive_int, finite_float
+from ef.console import Progress
+from ef.retrieval import Retriever, as_chunks, check_retriever
+from ef.validate import (
+    check_non_empty_str,
+    check_non_negative_int,
+    check_non_negative_number,
+    check_positive_int,
+    check_positive_number,
+    check_str,
+    describe,
+)
 from fastrag.benchmark._jsonl import dump_line
 from fastrag.benchmark._results import default_run_name, start_results
 from fastrag.benchmark.metrics import Metric, RetrievalMetric
@@ -42,15 +55,6 @@ from fastrag.documents import Chunk
 __all__ = ["Pipeline", "PipelineResponse", "Retriever", "run_benchmark", "run_benchmark_sync"]
 
 _DEFAULT_TOP_K = 10
-
-
-@runtime_checkable
-class Retriever(Protocol):
-    """Anything with ``retrieve(query, k)`` returning up to `k` chunks, best first (sync or async)."""
-
-    def retrieve(self, query: str, k: int) -> Sequence[Chunk] | Awaitable[Sequence[Chunk]]:
-        """The best `k` chunks for `query`."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +79,17 @@ class PipelineResponse:
     """
 
     answer: str
-    retrieved: Sequence[Chunk] = ()
+    retrieved: Sequence[Chunk] = ()  # stored as a tuple; ef SearchHits and Segments are converted
     total_tokens: int | None = None
     cost_usd: float | None = None
+
+    def __post_init__(self) -> None:
+        check_str(self.answer, "answer")
+        object.__setattr__(self, "retrieved", as_chunks(self.retrieved, "'retrieved'"))
+        if self.total_tokens is not None:
+            object.__setattr__(self, "total_tokens", check_non_negative_int(self.total_tokens, "total_tokens"))
+        if self.cost_usd is not None:
+            object.__setattr__(self, "cost_usd", check_non_negative_number(self.cost_usd, "cost_usd"))
 
 
 @runtime_checkable
@@ -100,23 +112,28 @@ def _check_arguments(
     """Validate everything before any sample runs; returns ``(is_pipeline, top_k)``."""
     is_pipeline = isinstance(target, Pipeline)
     if not is_pipeline and not isinstance(target, Retriever):
-        raise TypeError(f"'target' must have retrieve(query, k) or answer(query, k) (got {type(target).__name__})")
+        raise TypeError(f"'target' must have retrieve(query, k) or answer(query, k) (got {describe(target)})")
+    check_retriever(target, "answer" if is_pipeline else "retrieve")
     given: object = samples
-    if isinstance(given, str) or not isinstance(given, Sequence) or not given:
-        raise ValueError("'samples' must be a non-empty sequence of EvalSample")
+    if isinstance(given, str) or not isinstance(given, Sequence):
+        raise TypeError(f"'samples' must be a non-empty sequence of EvalSample (got {describe(given)})")
+    if not given:
+        raise ValueError("'samples' must be a non-empty sequence of EvalSample (got an empty one)")
     seen: set[str] = set()
     for position, sample in enumerate(samples):
         if not isinstance(sample, EvalSample):
-            raise ValueError(f"'samples'[{position}] must be an EvalSample (got {type(sample).__name__})")
+            raise TypeError(f"'samples'[{position}] must be an EvalSample (got {describe(sample)})")
         if sample.id in seen:
             raise ValueError(f"'samples' uses id {sample.id!r} more than once")
         seen.add(sample.id)
-    if isinstance(metrics, Metric) or not isinstance(metrics, Sequence) or not metrics:
-        raise ValueError("'metrics' must be a non-empty sequence of Metric")
+    if isinstance(metrics, Metric) or not isinstance(metrics, Sequence):
+        raise TypeError(f"'metrics' must be a non-empty sequence of Metric (got {describe(metrics)})")
+    if not metrics:
+        raise ValueError("'metrics' must be a non-empty sequence of Metric (got an empty one)")
     names: set[str] = set()
     for position, metric in enumerate(metrics):
         if not isinstance(metric, Metric):
-            raise ValueError(f"'metrics'[{position}] must be a Metric (got {type(metric).__name__})")
+            raise TypeError(f"'metrics'[{position}] must be a Metric (got {describe(metric)})")
         if metric.name in names:
             raise ValueError(f"'metrics' has two metrics named {metric.name!r}")
         names.add(metric.name)
@@ -127,9 +144,8 @@ def _check_arguments(
             f"({type(target).__name__} has no answer(query, k)); pass a Pipeline or drop them"
         )
     concurrency = check_positive_int(concurrency, "concurrency")
-    seconds = None if timeout_s is None else finite_float(timeout_s)  # numpy.float32(1) is 1 s
-    if timeout_s is not None and (seconds is None or seconds <= 0):
-        raise ValueError(f"'timeout_s' must be a positive number of seconds or None (got {timeout_s!r})")
+    if timeout_s is not None:  # numpy.float32(1) is 1 s
+        check_positive_number(timeout_s, "timeout_s", what="a positive number of seconds or None")
     ks = [m.k for m in metrics if isinstance(m, RetrievalMetric)]
     if top_k is None:
         top_k = max(ks) if ks else _DEFAULT_TOP_K
@@ -160,15 +176,14 @@ def _call_target(target: Any, is_pipeline: bool, executor: ThreadPoolExecutor) -
     return in_thread
 
 
-def _outcome(sample: EvalSample, response: Any, is_pipeline: bool, latency_ms: float) -> QueryOutcome:
+def _outcome(
+    target: object, sample: EvalSample, response: Any, is_pipeline: bool, latency_ms: float
+) -> QueryOutcome:
+    method = "answer" if is_pipeline else "retrieve"
+    call = f"{type(target).__name__}.{method}({sample.query!r:.60}, k) for sample {sample.id!r}"
     if is_pipeline:
         if not isinstance(response, PipelineResponse):
-            raise TypeError(f"answer() must return a PipelineResponse (got {type(response).__name__})")
-        if isinstance(response.retrieved, AbstractSet | Mapping):
-            raise TypeError(
-                "answer() must return the retrieved chunks as a sequence, best first "
-                f"(got {type(response.retrieved).__name__})"
-            )
+            raise TypeError(f"{call} must return a PipelineResponse (got {type(response).__name__})")
         return QueryOutcome(
             sample.id,
             sample.query,
@@ -178,10 +193,7 @@ def _outcome(sample: EvalSample, response: Any, is_pipeline: bool, latency_ms: f
             response.total_tokens,
             response.cost_usd,
         )
-    if isinstance(response, str | bytes | AbstractSet | Mapping) or not isinstance(response, Iterable):
-        # A set has no order: its chunks would be ranked in hash order.
-        raise TypeError(f"retrieve() must return a sequence of Chunk (got {type(response).__name__})")
-    return QueryOutcome(sample.id, sample.query, tuple(response), latency_ms=latency_ms)
+    return QueryOutcome(sample.id, sample.query, as_chunks(response, f"the result of {call}"), latency_ms=latency_ms)
 
 
 async def run_benchmark(
@@ -244,7 +256,10 @@ async def run_benchmark(
     Raises
     ------
     TypeError
-        If `target` has neither ``retrieve`` nor ``answer``.
+        Before anything runs: if `target` has neither ``retrieve`` nor ``answer``, or its method
+        cannot take ``(query, k)`` by position, or a sample, a metric or an option has the wrong
+        type. While running: if the target returns something other than a sequence of ``Chunk``,
+        ``SearchHit`` or ``Segment`` (or a :class:`PipelineResponse`), naming the sample and rank.
     ValueError
         Before anything runs: for a metric that needs an answer with a bare Retriever, empty or
         duplicate samples or metric names, a bad `concurrency`, `timeout_s` or `top_k`, or a
@@ -277,8 +292,8 @@ async def run_benchmark(
     concurrency = int(concurrency)  # numpy numbers passed the checks; compute with Python's
     timeout_s = None if timeout_s is None else float(timeout_s)
     done: dict[str, QueryOutcome] = {}
-    if run_name is not None and (not isinstance(run_name, str) or not run_name):
-        raise ValueError(f"'run_name' must be a non-empty str or None (got {run_name!r})")
+    if run_name is not None:
+        check_non_empty_str(run_name, "run_name", what="a non-empty str or None")
     if results_path is not None:
         name = default_run_name(target) if run_name is None else run_name
         header = OutcomesHeader(k, "pipeline" if is_pipeline else "retriever", name)
@@ -302,7 +317,7 @@ async def run_benchmark(
             sample = samples[position]
             outcome = outcomes[position]
             if outcome is None:  # not recovered from results_path: run it
-                outcome = await _run_one(call, sample, k, is_pipeline, timeout_s)
+                outcome = await _run_one(target, call, sample, k, is_pipeline, timeout_s)
                 outcomes[position] = outcome
                 if sink is not None:
                     sink.write(dump_line(outcome.to_dict()))
@@ -337,6 +352,7 @@ async def run_benchmark(
 
 
 async def _run_one(
+    target: object,
     call: Callable[[str, int], Awaitable[Any]],
     sample: EvalSample,
     k: int,
@@ -357,7 +373,6 @@ async def _run_one(
                 f"TimeoutError: no answer within {timeout_s} s (the call blocked the event loop for {elapsed:.3f} s)"
             )
             return QueryOutcome(sample.id, sample.query, latency_ms=elapsed * 1000, error=error)
-        return _outcome(sample, response, is_pipeline, elapsed * 1000)
     except TimeoutError as exc:
         # The target's own TimeoutError (a socket read, say) keeps its message; ours says the limit.
         error = f"TimeoutError: no answer within {timeout_s} s" if deadline.expired() else f"TimeoutError: {exc}"
@@ -369,6 +384,9 @@ async def _run_one(
         error = f"CancelledError: {exc}" if str(exc) else "CancelledError: the call was cancelled"
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
+    else:
+        # Outside the try: a wrong return type is the target's bug and stops the run, named.
+        return _outcome(target, sample, response, is_pipeline, elapsed * 1000)
     return QueryOutcome(sample.id, sample.query, latency_ms=(time.perf_counter() - start) * 1000, error=error)
 
 

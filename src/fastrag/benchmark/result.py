@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ef._table import format_table
+from ef.console import format_table
+from ef.validate import check_instance
 from fastrag.benchmark._jsonl import read_jsonl, write_jsonl
 from fastrag.benchmark.samples import QueryOutcome
 from fastrag.benchmark.summary import DistributionSummary
@@ -67,7 +68,15 @@ class BenchmarkResult:
             raise ValueError("'summary' and 'scores' must name the same metrics")
         for name, values in self.scores.items():
             if len(values) != len(self.outcomes):
-                raise ValueError(f"'scores'[{name!r}] has {len(values)} entries for {len(self.outcomes)} outcomes")
+                raise ValueError(
+                    f"'scores'[{name!r}] must have one entry per outcome, {len(self.outcomes)} "
+                    f"(got {len(values)})"
+                )
+        for position, outcome in enumerate(self.outcomes):
+            check_instance(outcome, f"'outcomes'[{position}]", QueryOutcome)
+        check_instance(self.higher_is_better, "higher_is_better", Mapping, what="a mapping")
+        for name, better in self.higher_is_better.items():
+            check_instance(better, f"'higher_is_better'[{name!r}]", bool, what="a bool")
 
     @property
     def errors(self) -> dict[str, str]:

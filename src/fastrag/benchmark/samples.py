@@ -11,23 +11,33 @@ line and never skip one silently.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from numbers import Integral, Real
 from typing import Any
 
-from ef._validate import finite_float
+from ef.validate import (
+    check_choice,
+    check_id,
+    check_instance,
+    check_non_empty_str,
+    check_non_negative_int,
+    check_non_negative_number,
+    check_positive_int,
+    check_str,
+    describe,
+    find_non_finite,
+    to_plain,
+)
 from fastrag.benchmark._jsonl import read_jsonl, write_jsonl
-from fastrag.documents import Chunk, _non_finite, _plain
+from fastrag.documents import Chunk
 
 __all__ = ["EvalSample", "QueryOutcome", "load_samples", "read_outcomes", "save_samples"]
 
 
 def _check_keys(data: Any, kind: str, required: Sequence[str], optional: Sequence[str]) -> None:
-    if not isinstance(data, Mapping):
-        raise ValueError(f"{kind} must be a JSON object (got {type(data).__name__})")
+    check_instance(data, kind, Mapping, what="a JSON object")
     missing = [key for key in required if key not in data]
     if missing:
         raise ValueError(f"{kind} is missing {', '.join(repr(k) for k in missing)}")
@@ -36,19 +46,16 @@ def _check_keys(data: Any, kind: str, required: Sequence[str], optional: Sequenc
         raise ValueError(f"{kind} has unknown field(s) {', '.join(repr(k) for k in sorted(unknown))}")
 
 
-def _optional_number(name: str, value: object, kind: type) -> int | float | None:
-    """`value` as a Python int (or float) if it is one, finite and >= 0; numpy numbers count."""
-    if value is None:
-        return None
-    if type(value) is float and kind is float and 0 <= value < math.inf:  # the common case: no ABC check
-        return value
-    if isinstance(value, bool) or not isinstance(value, Integral if kind is int else Real):
-        article = "an int" if kind is int else "a number"
-        raise ValueError(f"'{name}' must be {article} or None (got {value!r})")
-    number = finite_float(value)
-    if number is None or number < 0:
-        raise ValueError(f"'{name}' must be finite and >= 0 (got {value!r:.60})")
-    return int(value) if kind is int else number  # type: ignore[call-overload]
+def _json_metadata(metadata: object, where: str) -> Mapping[str, Any]:
+    """`metadata` as a plain, JSON-ready copy; NaN or infinity inside is a ``ValueError``."""
+    check_instance(metadata, "metadata", Mapping, what="a mapping")
+    if not metadata:
+        return {}
+    plain = to_plain(metadata)
+    bad = find_non_finite(plain, "metadata")
+    if bad is not None:
+        raise ValueError(f"{where}: {bad[0]} is {bad[1]!r}, which JSON cannot hold; use null or a string")
+    return plain  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +84,7 @@ class EvalSample:
     >>> EvalSample("q1", "capital of France?", "paris")
     Traceback (most recent call last):
     ...
-    ValueError: 'relevant_ids' must be a sequence of str ids, not a single str
+    TypeError: 'relevant_ids' must be a sequence of str ids, not a single str
     """
 
     id: str
@@ -87,34 +94,21 @@ class EvalSample:
     metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.id, str) or not self.id:
-            raise ValueError(f"'id' must be a non-empty str (got {self.id!r})")
-        if not isinstance(self.query, str):
-            raise ValueError(f"'query' must be a str (got {type(self.query).__name__})")
+        check_non_empty_str(self.id, "id")
+        check_str(self.query, "query")
         given: object = self.relevant_ids  # checked as object: callers may pass anything
         if isinstance(given, str):
-            raise ValueError("'relevant_ids' must be a sequence of str ids, not a single str")
+            raise TypeError("'relevant_ids' must be a sequence of str ids, not a single str")
         if not isinstance(given, Iterable):
-            raise ValueError(f"'relevant_ids' must be a sequence of str ids (got {given!r})")
-        relevant = tuple(given)
-        for doc_id in relevant:
-            if not isinstance(doc_id, str):
-                raise ValueError(f"'relevant_ids' must hold str ids (got {doc_id!r})")
+            raise TypeError(f"'relevant_ids' must be a sequence of str ids (got {describe(given)})")
+        relevant = tuple(check_id(doc_id, "relevant_ids") for doc_id in given)
         if len(set(relevant)) != len(relevant):
             duplicate = next(d for i, d in enumerate(relevant) if d in relevant[:i])
-            raise ValueError(f"'relevant_ids' lists {duplicate!r} more than once")
+            raise ValueError(f"'relevant_ids' must list each id once (got {duplicate!r} twice or more)")
         object.__setattr__(self, "relevant_ids", relevant)
-        if self.reference_answer is not None and not isinstance(self.reference_answer, str):
-            raise ValueError(f"'reference_answer' must be a str or None (got {self.reference_answer!r})")
-        if not isinstance(self.metadata, Mapping):
-            raise ValueError(f"'metadata' must be a mapping (got {type(self.metadata).__name__})")
-        if self.metadata:
-            object.__setattr__(self, "metadata", _plain(self.metadata))
-        where = _non_finite(self.metadata, "metadata")
-        if where is not None:
-            raise ValueError(
-                f"sample {self.id!r}: {where[0]} is {where[1]!r}, which JSON cannot hold; use null or a string"
-            )
+        if self.reference_answer is not None:
+            check_str(self.reference_answer, "reference_answer", what="a str or None")
+        object.__setattr__(self, "metadata", _json_metadata(self.metadata, f"sample {self.id!r}"))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of one samples-file line."""
@@ -142,13 +136,13 @@ class EvalSample:
         relevant = data.get("relevant_ids")
         if relevant is None:
             relevant = ()
-        elif not isinstance(relevant, list | tuple):
-            raise ValueError(f"'relevant_ids' must be a list of str ids (got {relevant!r})")
+        else:
+            check_instance(relevant, "relevant_ids", (list, tuple), what="a list of str ids")
         metadata = data.get("metadata")
         if metadata is None:
             metadata = {}
-        elif not isinstance(metadata, Mapping):
-            raise ValueError(f"'metadata' must be a JSON object or null (got {metadata!r})")
+        else:
+            check_instance(metadata, "metadata", Mapping, what="a JSON object or null")
         return cls(data["id"], data["query"], tuple(relevant), data.get("reference_answer"), metadata)
 
 
@@ -182,7 +176,7 @@ class QueryOutcome:
     >>> QueryOutcome("q1", "query", latency_ms=-1.0)
     Traceback (most recent call last):
     ...
-    ValueError: 'latency_ms' must be finite and >= 0 (got -1.0)
+    ValueError: 'latency_ms' must be a finite number >= 0 (got -1.0)
     """
 
     sample_id: str
@@ -195,26 +189,26 @@ class QueryOutcome:
     error: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.sample_id, str) or not self.sample_id:
-            raise ValueError(f"'sample_id' must be a non-empty str (got {self.sample_id!r})")
-        if not isinstance(self.query, str):
-            raise ValueError(f"'query' must be a str (got {type(self.query).__name__})")
+        check_non_empty_str(self.sample_id, "sample_id")
+        check_str(self.query, "query")
         given: object = self.retrieved  # checked as object: callers may pass anything
-        if isinstance(given, str | bytes) or not isinstance(given, Iterable):
-            raise ValueError(f"'retrieved' must be a sequence of Chunk (got {type(given).__name__})")
-        retrieved = tuple(given)
-        for chunk in retrieved:
-            if not isinstance(chunk, Chunk):
-                raise ValueError(f"'retrieved' must hold Chunk objects (got {type(chunk).__name__})")
+        if isinstance(given, str | bytes | AbstractSet | Mapping) or not isinstance(given, Iterable):
+            raise TypeError(f"'retrieved' must be a sequence of Chunk (got {describe(given)})")
+        retrieved = tuple(check_instance(chunk, "retrieved", Chunk, what="a sequence of Chunk") for chunk in given)
         object.__setattr__(self, "retrieved", retrieved)
-        if self.answer is not None and not isinstance(self.answer, str):
-            raise ValueError(f"'answer' must be a str or None (got {type(self.answer).__name__})")
+        if self.answer is not None:
+            check_str(self.answer, "answer", what="a str or None")
         # Stored as Python numbers: a numpy scalar here would abort writing the outcomes file.
-        object.__setattr__(self, "latency_ms", _optional_number("latency_ms", self.latency_ms, float))
-        object.__setattr__(self, "total_tokens", _optional_number("total_tokens", self.total_tokens, int))
-        object.__setattr__(self, "cost_usd", _optional_number("cost_usd", self.cost_usd, float))
-        if self.error is not None and not isinstance(self.error, str):
-            raise ValueError(f"'error' must be a str or None (got {self.error!r})")
+        for name, check in (
+            ("latency_ms", check_non_negative_number),
+            ("total_tokens", check_non_negative_int),
+            ("cost_usd", check_non_negative_number),
+        ):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, check(value, name))
+        if self.error is not None:
+            check_str(self.error, "error", what="a str or None")
 
     @property
     def ok(self) -> bool:
@@ -251,8 +245,8 @@ class QueryOutcome:
         retrieved = data.get("retrieved")
         if retrieved is None:
             retrieved = []
-        elif not isinstance(retrieved, list):
-            raise ValueError(f"'retrieved' must be a list of chunks (got {type(retrieved).__name__})")
+        else:
+            check_instance(retrieved, "retrieved", list, what="a list of chunks")
         return cls(
             data["sample_id"],
             data["query"],
@@ -285,7 +279,7 @@ class OutcomesHeader:
     >>> OutcomesHeader(0, "retriever")
     Traceback (most recent call last):
     ...
-    ValueError: header 'top_k' must be a positive integer (got 0)
+    ValueError: 'top_k' must be a positive integer (got 0)
     """
 
     top_k: int
@@ -293,12 +287,10 @@ class OutcomesHeader:
     run_name: str | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 1:
-            raise ValueError(f"header 'top_k' must be a positive integer (got {self.top_k!r})")
-        if self.target not in _TARGET_KINDS:
-            raise ValueError(f"header 'target' must be 'retriever' or 'pipeline' (got {self.target!r})")
-        if self.run_name is not None and (not isinstance(self.run_name, str) or not self.run_name):
-            raise ValueError(f"header 'run_name' must be a non-empty str (got {self.run_name!r})")
+        object.__setattr__(self, "top_k", check_positive_int(self.top_k, "top_k"))
+        check_choice(self.target, "target", _TARGET_KINDS)
+        if self.run_name is not None:
+            check_non_empty_str(self.run_name, "run_name", what="a non-empty str or None")
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the header line."""

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from numbers import Real
 from typing import Any
 
-from ef._validate import finite_float
+from ef.validate import check_finite_number, check_non_negative_int, describe, finite_float
 
 __all__ = ["DistributionSummary"]
 
@@ -17,6 +17,7 @@ _BOOTSTRAP_RESAMPLES = 2000
 _CONFIDENCE = 0.95
 # Rows of resample indices drawn at once: bounds memory to ~32 MB whatever the sample count.
 _MAX_DRAW = 4_000_000
+_STATISTICS = ("mean", "std", "min", "p50", "p90", "p95", "p99", "max", "ci_low", "ci_high")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,20 @@ class DistributionSummary:
     ci_low: float | None
     ci_high: float | None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "count", check_non_negative_int(self.count, "count"))
+        object.__setattr__(self, "missing", check_non_negative_int(self.missing, "missing"))
+        for name in _STATISTICS:
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, check_finite_number(value, name))
+        # None exactly where a statistic is undefined: all of them without scores, std and CI below two.
+        undefined = _STATISTICS if self.count == 0 else ("std", "ci_low", "ci_high") if self.count == 1 else ()
+        for name in _STATISTICS:
+            if (getattr(self, name) is None) != (name in undefined):
+                rule = "None" if name in undefined else "a finite number"
+                raise ValueError(f"'{name}' must be {rule} with count={self.count} (got {getattr(self, name)!r})")
+
     @classmethod
     def from_scores(cls, scores: Iterable[float | None]) -> DistributionSummary:
         """Summarise `scores`; ``None`` entries count as missing, NaN or infinity is an error.
@@ -70,8 +85,10 @@ class DistributionSummary:
 
         Raises
         ------
+        TypeError
+            If a score is not a number (naming its position), or `scores` not an iterable.
         ValueError
-            If a score is NaN or infinite (naming its position), or not a number.
+            If a score is NaN or infinite (naming its position).
         """
         given: object = scores
         if isinstance(given, str | bytes) or not isinstance(given, Iterable):
@@ -85,10 +102,10 @@ class DistributionSummary:
                 values.append(score)
                 continue
             if isinstance(score, bool) or not isinstance(score, Real):
-                raise ValueError(f"'scores'[{position}] must be a float or None (got {score!r})")
+                raise TypeError(f"'scores'[{position}] must be a float or None (got {describe(score)})")
             value = finite_float(score)
             if value is None:
-                raise ValueError(f"'scores'[{position}] must be finite (got {score!r:.60})")
+                raise ValueError(f"'scores'[{position}] must be finite (got {describe(score)})")
             values.append(value)
         missing = len(given_scores) - len(values)
         if not values:
