@@ -71,7 +71,7 @@ def _fractional(value: object) -> bool:
     return math.isfinite(number) and not number.is_integer()
 
 
-def swap_evidence(run: Mapping[str, Mapping[str, Any]], qrels: Mapping[str, Mapping[str, Any]]) -> str | None:
+def swap_evidence(run: Mapping[Any, Any], qrels: Mapping[Any, Any]) -> str | None:
     """Why `run` and `qrels` look swapped, or ``None`` when the data does not show it.
 
     All four must hold, so that a legitimate run is never refused:

@@ -318,6 +318,7 @@ def evaluate_retrieval(
     depth = max(ks) if limit is None else _check_k(limit, name="limit")
     if depth < max(ks):
         raise ValueError(f"'limit' must be at least max(k_values) = {max(ks)} (got {limit!r})")
+    _check_argument_order(qrels, queries)
     _check_qrels(qrels)
     _check_queries(queries)
 
@@ -449,6 +450,17 @@ def _cutoffs(k_values: Iterable[int]) -> tuple[int, ...]:
     if len(set(ks)) != len(ks):
         raise ValueError(f"'k_values' lists a cutoff more than once (got {values!r})")
     return ks
+
+
+def _check_argument_order(qrels: object, queries: object) -> None:
+    """Texts where the judgements belong, and judgements where the texts do: a swapped call."""
+    if not (isinstance(qrels, Mapping) and isinstance(queries, Mapping) and qrels and queries):
+        return
+    if isinstance(next(iter(qrels.values())), str) and isinstance(next(iter(queries.values())), Mapping):
+        raise TypeError(
+            "'qrels' holds query texts and 'queries' judgements: the arguments look swapped; "
+            "evaluate_retrieval takes (retriever, qrels, queries)"
+        )
 
 
 def _check_qrels(qrels: Mapping[str, Mapping[str, float]]) -> None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ef.evaluation import _inputs, _run
+from ef.io.frames import DataFrameLike
 from ef.io.trec import RunColumns
 from ef.measures import Measure, parse_measure
 
@@ -61,12 +62,13 @@ class RunScores:
 
 
 def load_run_and_qrels(
-    run: Run | str | os.PathLike[str] | Any, qrels: Run | str | os.PathLike[str] | Any
+    run: Run | RunColumns | str | os.PathLike[str] | DataFrameLike, qrels: Run | str | os.PathLike[str] | DataFrameLike
 ) -> tuple[Run | RunColumns, Run]:
     """Read `run` and `qrels` for :func:`score_run`: paths read, DataFrames converted, mappings checked.
 
-    :class:`~ef.io.trec.RunColumns` pass through. A run path (TREC, plain or ``.gz``, ``-`` for standard input) is tokenised into
-    :class:`~ef.io.trec.RunColumns` on other threads while the qrels (TREC or BEIR TSV) are read.
+    :class:`~ef.io.trec.RunColumns` pass through. A run path (TREC, plain or ``.gz``, ``-`` for
+    standard input) is tokenised into :class:`~ef.io.trec.RunColumns` on other threads while the
+    qrels (TREC or BEIR TSV) are read.
 
     Raises
     ------
@@ -76,15 +78,15 @@ def load_run_and_qrels(
         For a malformed file (``file:line: ...``), a DataFrame with other columns, or arguments
         that look swapped (``(qrels, run)``).
     """
-    run, qrels = _inputs.normalise(run, qrels)
-    if isinstance(run, RunColumns):
-        return run, _run._load_qrels(qrels)
-    return _run._load(run, qrels)
+    plain_run, plain_qrels = _inputs.normalise(run, qrels)
+    if isinstance(plain_run, RunColumns):
+        return plain_run, _run._load_qrels(plain_qrels)
+    return _run._load(plain_run, plain_qrels)
 
 
 def score_run(
-    run: Run | RunColumns | Any,
-    qrels: Run | Any,
+    run: Run | RunColumns | DataFrameLike,
+    qrels: Run | DataFrameLike,
     measures: Sequence[Measure | str],
     *,
     missing: str = "zero",

@@ -20,15 +20,17 @@ any other layout is a ``ValueError`` listing the columns found and the ones expe
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 __all__ = [
     "FRAME_COLUMNS",
     "QRELS_COLUMNS",
     "RUN_COLUMNS",
+    "DataFrameLike",
     "frame_columns",
+    "frame_from_columns",
     "frame_library",
     "is_frame",
     "long_frame",
@@ -38,6 +40,15 @@ __all__ = [
 ]
 
 Library = Literal["pandas", "polars"]
+ColumnType = Literal["str", "float", "int"]
+
+
+class DataFrameLike(Protocol):
+    """What ef reads of a pandas or polars DataFrame, for type hints: its ``columns``."""
+
+    @property
+    def columns(self) -> Any: ...
+
 
 RUN_COLUMNS = ("query_id", "doc_id", "score")
 """The columns of a run frame, in this order when ef builds one."""
@@ -75,7 +86,7 @@ def frame_library(value: object) -> Library | None:
     for cls in type(value).__mro__:
         root = cls.__module__.partition(".")[0]
         if root in _LIBRARIES and cls.__name__ == "DataFrame":
-            return root  # type: ignore[return-value]
+            return root
     return None
 
 
@@ -155,7 +166,6 @@ def long_frame(per_query: Mapping[str, Mapping[str, float]], library: str) -> An
     >>> long_frame({"q1": {"mrr": 1.0, "P_5": 0.2}, "q2": {"mrr": 0.5, "P_5": 0.0}}, "polars").shape
     (4, 3)
     """
-    module = require(library)
     query_ids: list[str] = []
     measures: list[str] = []
     values: list[float] = []
@@ -164,7 +174,32 @@ def long_frame(per_query: Mapping[str, Mapping[str, float]], library: str) -> An
             query_ids.append(query_id)
             measures.append(measure)
             values.append(float(value))
-    data = {"query_id": query_ids, "measure": measures, "value": values}
+    return frame_from_columns(
+        {"query_id": query_ids, "measure": measures, "value": values},
+        {"query_id": "str", "measure": "str", "value": "float"},
+        library,
+    )
+
+
+def frame_from_columns(
+    columns: Mapping[str, Sequence[str | float | int]], types: Mapping[str, ColumnType], library: str
+) -> Any:
+    """A pandas or polars frame of `columns` (name -> values), each of the type `types` gives it.
+
+    The types are given, not inferred, so an empty column keeps its type.
+
+    >>> frame_from_columns({"measure": ["mrr"], "n": [3]}, {"measure": "str", "n": "int"}, "polars").dtypes
+    [String, Int64]
+    """
+    module = require(library)
     if library == "pandas":
-        return module.DataFrame(data, columns=list(FRAME_COLUMNS))
-    return module.DataFrame(data, schema={"query_id": module.String, "measure": module.String, "value": module.Float64})
+        dtypes = {"str": "str", "float": "float64", "int": "int64"}
+        return module.DataFrame(
+            {name: module.Series(list(values), dtype=dtypes[types[name]]) for name, values in columns.items()},
+            columns=list(columns),
+        )
+    schema = {"str": module.String, "float": module.Float64, "int": module.Int64}
+    return module.DataFrame(
+        {name: list(values) for name, values in columns.items()},
+        schema={name: schema[types[name]] for name in columns},
+    )
