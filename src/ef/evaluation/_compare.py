@@ -233,6 +233,14 @@ class ComparisonReport:
         """
         return render.dataframe(self, library)
 
+    def to_pandas(self) -> Any:
+        """One row per comparison as a pandas DataFrame: ``to_dataframe("pandas")``."""
+        return render.dataframe(self, "pandas")
+
+    def to_polars(self) -> Any:
+        """One row per comparison as a polars DataFrame: ``to_dataframe("polars")``."""
+        return render.dataframe(self, "polars")
+
     def to_html(
         self,
         path: str | os.PathLike[str],

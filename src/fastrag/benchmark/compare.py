@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from ef.evaluation._compare import ComparisonReport, build_report
-from ef.evaluation._stats import Correction, Test, check_options
+from ef.compare import Correction, Test, check_options
 from fastrag.benchmark.result import BenchmarkResult
+
+if TYPE_CHECKING:
+    from ef.compare import ComparisonReport
 
 __all__ = ["compare_results"]
 
@@ -160,6 +163,8 @@ def compare_results(
         s: {m: [rows[s][q][j] if q in rows[s] else None for q in samples] for j, m in enumerate(names)}
         for s in systems
     }
+    from ef.compare import build_report  # the statistics (numpy, scipy) load when a comparison is made
+
     return build_report(
         systems=systems,
         measures=names,
