@@ -116,14 +116,12 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
 
 def _check_index_dir(path: str) -> None:
     """Fail before any work if --index-dir holds no index and one could not be saved there."""
-    from ef.source_manager._collection import MANIFEST
+    from ef.source_manager.cache import check_cache_dir, is_saved_index
 
-    folder = Path(path)
-    if (folder / MANIFEST).is_file():
+    if is_saved_index(path):
         return  # loaded, not written
     _output.check_writable_folder("--index-dir", path)
-    if folder.is_dir() and any(folder.iterdir()):
-        raise FileExistsError(f"--index-dir {folder} exists and is not an ef index")
+    check_cache_dir(path, name=f"--index-dir {Path(path)}")
 
 
 def _qrels_file(dataset: Path, split: str) -> str:
@@ -138,32 +136,24 @@ def _qrels_file(dataset: Path, split: str) -> str:
 def _index(args: argparse.Namespace, corpus: dict[str, str], show: bool) -> tuple[Any, str]:
     """Load the cached index from --index-dir, or build it (and save it there)."""
     from ef.cli import _scale
-    from ef.source_manager import SearchableCorpus, ingest
-    from ef.source_manager._collection import MANIFEST, corpus_fingerprint
+    from ef.source_manager.cache import cached_index
 
     cache = None if args.index_dir is None else Path(args.index_dir)
-    if cache is not None and (cache / MANIFEST).is_file():
-        index = SearchableCorpus.load(
-            cache, embedder=args.embedder, device=args.device, batch_size=args.batch_size, show_progress=show,
-            engine=args.engine, ray_address=args.ray_address, workers=args.workers,
-        )
-        _scale.check_loaded(index, args, cache)
-        if index.fingerprint != corpus_fingerprint(corpus.items()):
-            raise ValueError(
-                f"--index-dir {cache} holds an index of another corpus than {args.dataset or 'the demo dataset'}: "
-                f"delete it or choose another directory"
-            )
-        return index, f"loaded from {cache}"
-    if cache is not None and cache.exists() and not (cache.is_dir() and not any(cache.iterdir())):
-        raise FileExistsError(f"--index-dir {cache} exists and is not an ef index")
-    index = ingest(
-        corpus, embedder=args.embedder, batch_size=args.batch_size, device=args.device, show_progress=show,
-        **_scale.scale_options(args, cache),
+    return cached_index(
+        corpus,
+        cache,
+        load={
+            "embedder": args.embedder, "device": args.device, "batch_size": args.batch_size, "show_progress": show,
+            "engine": args.engine, "ray_address": args.ray_address, "workers": args.workers,
+        },
+        build={
+            "embedder": args.embedder, "batch_size": args.batch_size, "device": args.device, "show_progress": show,
+            **_scale.scale_options(args, cache),
+        },
+        check=lambda index: _scale.check_loaded(index, args, Path(args.index_dir)),
+        name=f"--index-dir {cache}",
+        corpus_name=args.dataset or "the demo dataset",
     )
-    if cache is None:
-        return index, "built"
-    index.save(cache)
-    return index, f"built, saved to {cache}"
 
 
 def run(args: argparse.Namespace) -> int:

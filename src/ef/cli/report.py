@@ -53,10 +53,9 @@ def check_outputs(args: argparse.Namespace) -> None:
     """Fail before any work if a report output cannot be written (and the extra is missing)."""
     if not wants_report(args):
         return
-    from ef.report import _deps
+    from ef.report import require_report_extra
 
-    _deps.altair()
-    _deps.vl_convert()
+    require_report_extra()
     if args.html is not None:
         target = Path(args.html)
         if target.is_dir():
