@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
+import os
 import random
+import re
+import subprocess
 import sys
+from pathlib import Path
+from typing import Literal
 
 import pandas as pd
 import polars as pl
@@ -15,6 +22,8 @@ from ef.io.frames import long_frame, qrels_from_frame, run_from_frame
 from ef.measures import parse_measure
 from ef.segments import Segment
 from ef.source_manager import SearchHit
+
+SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def _hit(doc_id: str, score: float, rank: int) -> SearchHit:
@@ -288,3 +297,92 @@ def test_evaluate_retrieval_says_when_qrels_and_queries_are_swapped() -> None:
         r"evaluate_retrieval takes \(retriever, qrels, queries\)$"
     )):
         evaluate_retrieval(lambda q, *, limit: [], {"q1": "text"}, {"q1": {"d1": 1}})
+
+
+def test_comparison_report_to_frames() -> None:
+    from ef.compare import compare
+
+    runs = {"a": {"q1": {"d1": 0.1, "x": 0.9}, "q2": {"d2": 0.5}}, "b": {"q1": {"d1": 0.9}, "q2": {"d2": 0.5}}}
+    report = compare(runs, {"q1": {"d1": 1}, "q2": {"d2": 1}}, ["mrr"], baseline="a")
+    assert report.to_pandas().equals(report.to_dataframe("pandas"))
+    assert report.to_polars().equals(report.to_dataframe("polars"))
+    assert report.to_polars()["system_mean"].to_list() == [1.0]
+
+
+# --- the public mid-level API -------------------------------------------------------------------
+
+OWN_MODULES = [
+    *sorted(p for p in (SRC / "ef" / "cli").glob("*.py") if p.name not in ("trec_eval.py", "rag.py")),
+    SRC / "fastrag" / "benchmark" / "__init__.py",
+    SRC / "fastrag" / "benchmark" / "compare.py",
+    *sorted((SRC / "ef" / "report").glob("*.py")),
+]
+
+
+def _private_imports(path: Path) -> list[str]:
+    """Modules imported by `path` that are private to a package `path` is not inside."""
+    module = ".".join(path.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else (
+            [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+        for name in names:
+            parts = name.split(".")
+            for i, part in enumerate(parts):
+                owner = ".".join(parts[:i])
+                if part.startswith("_") and not part.startswith("__") and not (
+                    package == owner or package.startswith(owner + ".")
+                ):
+                    found.append(name)
+    return found
+
+
+@pytest.mark.parametrize("path", OWN_MODULES, ids=lambda p: str(p.relative_to(SRC)))
+def test_no_private_module_crosses_a_package_boundary(path: Path) -> None:
+    assert _private_imports(path) == []
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["ef.evaluation.scoring", "ef.io.frames", "ef.compare", "ef.source_manager.cache", "ef.source_manager.scale"],
+)
+def test_the_mid_level_api_is_public_and_documented(module: str) -> None:
+    mod = importlib.import_module(module)
+    assert mod.__doc__
+    assert sorted(mod.__all__) == sorted(set(mod.__all__))
+    for name in mod.__all__:
+        value = getattr(mod, name)
+        if callable(value) and not isinstance(value, type(Literal[""])):
+            assert value.__doc__, f"{module}.{name} has no docstring"
+
+
+def test_importing_the_packages_loads_no_numpy() -> None:
+    code = (
+        "import sys, fastrag.benchmark, ef.evaluation, ef.compare, ef.cli.compare\n"
+        "print(sorted(m for m in ('numpy', 'ef.trec', 'ef.io.trec', 'ef.evaluation._run') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert out.stdout == "[]\n"
+
+
+def test_cached_index_loads_builds_and_refuses(tmp_path: Path) -> None:
+    from ef.source_manager.cache import cached_index, check_cache_dir
+
+    corpus = {"d1": "Cats purr.", "d2": "Dogs bark."}
+    index, how = cached_index(corpus, tmp_path / "index", build={"show_progress": False})
+    assert how == f"built, saved to {tmp_path / 'index'}"
+    again, how = cached_index(corpus, tmp_path / "index", load={"show_progress": False})
+    assert how == f"loaded from {tmp_path / 'index'}"
+    assert again.fingerprint == index.fingerprint
+    with pytest.raises(ValueError, match=(
+        rf"^{re.escape(str(tmp_path / 'index'))} holds an index of another corpus than this corpus: "
+        r"delete it or choose another directory$"
+    )):
+        cached_index({"d3": "Birds sing."}, tmp_path / "index", load={"show_progress": False})
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match=r"^--index-dir notes exists and is not an ef index$"):
+        check_cache_dir(tmp_path / "notes", name="--index-dir notes")
+    assert cached_index(corpus, None, build={"show_progress": False})[1] == "built"

@@ -19,7 +19,6 @@ from typing import Any, Literal
 import numpy as np
 
 from ef.evaluation import _compare_render as render
-from ef.evaluation._measures import parse_measure
 from ef.evaluation._run import DEFAULT_MEASURES, evaluate_run
 from ef.evaluation._stats import (
     CORRECTIONS,
@@ -30,6 +29,7 @@ from ef.evaluation._stats import (
     check_options,
     paired_statistics,
 )
+from ef.measures import parse_measure
 
 __all__ = ["SCHEMA", "Comparison", "ComparisonReport", "build_report", "compare"]
 

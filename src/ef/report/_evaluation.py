@@ -87,7 +87,7 @@ def ranked(ranking: Mapping[str, float]) -> list[tuple[str, float]]:
 
 def _parse(name: str) -> tuple[str, int | None, bool]:
     """``(family, integer cutoff or None, is a count)`` of a measure name in either spelling."""
-    from ef.evaluation._measures import parse_measure
+    from ef.measures import parse_measure
 
     try:
         measure = parse_measure(name)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ef.source_manager._ann import ANN_KINDS, AnnSpec, recall_against_exact, require_faiss
-from ef.source_manager._ray import ray_session, require_ray
+from ef.source_manager import _ann, _ray
+from ef.source_manager._ann import ANN_KINDS, AnnSpec, recall_against_exact
+from ef.source_manager._ray import ray_session
 
 __all__ = ["ANN_KINDS", "AnnSpec", "dense_index", "ray_session", "recall_against_exact", "require_faiss", "require_ray"]
 
@@ -25,3 +26,13 @@ def dense_index(index: Any) -> Any:
     """
     inner = getattr(index._collection.index, "dense", index._collection.index)
     return inner if hasattr(inner, "exact_search") else None
+
+
+def require_faiss() -> Any:
+    """The ``faiss`` module; ``ImportError`` with the install command (``pip install 'ef[ann]'``) without it."""
+    return _ann.require_faiss()
+
+
+def require_ray() -> Any:
+    """The ``ray`` module; ``ImportError`` with the install command (``pip install 'ef[ray]'``) without it."""
+    return _ray.require_ray()
