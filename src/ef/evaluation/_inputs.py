@@ -121,8 +121,8 @@ def swap_evidence(run: Mapping[Any, Any], qrels: Mapping[Any, Any]) -> str | Non
     per_run = n_run / len(run)
     per_qrels = n_judged / len(qrels)
     return (
-        f"the 'run' holds only integers and {per_run:g} doc{'s' if per_run != 1 else ''} per query, "
-        f"the 'qrels' distinct fractional values and {per_qrels:g} docs per query"
+        f"the 'run' holds only integers and {per_run:.3g} doc{'s' if per_run != 1 else ''} per query, "
+        f"the 'qrels' distinct fractional values and {per_qrels:.3g} docs per query"
     )
 
 
