@@ -502,7 +502,9 @@ def _check_runs(runs: object, baseline: object) -> list[str]:
         raise TypeError(f"'runs' must be a mapping of name -> run (got {type(runs).__name__})")
     systems = list(runs)
     for name in systems:
-        if not isinstance(name, str) or not name:
+        if not isinstance(name, str):
+            raise TypeError(f"'runs': every name must be a non-empty str (got {name!r})")
+        if not name:
             raise ValueError(f"'runs': every name must be a non-empty str (got {name!r})")
     if len(systems) < 2:
         raise ValueError(f"'runs' must hold at least 2 runs to compare (got {len(systems)})")
