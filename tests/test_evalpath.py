@@ -386,3 +386,16 @@ def test_cached_index_loads_builds_and_refuses(tmp_path: Path) -> None:
     with pytest.raises(FileExistsError, match=r"^--index-dir notes exists and is not an ef index$"):
         check_cache_dir(tmp_path / "notes", name="--index-dir notes")
     assert cached_index(corpus, None, build={"show_progress": False})[1] == "built"
+
+
+def test_the_html_report_shows_a_retrieval_reports_run_as_retrieved() -> None:
+    from ef.report import evaluation_data
+
+    hits = [_hit("a", 1.0, 1), _hit("z", 1.0, 2)]
+    report = evaluate_retrieval(lambda q, *, limit: hits[:limit], {"q1": {"z": 1}}, {"q1": "x"}, k_values=(2,),
+                                metrics=("ndcg",))
+    own = evaluation_data(report, qrels={"q1": {"z": 1}}).worst[0]
+    assert [(d.rank, d.doc_id, d.score) for d in own.results] == [(1, "a", 1.0), (2, "z", 1.0)]
+    # a run given explicitly (a TREC file) is ordered as trec_eval orders it: ties by doc id, descending
+    given = evaluation_data(report, run=report.run, qrels={"q1": {"z": 1}}).worst[0]
+    assert [d.doc_id for d in given.results] == ["z", "a"]

@@ -182,10 +182,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.index_dir is not None:
         _check_index_dir(args.index_dir)
     human = sys.stderr if _output.is_stdout(args.json) or _output.is_stdout(args.run_out) else sys.stdout
-    from ef.cli.report import check_outputs, run_path_for_report, wants_report, write_evaluation_report
+    from ef.cli.report import check_outputs, wants_report, write_evaluation_report
 
     check_outputs(args)
-    run_path = run_path_for_report(args)  # the report shows the worst queries' rankings
+    run_path = args.run_out  # the HTML report shows the worst queries' rankings from the report's run
     scratch = None
     if _output.is_stdout(args.run_out):  # written to a scratch file, then copied to stdout
         scratch = tempfile.TemporaryDirectory(prefix="ef-run-")
@@ -247,9 +247,9 @@ def _run(args: argparse.Namespace) -> int:
         print(format_ann_recall(ann), file=human)
     print(file=human)
     print(format_table(["stage", "seconds"], [[stage, f"{s:.2f}"] for stage, s in timings.items()]), file=human)
-    if wants_report(args):  # before a run on standard output is copied out and removed
+    if wants_report(args):
         write_evaluation_report(
-            args, report, run_path=run_path, corpus=corpus, queries=queries, qrels=qrels,
+            args, report, corpus=corpus, queries=queries, qrels=qrels,
             facts={"dataset": name, "split": args.split, "embedder": str(index.embedder),
                    "documents": str(index.n_sources)},
         )
