@@ -399,3 +399,20 @@ def test_the_html_report_shows_a_retrieval_reports_run_as_retrieved() -> None:
     # a run given explicitly (a TREC file) is ordered as trec_eval orders it: ties by doc id, descending
     given = evaluation_data(report, run=report.run, qrels={"q1": {"z": 1}}).worst[0]
     assert [d.doc_id for d in given.results] == ["z", "a"]
+
+
+def test_compare_takes_dataframes() -> None:
+    from ef.compare import compare
+
+    runs = {"a": {"q1": {"d1": 0.1, "x": 0.9}, "q2": {"d2": 0.5}}, "b": {"q1": {"d1": 0.9}, "q2": {"d2": 0.5}}}
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+
+    def frame(run: dict[str, dict[str, float]]) -> pl.DataFrame:
+        rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+        return pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row")
+
+    judged = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["d1", "d2"], "relevance": [1, 1]})
+    expected = compare(runs, qrels, ["mrr"], baseline="a").to_dict()
+    assert compare({n: frame(r) for n, r in runs.items()}, judged, ["mrr"], baseline="a").to_dict() == expected
+    with pytest.raises(TypeError, match=r"^'qrels' must be a mapping, a path, a DataFrame or None \(got int\)$"):
+        compare(runs, 3, ["mrr"])  # type: ignore[arg-type]

@@ -29,6 +29,7 @@ from ef.evaluation._stats import (
     check_options,
     paired_statistics,
 )
+from ef.io.frames import DataFrameLike, is_frame, qrels_from_frame
 from ef.measures import parse_measure
 
 __all__ = ["SCHEMA", "Comparison", "ComparisonReport", "build_report", "compare"]
@@ -539,7 +540,7 @@ def _check_measures(measures: object, runs: Mapping[str, Any]) -> list[str]:
 
 def compare(
     runs: Mapping[str, Any],
-    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | None,
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | DataFrameLike | None,
     measures: Sequence[str] | None = None,
     *,
     baseline: str | None = None,
@@ -556,14 +557,16 @@ def compare(
     Parameters
     ----------
     runs
-        Name -> run: a ``{query_id: {doc_id: score}}`` mapping, the path of a TREC run file, or a
-        report that holds per-query values (:func:`~ef.evaluation.evaluate_run`'s or
-        :func:`~ef.evaluation.evaluate_retrieval`'s), in the order the table should list them.
+        Name -> run: a ``{query_id: {doc_id: score}}`` mapping, the path of a TREC run file, a
+        DataFrame (``query_id``, ``doc_id``, ``score``), or a report that holds per-query values
+        (:func:`~ef.evaluation.evaluate_run`'s or :func:`~ef.evaluation.evaluate_retrieval`'s),
+        in the order the table should list them.
         A report's queries count as present (one made with ``missing="zero"`` already holds
         zeros); those `qrels` does not judge are not compared.
     qrels
-        ``{query_id: {doc_id: grade}}`` or a qrels file; its judged queries are the queries
-        compared. ``None`` only when every run is a report (then their queries are).
+        ``{query_id: {doc_id: grade}}``, a qrels file or a DataFrame (``query_id``, ``doc_id``,
+        ``relevance``); its judged queries are the queries compared. ``None`` only when every
+        run is a report (then their queries are).
     measures
         Measure names as :func:`~ef.evaluation.evaluate_run` spells them (for a report: its
         keys). ``None``: ``ndcg@10``, ``recall@100``, ``map``, ``mrr`` (for reports only: the
@@ -632,8 +635,10 @@ def compare(
         loaded = read_qrels(qrels)
     elif isinstance(qrels, Mapping):
         loaded = qrels
+    elif is_frame(qrels):
+        loaded = qrels_from_frame(qrels)
     else:
-        raise TypeError(f"'qrels' must be a mapping, a path or None (got {type(qrels).__name__})")
+        raise TypeError(f"'qrels' must be a mapping, a path, a DataFrame or None (got {type(qrels).__name__})")
 
     present: dict[str, dict[str, tuple[float, ...]]] = {}
     for s in systems:
