@@ -120,7 +120,12 @@ def test_score_run_reads_files_once_through_load_run_and_qrels(tmp_path) -> None
     (tmp_path / "qrels").write_text("q1 0 d2 1\n")
     run, qrels = load_run_and_qrels(tmp_path / "run", tmp_path / "qrels")
     assert qrels == {"q1": {"d2": 1}}
-    assert score_run(run, qrels, ["P_2"]).means() == {"P_2": 0.5}
+    assert run.to_dict() == {"q1": {"d1": 2.0, "d2": 1.0}}
+    scores = score_run(run, qrels, ["P_2"])
+    assert scores.means() == {"P_2": 0.5}
+    assert scores.run_id == "sys"
+    assert score_run(tmp_path / "run", tmp_path / "qrels", ["P_1"]).means() == {"P_1": 0.0}  # paths too
+    assert score_run({"q1": {"d2": 1.0}}, qrels, ["P_1"]).run_id == ""
 
 
 @pytest.mark.parametrize(

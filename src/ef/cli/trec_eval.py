@@ -133,13 +133,6 @@ def _measures(specs: Sequence[str]) -> list[Measure]:
     return expand_measure_specs(specs)
 
 
-def _run_id(run: object) -> str:
-    """The run id (6th column) of the last line, as trec_eval prints it."""
-    from ef.io.trec import RunColumns
-
-    return run.run_id if isinstance(run, RunColumns) else ""
-
-
 def _value(measure: Measure, value: float | str) -> str:
     if isinstance(value, str):  # relstring
         return f"'{value}'"
@@ -178,7 +171,7 @@ def main(argv: Sequence[str]) -> int:
         relevance_level=args.level,
         max_docs=args.max_docs,
     )
-    run_id = _run_id(run)
+    run_id = result.run_id
     if result.skipped:
         # trec_eval 10.0 stops with exit 4 here; ef scores the rest and says so once, on stderr.
         print(

@@ -21,7 +21,15 @@ from ef.evaluation._bulk import HitTable, geometric_mean
 from ef.evaluation._inputs import normalise
 from ef.evaluation._measures import Measure, parse_measure
 from ef.io.frames import DataFrameLike
-from ef.io.trec import RunColumns, big_endian_words, hash_ids, read_qrels, read_run_columns
+from ef.io.trec import (
+    RunColumns,
+    big_endian_words,
+    hash_ids,
+    iter_run_columns,
+    read_qrels,
+    read_run,
+    read_run_columns,
+)
 
 __all__ = ["RunEvalReport", "evaluate_run"]
 
@@ -97,6 +105,18 @@ class _Evaluation:
     values: dict[Measure, npt.NDArray[np.float64]]
     summary: dict[Measure, float]
     skipped: int = 0  # judged queries the run lacks, left out (missing="skip")
+    run_id: str = ""  # the run file's last line's run id (trec_eval's runid); "" for a dict
+
+
+@dataclass(frozen=True)
+class _RunFile:
+    """A run file to be scored streaming, window by window (see :func:`_from_stream`)."""
+
+    path: str
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """The whole run in memory (for a report that shows every ranking)."""
+        return read_run(self.path)
 
 
 def _check_options(missing: str, relevance_level: object, max_docs: object) -> tuple[float, int | None]:
@@ -299,21 +319,20 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
 
 
 class _TieBatch:
-    """The tied judged docs of every query, ranked among their equals in one vectorised pass.
+    """The tied judged docs of every query, ranked among their equals in a few vectorised steps.
 
-    A judged doc's rank counts the docs with a greater score (a binary search) plus the docs
-    with an equal score and a greater id. The ids of each query's tied docs are joined into one
-    UTF-8 buffer and cut into big-endian words, so comparing word tuples compares bytes, as
-    trec_eval's ``strcmp`` does; no per-query sort, no Python comparison per doc.
+    A judged doc's rank counts the docs with a greater score (a binary search) plus the docs with
+    an equal score and a greater id. For each query with ties, an equal-score mask (tied judged
+    docs x the docs sharing one of their scores) is kept; the ids of all those docs are then cut
+    into big-endian words in one pass, so comparing word tuples compares bytes, as trec_eval's
+    ``strcmp`` does: no sort, no Python comparison per doc.
     """
 
     def __init__(self) -> None:
-        self.hit_at: list[int] = []  # where each tied judged doc sits in the hit lists
-        self.judged_ids: list[str] = []
-        self.judged_scores: list[float] = []
+        self.hit_at: list[npt.NDArray[np.int64]] = []  # where each query's tied judged docs sit in the hit lists
+        self.equal: list[npt.NDArray[np.bool_]] = []  # per query: tied judged docs x members, equal scores
         self.member_ids: list[str] = []
-        self.member_scores: list[npt.NDArray[np.float64]] = []
-        self.member_span: list[tuple[int, int]] = []  # each tied judged doc's members
+        self.judged_ids: list[str] = []
 
     def __bool__(self) -> bool:
         return bool(self.hit_at)
@@ -327,48 +346,63 @@ class _TieBatch:
         raw: npt.NDArray[np.float64],
         ranking: Mapping[str, float],
     ) -> None:
-        members = np.flatnonzero(np.isin(raw, values[tied]))
-        # Members grouped by score, so each tied judged doc is compared with its own group only.
-        member_scores = raw[members]
-        by_score = np.argsort(member_scores, kind="stable")
-        members, member_scores = members[by_score], member_scores[by_score]
-        first = len(self.member_ids)
-        picked = operator.itemgetter(*members.tolist())(list(ranking))
-        self.member_ids.extend(picked if len(members) > 1 else (picked,))
-        self.member_scores.append(member_scores)
-        lo = member_scores.searchsorted(values[tied], "left").tolist()
-        hi = member_scores.searchsorted(values[tied], "right").tolist()
-        for i, a, b in zip(tied.tolist(), lo, hi, strict=True):
-            self.hit_at.append(offset + i)
-            self.judged_ids.append(found[i][0])
-            self.judged_scores.append(found[i][1])
-            self.member_span.append((first + a, first + b))
+        equal = raw == values[tied, None]
+        members = np.flatnonzero(equal.any(axis=0))
+        if 2 * len(members) > len(raw):  # most docs are members: keep them all, skip the gather
+            self.member_ids.extend(ranking)
+        else:  # a tied judged doc has at least one equal: two members or more
+            self.member_ids.extend(operator.itemgetter(*members.tolist())(list(ranking)))
+            equal = equal[:, members]
+        self.equal.append(equal)
+        self.hit_at.append(offset + tied)
+        self.judged_ids.extend(found[i][0] for i in tied.tolist())
 
     def positions(self) -> npt.NDArray[np.int64]:
-        return np.array(self.hit_at, dtype=np.int64)
+        return np.concatenate(self.hit_at)
 
     def ahead(self) -> npt.NDArray[np.int64]:
         member_words = _id_words(self.member_ids)
         judged_words = _id_words(self.judged_ids)
         if member_words is None or judged_words is None:  # an id holds NUL, the separator: compare as str
             return self._ahead_by_str()
-        span = np.array(self.member_span, dtype=np.int64).reshape(-1, 2)
-        return _count_ahead(
-            np.concatenate(self.member_scores),
-            member_words,
-            np.array(self.judged_scores, dtype=np.float64),
-            judged_words,
-            span[:, 0],
-            span[:, 1],
-            grouped=True,
-        )
+        width = max(len(member_words), len(judged_words))
+        member_words += [np.zeros(len(self.member_ids), np.uint64)] * (width - len(member_words))
+        judged_words += [np.zeros(len(self.judged_ids), np.uint64)] * (width - len(judged_words))
+        m_first, j_first = member_words[0], judged_words[0][:, None]
+        out = []
+        m0 = j0 = 0
+        for equal in self.equal:
+            k, m = equal.shape
+            a, b = m_first[m0 : m0 + m], j_first[j0 : j0 + k]
+            ahead = np.count_nonzero(equal & (a > b), axis=1)
+            same = equal & (a == b)
+            if width > 1 and same.any():  # equal first words: the rest decides, pair by pair
+                row, col = same.nonzero()
+                col += m0
+                row_j = row + j0
+                greater = np.zeros(len(row), dtype=bool)
+                still = np.ones(len(row), dtype=bool)
+                for mw, jw in zip(member_words[1:], judged_words[1:], strict=True):
+                    x, y = mw[col], jw[row_j]
+                    greater |= still & (x > y)
+                    still &= x == y
+                ahead += np.bincount(row, weights=greater, minlength=k).astype(np.int64)
+            out.append(ahead)
+            m0 += m
+            j0 += k
+        return np.concatenate(out)
 
     def _ahead_by_str(self) -> npt.NDArray[np.int64]:
-        scores = np.concatenate(self.member_scores).tolist()
         out = []
-        for doc_id, score, (lo, hi) in zip(self.judged_ids, self.judged_scores, self.member_span, strict=True):
-            ids = self.member_ids[lo:hi]
-            out.append(sum(1 for m, s in zip(ids, scores[lo:hi], strict=True) if s == score and _key(m) > _key(doc_id)))
+        m0 = j0 = 0
+        for equal in self.equal:
+            k, m = equal.shape
+            members = [_key(d) for d in self.member_ids[m0 : m0 + m]]
+            for row, doc_id in enumerate(self.judged_ids[j0 : j0 + k]):
+                key = _key(doc_id)
+                out.append(sum(1 for col in np.flatnonzero(equal[row]).tolist() if members[col] > key))
+            m0 += m
+            j0 += k
         return np.array(out, dtype=np.int64)
 
 
@@ -450,6 +484,49 @@ def _from_columns(
         out = _match_columns(run, qrels, query_ids, missing, max_docs)
         duplicates.result()
     return out
+
+
+def _from_stream(
+    path: str, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None
+) -> tuple[_Builder, str] | None:
+    """The hit table of a run file grouped by query, read window by window; ``None`` if not grouped.
+
+    Each window holds whole query groups (:func:`~ef.io.trec.iter_run_columns`) and is matched
+    and ranked on its own, so memory holds one window and the hits, however long the file. A query
+    whose lines come back after another query's (a file not grouped by query) cannot be ranked
+    that way: the caller then reads the whole file (:func:`_from_columns`).
+    """
+    seen: set[bytes] = set()
+    parts: list[tuple[list[str], list[int], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
+    run_id = ""
+    for columns in iter_run_columns(path):
+        if not seen.isdisjoint(columns.segments):
+            return None
+        seen.update(columns.segments)
+        run_id = columns.run_id or run_id
+        judged = sorted(q for q in map(bytes.decode, columns.segments) if q in qrels)
+        built = _from_columns(columns, qrels, judged, "skip", max_docs)
+        arrays = built.arrays
+        if arrays is None:  # no judged query in this window
+            continue
+        parts.append((built.query_ids, built.num_ret, *arrays))
+    out = _Builder(qrels)
+    where = {q: (p, i) for p, part in enumerate(parts) for i, q in enumerate(part[0])}
+    new_index = [np.full(len(part[0]), -1, dtype=np.int64) for part in parts]
+    for query_id in query_ids:
+        found = where.get(query_id)
+        if found is not None:
+            p, i = found
+            new_index[p][i] = out.add(query_id, parts[p][1][i])
+        elif missing == "zero":
+            out.add(query_id, 0)
+    if parts:
+        query = np.concatenate([index[part[2]] for index, part in zip(new_index, parts, strict=True)])
+        out.set_hits(query, np.concatenate([part[3] for part in parts]), np.concatenate([part[4] for part in parts]))
+    else:
+        empty = np.zeros(0, dtype=np.int64)
+        out.set_hits(empty, empty, np.zeros(0))
+    return out, run_id
 
 
 # The matcher's prefilter: one bit per value of the low 22 bits of a (query, doc) key. Every judged
@@ -585,7 +662,7 @@ def _summary(measure: Measure, values: npt.NDArray[np.float64]) -> float:
 
 
 def _evaluate(
-    run: Run | RunColumns,
+    run: Run | RunColumns | _RunFile,
     qrels: Run,
     measures: Sequence[Measure],
     *,
@@ -600,9 +677,17 @@ def _evaluate(
     collecting = gc.isenabled()
     gc.disable()
     try:
+        run_id = ""
+        if isinstance(run, _RunFile):
+            streamed = _from_stream(run.path, qrels, query_ids, missing, max_docs)
+            if streamed is None:  # not grouped by query: the whole file at once
+                run = read_run_columns(run.path)
+            else:
+                built, run_id = streamed
         if isinstance(run, RunColumns):
             built = _from_columns(run, qrels, query_ids, missing, max_docs)
-        else:
+            run_id = run.run_id
+        elif not isinstance(run, _RunFile):
             built = _from_mapping(run, qrels, query_ids, missing, max_docs)
     finally:
         if collecting:
@@ -621,7 +706,7 @@ def _evaluate(
         # judged query, whatever -l says (m_num_rel.c, te_calc_avg_num_rel).
         everything = sum(1 for judged in qrels.values() for grade in judged.values() if grade > 0)
         summary.update({m: float(everything) for m in values if m.family == "num_rel"})
-    return _Evaluation(built.query_ids, values, summary, skipped=len(query_ids) - len(built.query_ids))
+    return _Evaluation(built.query_ids, values, summary, skipped=len(query_ids) - len(built.query_ids), run_id=run_id)
 
 
 def _load_qrels(qrels: Run | str | os.PathLike[str]) -> Run:
@@ -654,7 +739,9 @@ def _check_nested(value: Run, name: str, what: str, *, every_doc: bool) -> None:
                 )
 
 
-def _load(run: Run | str | os.PathLike[str], qrels: Run | str | os.PathLike[str]) -> tuple[Run | RunColumns, Run]:
+def _load(
+    run: Run | str | os.PathLike[str], qrels: Run | str | os.PathLike[str]
+) -> tuple[Run | RunColumns | _RunFile, Run]:
     """Both inputs; a run file is tokenised on other threads while the qrels are read here."""
     if not isinstance(run, str | os.PathLike):
         return _load_run(run), _load_qrels(qrels)
@@ -668,9 +755,12 @@ def _load(run: Run | str | os.PathLike[str], qrels: Run | str | os.PathLike[str]
         return loading.result(), judged
 
 
-def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunColumns:
+def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunColumns | _RunFile:
     if isinstance(run, str | os.PathLike):
-        return read_run_columns(run)
+        path = os.fspath(run)
+        # A regular file is streamed (and read again if it is not grouped by query); a pipe or
+        # stdin is read once, whole.
+        return _RunFile(path) if path != "-" and os.path.isfile(path) else read_run_columns(path)
     if not isinstance(run, Mapping):
         raise TypeError(f"'run' must be a mapping or a path (got {type(run).__name__})")
     _check_nested(run, "run", "score", every_doc=False)

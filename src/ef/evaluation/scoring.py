@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ef.evaluation import _inputs, _run
 from ef.io.frames import DataFrameLike
@@ -31,9 +31,20 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["RunScores", "load_run_and_qrels", "score_run"]
+__all__ = ["ReadRun", "RunScores", "load_run_and_qrels", "score_run"]
 
 Run = Mapping[str, Mapping[str, float]]
+
+
+class ReadRun(Protocol):
+    """A run file as :func:`load_run_and_qrels` returns it, for :func:`score_run`.
+
+    Tokenised columns (:class:`~ef.io.trec.RunColumns`) or a file scored window by window;
+    either way ``to_dict()`` reads it whole, ``{query_id: {doc_id: score}}`` (for a report that
+    shows every ranking), and the run id comes with the scores (:attr:`RunScores.run_id`).
+    """
+
+    def to_dict(self) -> dict[str, dict[str, float]]: ...
 
 
 @dataclass(frozen=True)
@@ -43,13 +54,15 @@ class RunScores:
     ``query_ids`` are in trec_eval's order (byte-wise); ``values[m][i]`` is measure ``m`` of
     ``query_ids[i]``; ``summary[m]`` is trec_eval's ``all`` line (a mean, a sum for counts, a
     geometric mean for ``gm_map``; absent for a measure without one). ``skipped`` counts the
-    judged queries the run lacks that were left out (``missing="skip"``).
+    judged queries the run lacks that were left out (``missing="skip"``); ``run_id`` is a run
+    file's run id (its last line's, as trec_eval prints it), ``""`` for a mapping.
     """
 
     query_ids: tuple[str, ...]
     values: Mapping[Measure, npt.NDArray[np.float64]]
     summary: Mapping[Measure, float]
     skipped: int = 0
+    run_id: str = ""
 
     def per_query(self) -> dict[str, dict[str, float]]:
         """``{query_id: {str(measure): value}}``, counts as ints: the drill-down of a report."""
@@ -62,13 +75,13 @@ class RunScores:
 
 
 def load_run_and_qrels(
-    run: Run | RunColumns | str | os.PathLike[str] | DataFrameLike, qrels: Run | str | os.PathLike[str] | DataFrameLike
-) -> tuple[Run | RunColumns, Run]:
+    run: Run | ReadRun | str | os.PathLike[str] | DataFrameLike, qrels: Run | str | os.PathLike[str] | DataFrameLike
+) -> tuple[Run | ReadRun, Run]:
     """Read `run` and `qrels` for :func:`score_run`: paths read, DataFrames converted, mappings checked.
 
-    :class:`~ef.io.trec.RunColumns` pass through. A run path (TREC, plain or ``.gz``, ``-`` for
-    standard input) is tokenised into :class:`~ef.io.trec.RunColumns` on other threads while the
-    qrels (TREC or BEIR TSV) are read.
+    A run already read (:class:`ReadRun`) passes through. A run path (TREC, plain or ``.gz``,
+    ``-`` for standard input) is opened for :func:`score_run` (a regular file is streamed when
+    scored, a pipe tokenised whole) while the qrels (TREC or BEIR TSV) are read.
 
     Raises
     ------
@@ -79,13 +92,13 @@ def load_run_and_qrels(
         that look swapped (``(qrels, run)``).
     """
     plain_run, plain_qrels = _inputs.normalise(run, qrels)
-    if isinstance(plain_run, RunColumns):
+    if isinstance(plain_run, RunColumns | _run._RunFile):
         return plain_run, _run._load_qrels(plain_qrels)
     return _run._load(plain_run, plain_qrels)
 
 
 def score_run(
-    run: Run | RunColumns | DataFrameLike,
+    run: Run | ReadRun | DataFrameLike,
     qrels: Run | DataFrameLike,
     measures: Sequence[Measure | str],
     *,
@@ -98,8 +111,8 @@ def score_run(
     Parameters
     ----------
     run
-        ``{query_id: {doc_id: score}}``, :class:`~ef.io.trec.RunColumns` (from
-        :func:`load_run_and_qrels`) or a DataFrame with the columns ``query_id``, ``doc_id``,
+        ``{query_id: {doc_id: score}}``, a run file read by :func:`load_run_and_qrels`
+        (:class:`ReadRun`) or a DataFrame with the columns ``query_id``, ``doc_id``,
         ``score``.
     qrels
         ``{query_id: {doc_id: grade}}`` or a DataFrame with ``query_id``, ``doc_id``, ``relevance``.
@@ -127,7 +140,7 @@ def score_run(
 
 
 def _score(
-    run: Run | RunColumns,
+    run: Run | ReadRun,
     qrels: Run,
     measures: Sequence[Measure],
     *,
@@ -137,6 +150,13 @@ def _score(
 ) -> RunScores:
     """The kernels on inputs already checked: what :func:`score_run` and ``evaluate_retrieval`` share."""
     result = _run._evaluate(
-        run, qrels, measures, missing=missing, relevance_level=relevance_level, max_docs=max_docs
+        run,  # type: ignore[arg-type]  # a ReadRun is what _run._load returned: RunColumns or _RunFile
+        qrels,
+        measures,
+        missing=missing,
+        relevance_level=relevance_level,
+        max_docs=max_docs,
     )
-    return RunScores(tuple(result.query_ids), dict(result.values), dict(result.summary), result.skipped)
+    return RunScores(
+        tuple(result.query_ids), dict(result.values), dict(result.summary), result.skipped, result.run_id
+    )

@@ -43,12 +43,13 @@ import numpy.typing as npt
 from ef.io.atomic import atomic_writer
 from ef.io.source import BOM, Source, display_name, iter_chunks, read_bytes
 
-__all__ = ["RunColumns", "read_qrels", "read_run", "read_run_columns", "write_qrels", "write_run"]
+__all__ = ["RunColumns", "iter_run_columns", "read_qrels", "read_run", "read_run_columns", "write_qrels", "write_run"]
 
 PathLike = str | os.PathLike[str]
 
 _PAD = 16  # zero bytes after the data, so an 8-byte window at any field start stays inside
 _CHUNK = 1 << 23  # bytes per tokenising chunk: big enough to amortise numpy calls, small for cache
+_WINDOW = 1 << 26  # bytes per streamed window (iter_run_columns): a few chunks, far below memory
 _SAFE_DIGITS = 15  # decimal mantissas this short convert exactly: m / 10**k is correctly rounded
 
 # C's isspace() in the "C" locale: what trec_eval splits columns on.
@@ -267,12 +268,30 @@ class RunColumns:
             return slice(parts[0].start, parts[0].stop)
         return np.concatenate([np.arange(p.start, p.stop) for p in parts])
 
+    def head(self, stop: int) -> RunColumns:
+        """The rows before `stop`, which must start a run of a query's rows (views, no copy)."""
+        segments: dict[bytes, list[_Segment]] = {}
+        for query_id, parts in self.segments.items():
+            kept = [p for p in parts if p.stop <= stop]
+            if kept:
+                segments[query_id] = kept
+        return RunColumns(
+            self.path,
+            self.data,
+            self.scores[:stop],
+            self.doc_hash[:stop],
+            self.doc_start[:stop],
+            self.doc_stop[:stop],
+            segments,
+            self.run_id,
+        )
+
     def doc_id(self, row: int) -> bytes:
         return bytes(self.data[int(self.doc_start[row]) : int(self.doc_stop[row])])
 
     def line(self, row: int) -> int:
         """The 1-based line number of `row` (counted only when an error needs it)."""
-        return self.data.count(b"\n", 0, int(self.doc_start[row])) + 1
+        return _line_at(self.data, int(self.doc_start[row]))
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query_id: {doc_id: score}}``, queries in first-appearance order, docs in file order."""
@@ -335,7 +354,7 @@ class RunColumns:
 
 
 def _line_at(data: bytearray | bytes, position: int) -> int:
-    return data.count(b"\n", 0, position) + 1
+    return data.count(b"\n", 0, position) + getattr(data, "first_line", 1)
 
 
 @dataclass(frozen=True)
@@ -573,8 +592,73 @@ class _Rows:
 
 def read_run_columns(path: Source) -> RunColumns:
     """Read a TREC run file (a path or ``-``) into :class:`RunColumns`; see :func:`read_run`."""
+    return _columns(display_name(path), _read_padded(path))
+
+
+class _Window(bytearray):
+    """A window's bytes (whole lines, then ``_PAD`` zeros) that knows the line it starts at."""
+
+    first_line: int = 1
+
+
+def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunColumns]:
+    """A run file as :class:`RunColumns` of about `window` bytes each (64 MiB), query group by query group.
+
+    Each window ends where a query's run of lines ends (or where the file does), so a file grouped
+    by query, as trec_eval writes them, yields every query once and whole; memory holds one window
+    (more only while one query's lines outgrow it). A query whose lines are scattered may appear
+    in several windows: the caller sees it (see :func:`ef.evaluation.evaluate_run`). Errors give
+    the line number in the whole file.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> write_run(path, {"q1": {"d1": 0.5, "d2": 1.5}, "q2": {"d3": 1.0}})
+    >>> [sorted(c.segments) for c in iter_run_columns(path, window=20)]
+    [[b'q1'], [b'q2']]
+    """
     name = display_name(path)
-    data = _read_padded(path)
+    first_line = 1
+    carry = b""
+    chunks = iter_chunks(path, window or _WINDOW)
+    for block in itertools.chain(chunks, [b""]):
+        final = not block
+        data = _Window(carry + block)
+        if not final:
+            cut = data.rfind(b"\n") + 1  # whole lines only; the partial last line waits
+            if not cut:
+                carry = bytes(data)
+                continue
+            tail = bytes(data[cut:])
+            del data[cut:]
+        elif not data:
+            return
+        else:
+            tail = b""
+            if not data.endswith(b"\n"):
+                data += b"\n"
+        data.first_line = first_line
+        data += bytes(_PAD)
+        columns = _columns(name, data)
+        keep = len(data) - _PAD
+        if not final and columns.segments:
+            # The last query may go on in the next block: it waits for it (with all the window
+            # when it is the only query there, so a query longer than a window stays whole).
+            last = max(columns.segments.values(), key=lambda parts: parts[-1].stop)[-1]
+            if last.start == 0:
+                carry = bytes(data[: len(data) - _PAD]) + tail
+                continue
+            keep = data.rfind(b"\n", 0, int(columns.doc_start[last.start])) + 1
+            columns = columns.head(last.start)
+        carry = bytes(data[keep : len(data) - _PAD]) + tail
+        first_line += data.count(b"\n", 0, keep)
+        if len(columns):
+            yield columns
+        if final:
+            return
+
+
+def _columns(name: str, data: bytearray) -> RunColumns:
+    """:class:`RunColumns` of `data`: whole lines, then ``_PAD`` zero bytes."""
     size = len(data) - _PAD
     _check_utf8(name, data, size)
     buf = np.frombuffer(data, dtype=np.uint8)
