@@ -421,3 +421,14 @@ def test_compare_takes_dataframes() -> None:
     assert compare({n: frame(r) for n, r in runs.items()}, judged, ["mrr"], baseline="a").to_dict() == expected
     with pytest.raises(TypeError, match=r"^'qrels' must be a mapping, a path, a DataFrame or None \(got int\)$"):
         compare(runs, 3, ["mrr"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("option", ["ignore_identical_ids", "show_progress"])
+def test_evaluate_retrieval_flags_must_be_bools(option: str) -> None:
+    with pytest.raises(TypeError, match=rf"^'{option}' must be a bool \(got 1\)$"):
+        evaluate_retrieval(lambda q, *, limit: [], {"q1": {"d1": 1}}, {"q1": "x"}, **{option: 1})  # type: ignore[arg-type]
+    import numpy as np
+
+    report = evaluate_retrieval(lambda q, *, limit: ["d1"], {"q1": {"d1": 1}}, {"q1": "x"}, k_values=(1,),
+                                **{option: np.bool_(False)})  # type: ignore[arg-type]
+    assert report.metrics["ndcg@1"] == 1.0

@@ -318,6 +318,8 @@ def evaluate_retrieval(
     depth = max(ks) if limit is None else _check_k(limit, name="limit")
     if depth < max(ks):
         raise ValueError(f"'limit' must be at least max(k_values) = {max(ks)} (got {limit!r})")
+    _check_flag(ignore_identical_ids, "ignore_identical_ids")
+    _check_flag(show_progress, "show_progress")
     _check_argument_order(qrels, queries)
     _check_qrels(qrels)
     _check_queries(queries)
@@ -450,6 +452,13 @@ def _cutoffs(k_values: Iterable[int]) -> tuple[int, ...]:
     if len(set(ks)) != len(ks):
         raise ValueError(f"'k_values' lists a cutoff more than once (got {values!r})")
     return ks
+
+
+def _check_flag(value: object, name: str) -> None:
+    """A bool option given 0, 1 or "yes" is a mistake to name, not a truthiness to guess at."""
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool")
+    if not isinstance(value, bool) and not numpy_bool:
+        raise TypeError(f"'{name}' must be a bool (got {value!r})")
 
 
 def _check_argument_order(qrels: object, queries: object) -> None:
