@@ -8,7 +8,7 @@ import math
 import numbers
 import operator
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -253,12 +253,14 @@ def _scores(query_id: str, ranking: Mapping[str, float]) -> tuple[npt.NDArray[np
         doc_id = next(d for d, s in ranking.items() if not _finite(s))
         message = f"run: score of doc {doc_id!r} in query {query_id!r} is beyond the range of a double"
         raise ValueError(message) from None
-    return raw, _checked(query_id, ranking, np.sort(raw))
+    return raw, _checked(query_id, ranking, raw, np.sort(raw))
 
 
-def _checked(query_id: str, ranking: Mapping[str, float], scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    # A bool reads as 0 or 1: one C-level pass over the types tells (a Python loop would not).
-    if len(scores) and scores[-1] == scores[-1] and _has_zero_or_one(scores) and not _has_bool(ranking):
+def _checked(
+    query_id: str, ranking: Mapping[str, float], raw: npt.NDArray[np.float64], scores: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    # A bool reads as 0 or 1: a C-level pass over the types of those values tells.
+    if len(scores) and scores[-1] == scores[-1] and _has_zero_or_one(scores) and not _bool_at_zero_or_one(ranking, raw):
         return scores
     if len(scores) and (scores[-1] != scores[-1] or _has_zero_or_one(scores)):  # NaN sorts last
         bad = _not_a_number(ranking)
@@ -269,6 +271,16 @@ def _checked(query_id: str, ranking: Mapping[str, float], scores: npt.NDArray[np
         doc_id = next(d for d, s in ranking.items() if s != s)
         raise ValueError(f"run: score of doc {doc_id!r} in query {query_id!r} is NaN")
     return scores
+
+
+def _bool_at_zero_or_one(ranking: Mapping[str, float], raw: npt.NDArray[np.float64]) -> bool:
+    """Whether a value of `ranking` that reads as 0 or 1 is a bool (only those can be)."""
+    at = np.flatnonzero((raw == 0.0) | (raw == 1.0)).tolist()
+    if 4 * len(at) > len(raw):
+        return _has_bool(ranking)
+    picked = operator.itemgetter(*at)(list(ranking.values()))
+    kinds = set(map(type, picked)) if len(at) > 1 else {type(picked)}
+    return bool in kinds or np.bool_ in kinds
 
 
 def _has_zero_or_one(ordered: npt.NDArray[np.float64]) -> bool:
@@ -486,6 +498,15 @@ def _from_columns(
     return out
 
 
+def _read_ahead(windows: Iterator[RunColumns]) -> Iterator[RunColumns]:
+    """`windows`, the next one read and tokenised on another thread while this one is scored."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        coming = pool.submit(next, windows, None)
+        while (window := coming.result()) is not None:
+            coming = pool.submit(next, windows, None)
+            yield window
+
+
 def _from_stream(
     path: str, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None
 ) -> tuple[_Builder, str] | None:
@@ -499,7 +520,7 @@ def _from_stream(
     seen: set[bytes] = set()
     parts: list[tuple[list[str], list[int], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
     run_id = ""
-    for columns in iter_run_columns(path):
+    for columns in _read_ahead(iter_run_columns(path)):
         if not seen.isdisjoint(columns.segments):
             return None
         seen.update(columns.segments)
@@ -863,8 +884,11 @@ def evaluate_run(
 
     names = list(zip(measures, parsed, strict=True))
     metrics = {name: typed(m, result.summary[m]) for name, m in names}
-    columns = {name: result.values[m].tolist() for name, m in names}
-    per_query = {
-        query_id: {name: typed(m, columns[name][i]) for name, m in names} for i, query_id in enumerate(result.query_ids)
-    }
+    # Counts become ints column by column; then one dict per query, built in C by zip.
+    columns = [
+        result.values[m].astype(np.int64).tolist() if m.spec.integer else result.values[m].tolist() for _, m in names
+    ]
+    keys = [name for name, _ in names]
+    rows = zip(*columns, strict=True)
+    per_query = {q: dict(zip(keys, row, strict=True)) for q, row in zip(result.query_ids, rows, strict=True)}
     return RunEvalReport(metrics=metrics, per_query=per_query, n_queries=len(result.query_ids))

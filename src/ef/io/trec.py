@@ -49,7 +49,7 @@ PathLike = str | os.PathLike[str]
 
 _PAD = 16  # zero bytes after the data, so an 8-byte window at any field start stays inside
 _CHUNK = 1 << 23  # bytes per tokenising chunk: big enough to amortise numpy calls, small for cache
-_WINDOW = 1 << 26  # bytes per streamed window (iter_run_columns): a few chunks, far below memory
+_WINDOW = 1 << 25  # bytes per streamed window (iter_run_columns): a few chunks, far below memory
 _SAFE_DIGITS = 15  # decimal mantissas this short convert exactly: m / 10**k is correctly rounded
 
 # C's isspace() in the "C" locale: what trec_eval splits columns on.
@@ -602,7 +602,7 @@ class _Window(bytearray):
 
 
 def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunColumns]:
-    """A run file as :class:`RunColumns` of about `window` bytes each (64 MiB), query group by query group.
+    """A run file as :class:`RunColumns` of about `window` bytes each (32 MiB), query group by query group.
 
     Each window ends where a query's run of lines ends (or where the file does), so a file grouped
     by query, as trec_eval writes them, yields every query once and whole; memory holds one window
@@ -622,7 +622,9 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
     chunks = iter_chunks(path, window or _WINDOW)
     for block in itertools.chain(chunks, [b""]):
         final = not block
-        data = _Window(carry + block)
+        data = _Window(carry)
+        data += block  # one copy of the block (a view of bytes would pin both)
+        del block
         if not final:
             cut = data.rfind(b"\n") + 1  # whole lines only; the partial last line waits
             if not cut:
