@@ -432,3 +432,12 @@ def test_evaluate_retrieval_flags_must_be_bools(option: str) -> None:
     report = evaluate_retrieval(lambda q, *, limit: ["d1"], {"q1": {"d1": 1}}, {"q1": "x"}, k_values=(1,),
                                 **{option: np.bool_(False)})  # type: ignore[arg-type]
     assert report.metrics["ndcg@1"] == 1.0
+
+
+def test_the_library_is_named() -> None:
+    from ef.io.frames import require
+
+    with pytest.raises(TypeError, match=r"^'library' must be 'pandas' or 'polars' \(got 1\)$"):
+        require(1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^'library' must be 'pandas' or 'polars' \(got 'arrow'\)$"):
+        long_frame({}, "arrow")

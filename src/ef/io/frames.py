@@ -70,6 +70,8 @@ def require(library: str) -> ModuleType:
     ...
     ValueError: 'library' must be 'pandas' or 'polars' (got 'numpy')
     """
+    if not isinstance(library, str):
+        raise TypeError(f"'library' must be 'pandas' or 'polars' (got {library!r})")
     if library not in _LIBRARIES:
         raise ValueError(f"'library' must be 'pandas' or 'polars' (got {library!r})")
     try:
