@@ -7,6 +7,7 @@ import io
 import itertools
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -300,7 +301,6 @@ def test_warnings_for_few_and_for_very_many_queries() -> None:
         ({"confidence": 0}, "'confidence' must be a number between 0 and 1, exclusive (got 0)"),
         ({"resamples": 0}, "'resamples' must be a positive integer (got 0)"),
         ({"seed": -1}, "'seed' must be a non-negative integer (got -1)"),
-        ({"seed": True}, "'seed' must be a non-negative integer (got True)"),
         ({"missing": "drop"}, "'missing' must be 'zero' or 'skip' (got 'drop')"),
         ({"baseline": "c"}, "'baseline' 'c' is not one of the runs ('a', 'b')"),
         ({"measures": ["num_rel"]}, "'measures': 'num_rel' is summarised as a sum, not a mean over queries"),
@@ -311,6 +311,28 @@ def test_bad_options_are_named(kwargs: dict[str, object], message: str) -> None:
     options = {"measures": ["mrr"], **kwargs}
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace("|", r"\|")):
         compare({"a": RUN_A, "b": RUN_B}, QRELS, **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        # issue 10: a value of the wrong type is a TypeError (ef._validate's template)
+        ({"seed": True}, "'seed' must be a non-negative integer (got True)"),
+        ({"seed": 1.0}, "'seed' must be a non-negative integer (got 1.0)"),
+        ({"alpha": "0.05"}, "'alpha' must be a number between 0 and 1, exclusive (got '0.05')"),
+        ({"resamples": 100.0}, "'resamples' must be a positive integer (got 100.0)"),
+        ({"test": 1}, "'test' must be one of t, randomization, bootstrap, wilcoxon (got 1)"),
+    ],
+)
+def test_options_of_a_wrong_type_are_type_errors(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
+        compare({"a": RUN_A, "b": RUN_B}, QRELS, ["mrr"], **kwargs)  # type: ignore[arg-type]
+
+
+def test_numpy_numbers_are_accepted_as_options() -> None:
+    options = {"resamples": np.int64(200), "seed": np.int64(3), "alpha": np.float64(0.05), "test": "randomization"}
+    plain = compare({"a": RUN_A, "b": RUN_B}, QRELS, ["mrr"], resamples=200, seed=3, alpha=0.05, test="randomization")
+    assert compare({"a": RUN_A, "b": RUN_B}, QRELS, ["mrr"], **options).to_dict() == plain.to_dict()  # type: ignore[arg-type]
 
 
 def test_bad_inputs_are_named() -> None:

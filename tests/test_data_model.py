@@ -13,9 +13,6 @@ import pytest
 import ef.console
 import ef.retrieval
 import ef.validate
-from ef._progress import Progress as OldProgress
-from ef._table import format_table as old_format_table
-from ef._validate import check_positive_int as old_check_positive_int
 from ef.evaluation import evaluate_retrieval
 from ef.retrieval import Retriever, SearchHit
 from ef.segments import Chunk, Segment, segment_text, window_spans
@@ -314,14 +311,14 @@ def test_a_blank_page_is_no_chunk_but_still_one_segment() -> None:
 # --- public homes ------------------------------------------------------------------------------
 
 
-def test_the_shared_helpers_have_public_homes_and_the_old_paths_are_the_same_objects() -> None:
-    assert old_check_positive_int is ef.validate.check_positive_int
-    assert OldProgress is ef.console.Progress
-    assert old_format_table is ef.console.format_table
-    from ef.source_manager._hit import SearchHit as OldSearchHit
+def test_the_shared_helpers_have_public_homes_and_the_private_paths_are_gone() -> None:
+    import importlib
+
     from fastrag.documents import Chunk as FastragChunk
 
-    assert OldSearchHit is SearchHit
+    for private in ("ef._validate", "ef._progress", "ef._table", "ef.source_manager._hit"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(private)
     assert FastragChunk is Chunk
     for module in (ef.validate, ef.console, ef.retrieval):
         assert sorted(module.__all__) == sorted(set(module.__all__))

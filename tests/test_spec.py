@@ -136,5 +136,9 @@ def test_evaluate_retrieval_signature_extends_the_spec_with_keywords_only() -> N
     assert [n for n, p in report_params.items() if p.kind is p.POSITIONAL_OR_KEYWORD] == [
         "metrics", "per_query", "n_queries", "k_values"
     ]
-    # ef's extension, keyword-only: the judged queries that had no text (issue 9)
-    assert {n: p.default for n, p in report_params.items() if p.kind is p.KEYWORD_ONLY} == {"missing_texts": ()}
+    # ef's extensions, keyword-only: the judged queries that had no text (issue 9); the run that was
+    # scored and the queries whose scores stand for ranks (issue 10)
+    keyword_only = {n: p.default for n, p in report_params.items() if p.kind is p.KEYWORD_ONLY}
+    assert list(keyword_only) == ["missing_texts", "run", "rank_scores"]
+    assert keyword_only["missing_texts"] == keyword_only["rank_scores"] == ()
+    assert ef.evaluation.RetrievalEvalReport({}, {}, 0, (1,)).run == {}

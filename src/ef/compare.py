@@ -6,6 +6,11 @@ difference with its paired-bootstrap confidence interval, paired Cohen's d, the 
 corrected p-value, whether it is significant and the per-query wins, ties and losses. The report
 prints as a table and renders as Markdown, LaTeX, CSV, JSON and DataFrames.
 
+Tools that score systems themselves (``fastrag.benchmark.compare_results``) build the same report
+from per-query values with :func:`build_report`, after checking the options with
+:func:`check_options`; :data:`TESTS` and :data:`CORRECTIONS` name the choices (``ef compare
+--help`` lists them without loading numpy: every name here is imported on first use).
+
 >>> from ef.compare import compare
 >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
 >>> old = {"q1": {"d1": 0.2, "x": 0.9}, "q2": {"d2": 0.9}, "q3": {"d3": 0.1, "x": 0.5}}
@@ -16,6 +21,48 @@ prints as a table and renders as Markdown, LaTeX, CSV, JSON and DataFrames.
 (0.6666666666666666, 1.0, (2, 1, 0))
 """
 
-from ef.evaluation._compare import SCHEMA, Comparison, ComparisonReport, compare
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["SCHEMA", "Comparison", "ComparisonReport", "compare"]
+if TYPE_CHECKING:
+    from ef.evaluation._compare import SCHEMA, Comparison, ComparisonReport, build_report, compare
+    from ef.evaluation._options import CORRECTIONS, TESTS, Correction, Test, check_options
+
+__all__ = [
+    "CORRECTIONS",
+    "SCHEMA",
+    "TESTS",
+    "Comparison",
+    "ComparisonReport",
+    "Correction",
+    "Test",
+    "build_report",
+    "check_options",
+    "compare",
+]
+
+_LAZY = {
+    "SCHEMA": "ef.evaluation._compare",
+    "Comparison": "ef.evaluation._compare",
+    "ComparisonReport": "ef.evaluation._compare",
+    "build_report": "ef.evaluation._compare",
+    "compare": "ef.evaluation._compare",
+    "CORRECTIONS": "ef.evaluation._options",
+    "TESTS": "ef.evaluation._options",
+    "Correction": "ef.evaluation._options",
+    "Test": "ef.evaluation._options",
+    "check_options": "ef.evaluation._options",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ef.compare' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

@@ -107,3 +107,18 @@ def test_bad_input_is_named() -> None:
         compare_results({"a": a, "b": _result({"m": [0.1, None, None]})})
     with pytest.raises(ValueError, match=r"'test' must be one of t, randomization, bootstrap, wilcoxon"):
         compare_results({"a": a, "b": a}, test="z")  # type: ignore[arg-type]
+
+
+def test_wrong_types_are_type_errors_and_wrong_values_value_errors() -> None:
+    # issue 10: ef._validate's template, TypeError for a wrong type
+    a, b = _result({"recall@10": [0.1, 0.5, 0.2]}), _result({"recall@10": [0.3, 0.5, 0.4]})
+    with pytest.raises(TypeError, match=r"^'higher_is_better'\['recall@10'\] must be a bool \(got 1\)$"):
+        compare_results({"a": a, "b": b}, higher_is_better={"recall@10": 1})  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match=r"^'results': every name must be a non-empty str \(got 1\)$"):
+        compare_results({1: a, "b": b})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match=r"^'results': every name must be a non-empty str \(got ''\)$"):
+        compare_results({"": a, "b": b})
+    with pytest.raises(TypeError, match=r"^'seed' must be a non-negative integer \(got True\)$"):
+        compare_results({"a": a, "b": b}, seed=True)
+    with pytest.raises(TypeError, match=r"^'runs': every name must be a non-empty str \(got 1\)$"):
+        compare({1: {"q1": {"d1": 1.0}}, "b": {"q1": {"d1": 1.0}}}, {"q1": {"d1": 1}}, ["mrr"])  # type: ignore[dict-item]

@@ -90,11 +90,11 @@ def check_scale_flags(args: argparse.Namespace) -> None:
         flag = "--engine ray" if args.engine == "ray" else f"--ann {args.ann}"
         raise ValueError(f"{flag} applies to a dense index; --embedder bm25 has none (use st:MODEL or hybrid)")
     if args.engine == "ray":
-        from ef.source_manager._ray import require_ray
+        from ef.source_manager.scale import require_ray
 
         require_ray()
     if args.ann not in (None, "none"):
-        from ef.source_manager._ann import AnnSpec, require_faiss
+        from ef.source_manager.scale import AnnSpec, require_faiss
 
         require_faiss()
         AnnSpec(args.ann, dict(args.ann_param))  # an unknown parameter name fails now
@@ -110,13 +110,13 @@ def ray_scope(args: argparse.Namespace) -> Iterator[None]:
     if args.engine != "ray":
         yield
         return
-    from ef.source_manager._collection import MANIFEST
-    from ef.source_manager._ray import ray_session
+    from ef.source_manager.cache import is_saved_index
+    from ef.source_manager.scale import ray_session
 
     with ray_session(args.ray_address):
         yield
     cache = None if args.index_dir is None else Path(args.index_dir)
-    if cache is not None and (cache / MANIFEST).is_file():
+    if cache is not None and is_saved_index(cache):
         finish_build(cache)
 
 
@@ -158,15 +158,16 @@ def check_loaded(index: Any, args: argparse.Namespace, cache: Path) -> None:
 
 def _dense(index: Any) -> Any:
     """The dense part of a SearchableCorpus's index (itself, or a hybrid's), or None for bm25."""
-    inner = getattr(index._collection.index, "dense", index._collection.index)
-    return inner if hasattr(inner, "exact_search") else None
+    from ef.source_manager.scale import dense_index
+
+    return dense_index(index)
 
 
 def ann_recall(
     index: Any, queries: Mapping[str, str], qrels: Mapping[str, Any], ks: tuple[int, ...], *, show_progress: bool
 ) -> dict[str, Any] | None:
     """Recall@k of the ANN index against exact search over a sample of the judged queries; None without ANN."""
-    from ef.source_manager._ann import recall_against_exact
+    from ef.source_manager.scale import recall_against_exact
 
     dense = _dense(index)
     if dense is None or dense.ann is None:

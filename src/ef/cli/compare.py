@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from ef.cli._output import check_output
-from ef.evaluation._stats import CORRECTIONS, TESTS
+from ef.compare import CORRECTIONS, TESTS
 
 __all__ = ["add_parser", "run", "run_names"]
 

@@ -116,14 +116,12 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
 
 def _check_index_dir(path: str) -> None:
     """Fail before any work if --index-dir holds no index and one could not be saved there."""
-    from ef.source_manager._collection import MANIFEST
+    from ef.source_manager.cache import check_cache_dir, is_saved_index
 
-    folder = Path(path)
-    if (folder / MANIFEST).is_file():
+    if is_saved_index(path):
         return  # loaded, not written
     _output.check_writable_folder("--index-dir", path)
-    if folder.is_dir() and any(folder.iterdir()):
-        raise FileExistsError(f"--index-dir {folder} exists and is not an ef index")
+    check_cache_dir(path, name=f"--index-dir {Path(path)}")
 
 
 def _qrels_file(dataset: Path, split: str) -> str:
@@ -138,32 +136,24 @@ def _qrels_file(dataset: Path, split: str) -> str:
 def _index(args: argparse.Namespace, corpus: dict[str, str], show: bool) -> tuple[Any, str]:
     """Load the cached index from --index-dir, or build it (and save it there)."""
     from ef.cli import _scale
-    from ef.source_manager import SearchableCorpus, ingest
-    from ef.source_manager._collection import MANIFEST, corpus_fingerprint
+    from ef.source_manager.cache import cached_index
 
     cache = None if args.index_dir is None else Path(args.index_dir)
-    if cache is not None and (cache / MANIFEST).is_file():
-        index = SearchableCorpus.load(
-            cache, embedder=args.embedder, device=args.device, batch_size=args.batch_size, show_progress=show,
-            engine=args.engine, ray_address=args.ray_address, workers=args.workers,
-        )
-        _scale.check_loaded(index, args, cache)
-        if index.fingerprint != corpus_fingerprint(corpus.items()):
-            raise ValueError(
-                f"--index-dir {cache} holds an index of another corpus than {args.dataset or 'the demo dataset'}: "
-                f"delete it or choose another directory"
-            )
-        return index, f"loaded from {cache}"
-    if cache is not None and cache.exists() and not (cache.is_dir() and not any(cache.iterdir())):
-        raise FileExistsError(f"--index-dir {cache} exists and is not an ef index")
-    index = ingest(
-        corpus, embedder=args.embedder, batch_size=args.batch_size, device=args.device, show_progress=show,
-        **_scale.scale_options(args, cache),
+    return cached_index(
+        corpus,
+        cache,
+        load={
+            "embedder": args.embedder, "device": args.device, "batch_size": args.batch_size, "show_progress": show,
+            "engine": args.engine, "ray_address": args.ray_address, "workers": args.workers,
+        },
+        build={
+            "embedder": args.embedder, "batch_size": args.batch_size, "device": args.device, "show_progress": show,
+            **_scale.scale_options(args, cache),
+        },
+        check=lambda index: _scale.check_loaded(index, args, Path(args.index_dir)),
+        name=f"--index-dir {cache}",
+        corpus_name=args.dataset or "the demo dataset",
     )
-    if cache is None:
-        return index, "built"
-    index.save(cache)
-    return index, f"built, saved to {cache}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -176,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ef._table import format_table
+    from ef.console import format_table
     from ef.evaluation import evaluate_retrieval, read_beir
     from ef.source_manager import parse_embedder
 
@@ -192,10 +182,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.index_dir is not None:
         _check_index_dir(args.index_dir)
     human = sys.stderr if _output.is_stdout(args.json) or _output.is_stdout(args.run_out) else sys.stdout
-    from ef.cli.report import check_outputs, run_path_for_report, wants_report, write_evaluation_report
+    from ef.cli.report import check_outputs, wants_report, write_evaluation_report
 
     check_outputs(args)
-    run_path = run_path_for_report(args)  # the report shows the worst queries' rankings
+    run_path = args.run_out  # the HTML report shows the worst queries' rankings from the report's run
     scratch = None
     if _output.is_stdout(args.run_out):  # written to a scratch file, then copied to stdout
         scratch = tempfile.TemporaryDirectory(prefix="ef-run-")
@@ -257,9 +247,9 @@ def _run(args: argparse.Namespace) -> int:
         print(format_ann_recall(ann), file=human)
     print(file=human)
     print(format_table(["stage", "seconds"], [[stage, f"{s:.2f}"] for stage, s in timings.items()]), file=human)
-    if wants_report(args):  # before a run on standard output is copied out and removed
+    if wants_report(args):
         write_evaluation_report(
-            args, report, run_path=run_path, corpus=corpus, queries=queries, qrels=qrels,
+            args, report, corpus=corpus, queries=queries, qrels=qrels,
             facts={"dataset": name, "split": args.split, "embedder": str(index.embedder),
                    "documents": str(index.n_sources)},
         )

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from ef.cli import _output
-from ef.evaluation._rag import _check_sample, evaluate_rag
-from ef.io.jsonl import iter_json_objects
+from ef.evaluation import evaluate_rag
+from ef.evaluation.samples import read_rag_samples
 from ef.measures import RAG_MEASURES
 
-__all__ = ["add_parser", "read_samples", "run"]
+__all__ = ["add_parser", "run"]
 
 _DEFAULT_METRICS: tuple[str, ...] = tuple(RAG_MEASURES)
 
@@ -54,20 +53,6 @@ def _metric_names(value: str) -> list[str]:
     return [name.strip() for name in value.split(",") if name.strip()]
 
 
-def read_samples(path: str) -> list[dict[str, Any]]:
-    """Read and check the samples of a JSON Lines file; errors name ``file:line``."""
-    samples: list[dict[str, Any]] = []
-    for number, record in iter_json_objects(path):
-        try:
-            _check_sample(record, f"{path}:{number}: sample")
-        except TypeError as error:  # the CLI reports bad input as ValueError: one line, exit 2
-            raise ValueError(str(error)) from None
-        samples.append(record)
-    if not samples:
-        raise ValueError(f"{path}: no samples (the file has no JSON lines)")
-    return samples
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``ef rag``: print the report, return the exit status."""
     metrics = _DEFAULT_METRICS if args.metrics is None else args.metrics
@@ -77,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if path is None:
         raise ValueError("the following arguments are required: SAMPLES.jsonl")
     _output.check_output("--json", json_out)  # before the work
-    samples = read_samples(path)
+    samples = read_rag_samples(path)
     report = evaluate_rag(samples, metrics=metrics)
     if json_out is None:
         print(report)

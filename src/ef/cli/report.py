@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,16 +23,12 @@ __all__ = [
     "report_for",
     "report_kind",
     "run",
-    "run_path_for_report",
     "wants_report",
     "write_comparison_report",
     "write_evaluation_report",
     "write_outputs",
     "write_run_report",
 ]
-
-# Scratch folders of runs written only for a report; each removes itself at exit at the latest.
-_SCRATCH: list[tempfile.TemporaryDirectory[str]] = []
 
 
 def add_output_flags(parser: argparse.ArgumentParser) -> None:
@@ -53,10 +48,9 @@ def check_outputs(args: argparse.Namespace) -> None:
     """Fail before any work if a report output cannot be written (and the extra is missing)."""
     if not wants_report(args):
         return
-    from ef.report import _deps
+    from ef.report import require_report_extra
 
-    _deps.altair()
-    _deps.vl_convert()
+    require_report_extra()
     if args.html is not None:
         target = Path(args.html)
         if target.is_dir():
@@ -85,47 +79,27 @@ def write_outputs(args: argparse.Namespace, report: Any) -> None:
                 raise OSError(f"--{flag} {folder}: cannot write the charts ({error.strerror or error})") from error
 
 
-def run_path_for_report(args: argparse.Namespace) -> str | None:
-    """Where ``ef eval`` writes its run: ``--run-out``, or a scratch file when only a report needs it.
-
-    The report's worst queries show their rankings, and the run file is exactly what was scored.
-    """
-    if args.run_out is not None or not wants_report(args):
-        return args.run_out  # type: ignore[no-any-return]
-    scratch = tempfile.TemporaryDirectory(prefix="ef-report-")
-    _SCRATCH.append(scratch)
-    return os.path.join(scratch.name, "run.trec")
-
-
 def write_evaluation_report(
     args: argparse.Namespace,
     report: Any,
     *,
-    run_path: str | None,
     corpus: Mapping[str, str],
     queries: Mapping[str, str],
     qrels: Mapping[str, Mapping[str, float]],
     facts: Mapping[str, str],
 ) -> None:
-    """``ef eval``'s report outputs, with the worst queries' rankings read back from `run_path`."""
+    """``ef eval``'s report outputs, the worst queries' rankings from the report's own run (as scored)."""
     from ef.report import evaluation_report
-    from ef.trec import read_run
 
-    try:
-        run = None if run_path is None else read_run(run_path)
-        page = evaluation_report(
-            report,
-            run=run,
-            qrels=qrels,
-            queries=queries,
-            corpus=corpus,
-            facts=facts,
-            title=f"Retrieval evaluation: {facts.get('dataset', '')}".rstrip(": "),
-        )
-        write_outputs(args, page)
-    finally:
-        while _SCRATCH:
-            _SCRATCH.pop().cleanup()
+    page = evaluation_report(
+        report,
+        qrels=qrels,
+        queries=queries,
+        corpus=corpus,
+        facts=facts,
+        title=f"Retrieval evaluation: {facts.get('dataset', '')}".rstrip(": "),
+    )
+    write_outputs(args, page)
 
 
 def write_run_report(

@@ -153,7 +153,7 @@ def _outputs_in(argv: Sequence[str]) -> list[str]:
 
 def main(argv: Sequence[str]) -> int:
     """Run ``ef trec-eval`` with ``argv`` (the arguments after ``trec-eval``); return the exit status."""
-    from ef.evaluation._run import _evaluate, _load
+    from ef.evaluation.scoring import load_run_and_qrels, score_run
 
     args = _parser().parse_args(_outputs_in(argv))
     from ef.cli import _output
@@ -167,8 +167,8 @@ def main(argv: Sequence[str]) -> int:
     labelled = _measures(specs)
     measures = [m for _, m in labelled]
     label = {m: name for name, m in labelled}
-    run, qrels = _load(args.run, args.qrels)
-    result = _evaluate(
+    run, qrels = load_run_and_qrels(args.run, args.qrels)
+    result = score_run(
         run,
         qrels,
         measures,

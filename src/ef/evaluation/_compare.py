@@ -29,6 +29,7 @@ from ef.evaluation._stats import (
     check_options,
     paired_statistics,
 )
+from ef.io.frames import DataFrameLike, is_frame, qrels_from_frame
 from ef.measures import parse_measure
 
 __all__ = ["SCHEMA", "Comparison", "ComparisonReport", "build_report", "compare"]
@@ -232,6 +233,14 @@ class ComparisonReport:
         Raises ``ImportError`` with the install command when the library is missing.
         """
         return render.dataframe(self, library)
+
+    def to_pandas(self) -> Any:
+        """One row per comparison as a pandas DataFrame: ``to_dataframe("pandas")``."""
+        return render.dataframe(self, "pandas")
+
+    def to_polars(self) -> Any:
+        """One row per comparison as a polars DataFrame: ``to_dataframe("polars")``."""
+        return render.dataframe(self, "polars")
 
     def to_html(
         self,
@@ -494,7 +503,9 @@ def _check_runs(runs: object, baseline: object) -> list[str]:
         raise TypeError(f"'runs' must be a mapping of name -> run (got {type(runs).__name__})")
     systems = list(runs)
     for name in systems:
-        if not isinstance(name, str) or not name:
+        if not isinstance(name, str):
+            raise TypeError(f"'runs': every name must be a non-empty str (got {name!r})")
+        if not name:
             raise ValueError(f"'runs': every name must be a non-empty str (got {name!r})")
     if len(systems) < 2:
         raise ValueError(f"'runs' must hold at least 2 runs to compare (got {len(systems)})")
@@ -529,7 +540,7 @@ def _check_measures(measures: object, runs: Mapping[str, Any]) -> list[str]:
 
 def compare(
     runs: Mapping[str, Any],
-    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | None,
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | DataFrameLike | None,
     measures: Sequence[str] | None = None,
     *,
     baseline: str | None = None,
@@ -546,14 +557,16 @@ def compare(
     Parameters
     ----------
     runs
-        Name -> run: a ``{query_id: {doc_id: score}}`` mapping, the path of a TREC run file, or a
-        report that holds per-query values (:func:`~ef.evaluation.evaluate_run`'s or
-        :func:`~ef.evaluation.evaluate_retrieval`'s), in the order the table should list them.
+        Name -> run: a ``{query_id: {doc_id: score}}`` mapping, the path of a TREC run file, a
+        DataFrame (``query_id``, ``doc_id``, ``score``), or a report that holds per-query values
+        (:func:`~ef.evaluation.evaluate_run`'s or :func:`~ef.evaluation.evaluate_retrieval`'s),
+        in the order the table should list them.
         A report's queries count as present (one made with ``missing="zero"`` already holds
         zeros); those `qrels` does not judge are not compared.
     qrels
-        ``{query_id: {doc_id: grade}}`` or a qrels file; its judged queries are the queries
-        compared. ``None`` only when every run is a report (then their queries are).
+        ``{query_id: {doc_id: grade}}``, a qrels file or a DataFrame (``query_id``, ``doc_id``,
+        ``relevance``); its judged queries are the queries compared. ``None`` only when every
+        run is a report (then their queries are).
     measures
         Measure names as :func:`~ef.evaluation.evaluate_run` spells them (for a report: its
         keys). ``None``: ``ndcg@10``, ``recall@100``, ``map``, ``mrr`` (for reports only: the
@@ -622,8 +635,10 @@ def compare(
         loaded = read_qrels(qrels)
     elif isinstance(qrels, Mapping):
         loaded = qrels
+    elif is_frame(qrels):
+        loaded = qrels_from_frame(qrels)
     else:
-        raise TypeError(f"'qrels' must be a mapping, a path or None (got {type(qrels).__name__})")
+        raise TypeError(f"'qrels' must be a mapping, a path, a DataFrame or None (got {type(qrels).__name__})")
 
     present: dict[str, dict[str, tuple[float, ...]]] = {}
     for s in systems:

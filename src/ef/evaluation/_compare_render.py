@@ -183,14 +183,9 @@ def csv_text(report: ComparisonReport) -> str:
 
 def dataframe(report: ComparisonReport, library: str) -> Any:
     """The CSV's rows as a pandas or polars DataFrame."""
-    if library not in ("pandas", "polars"):
-        raise ValueError(f"'library' must be 'pandas' or 'polars' (got {library!r})")
-    try:
-        module = __import__(library)
-    except ImportError as error:
-        raise ImportError(
-            f"ComparisonReport.to_dataframe({library!r}) needs {library}: pip install 'ef[{library}]'"
-        ) from error
+    from ef.io.frames import require
+
+    module = require(library)  # the install hint when it is missing
     records = _records(report)
     if library == "pandas":
         return module.DataFrame.from_records(records, columns=list(_CSV_FIELDS))

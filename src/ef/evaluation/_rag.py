@@ -127,6 +127,29 @@ class RagEvalReport:
         """
         return {"metrics": dict(self.metrics), "coverage": dict(self.coverage), "n_samples": self.n_samples}
 
+    def _frame(self, library: str) -> Any:
+        from ef.io.frames import frame_from_columns
+
+        names = list(self.metrics)
+        values = [self.metrics[n] for n in names]
+        return frame_from_columns(
+            {"measure": names, "value": values, "n_samples": [self.coverage[n] for n in names]},
+            {"measure": "str", "value": "float", "n_samples": "int"},
+            library,
+        )
+
+    def to_pandas(self) -> Any:
+        """The means as a pandas DataFrame: ``measure``, ``value``, ``n_samples`` (the samples it applied to).
+
+        A RAG report keeps no per-sample values, so this is one row per metric. Raises
+        ``ImportError`` with the install hint (``pip install 'ef[pandas]'``) without pandas.
+        """
+        return self._frame("pandas")
+
+    def to_polars(self) -> Any:
+        """The means as a polars DataFrame: ``measure``, ``value``, ``n_samples``; see :meth:`to_pandas`."""
+        return self._frame("polars")
+
     def __str__(self) -> str:
         """The means as a table: one row per metric, with the samples it was computed over.
 

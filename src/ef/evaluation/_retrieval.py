@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ef.console import format_table, progress
-from ef.measures import RETRIEVAL_METRICS
+from ef.measures import RETRIEVAL_METRICS, parse_measure
 from ef.retrieval import hit_doc_id, hit_score, retrieval_function, source_ranking
 from ef.validate import check_positive_int as _check_k
 from ef.validate import finite_float
@@ -39,6 +39,15 @@ class RetrievalEvalReport:
     k_values: tuple[int, ...]
     missing_texts: tuple[str, ...] = field(default=(), kw_only=True)
     """Judged query ids with a positive judgement but no text in ``queries``: not scored."""
+    run: Mapping[str, Mapping[str, float]] = field(default_factory=dict, kw_only=True, repr=False)
+    """What was scored: ``{query_id: {doc_id: score}}``, each query's docs in the retriever's order
+    (de-duplicated to sources), one entry per scored query (``{}`` if it retrieved nothing).
+    Scores are the retriever's own (``SearchHit.score``); where it gave none, ``n - rank + 1``
+    (see ``rank_scores``). The metrics score this order, ties included: :func:`evaluate_run` on
+    this run orders tied scores by doc id, as trec_eval does, and may differ where scores tie."""
+    rank_scores: tuple[str, ...] = field(default=(), kw_only=True)
+    """The queries of ``run`` whose scores stand for ranks: the retriever gave no score (bare ids,
+    ``Segment``\\ s) for at least one of their results."""
 
     def __post_init__(self) -> None:
         for label, value in (("metrics", self.metrics), ("per_query", self.per_query)):
@@ -55,6 +64,31 @@ class RetrievalEvalReport:
             raise TypeError(f"'k_values' must be a sequence of positive integers (got {given!r})")
         object.__setattr__(self, "k_values", tuple(_check_k(k, name="k_values") for k in self.k_values))
         object.__setattr__(self, "missing_texts", tuple(self.missing_texts))
+        if not isinstance(self.run, Mapping):
+            raise TypeError(f"'run' must be a mapping {{query_id: {{doc_id: score}}}} (got {type(self.run).__name__})")
+        object.__setattr__(self, "rank_scores", tuple(self.rank_scores))
+
+    def ranking(self, query_id: str) -> list[str]:
+        """The doc ids retrieved for `query_id`, best first, as scored (``KeyError`` if not scored)."""
+        return list(self.run[query_id])
+
+    def to_pandas(self) -> Any:
+        """``per_query`` as a long pandas DataFrame: columns ``query_id``, ``measure``, ``value``.
+
+        Raises ``ImportError`` with the install hint (``pip install 'ef[pandas]'``) without pandas.
+        """
+        from ef.io.frames import long_frame
+
+        return long_frame(self.per_query, "pandas")
+
+    def to_polars(self) -> Any:
+        """``per_query`` as a long polars DataFrame: columns ``query_id``, ``measure``, ``value``.
+
+        Raises ``ImportError`` with the install hint (``pip install 'ef[polars]'``) without polars.
+        """
+        from ef.io.frames import long_frame
+
+        return long_frame(self.per_query, "polars")
 
     @property
     def primary(self) -> float | None:
@@ -173,6 +207,10 @@ def evaluate_retrieval(
     each requested metric is computed at each cutoff in `k_values`. The report holds the mean of
     each ``"<metric>@<k>"`` over all scored queries — primary metric **NDCG@10**.
 
+    The rankings are scored as a run, with the bulk kernels of :func:`evaluate_run` (one
+    implementation of every metric), in the retriever's order: tied scores and results without
+    a score keep their rank. The report's ``run`` holds that run, with the retriever's scores.
+
     Parameters
     ----------
     retriever
@@ -201,7 +239,8 @@ def evaluate_retrieval(
         extra result is retrieved so the ranking still reaches ``limit``.
     run_path
         If given, the rankings are also written there as a TREC run file (run id ``ef``), with
-        the scores the retriever gave (see ``_write_rankings``).
+        the scores the retriever gave (see ``_write_rankings``); the report's ``run`` holds them
+        in any case.
     show_progress
         Draw a progress bar while retrieving query by query.
 
@@ -241,6 +280,9 @@ def evaluate_retrieval(
     depth = max(ks) if limit is None else _check_k(limit, name="limit")
     if depth < max(ks):
         raise ValueError(f"'limit' must be at least max(k_values) = {max(ks)} (got {limit!r})")
+    _check_flag(ignore_identical_ids, "ignore_identical_ids")
+    _check_flag(show_progress, "show_progress")
+    _check_argument_order(qrels, queries)
     _check_qrels(qrels)
     _check_queries(queries)
 
@@ -258,7 +300,6 @@ def evaluate_retrieval(
             + (f" ({len(missing)} judged queries have no text, e.g. {missing[0]!r})" if missing else "")
         )
 
-    per_query: dict[str, dict[str, float]] = {}
     rankings: dict[str, tuple[list[str], list[float | None]]] = {}
     # BEIR asks for one extra hit when the query's own id may be dropped, so `depth` results remain.
     fetch = depth + 1 if ignore_identical_ids else depth
@@ -270,18 +311,75 @@ def evaluate_retrieval(
                 del doc_ids[at], scores[at]
             del doc_ids[depth:], scores[depth:]
         rankings[query_id] = (doc_ids, scores)
-        judged = qrels[query_id]
-        per_query[query_id] = {
-            f"{name}@{k}": RETRIEVAL_METRICS[name](doc_ids, judged, k) for name in names for k in ks
-        }
 
-    keys = [f"{name}@{k}" for name in names for k in ks]
-    means = {key: sum(scores[key] for scores in per_query.values()) / len(per_query) for key in keys}
+    run, unscored, mixed = _as_run(rankings)
+    means, per_query = _score_rankings(rankings, qrels, names, ks)
     if run_path is not None:
-        _write_rankings(run_path, rankings)
+        _write_rankings(run_path, run, mixed)
     return RetrievalEvalReport(
-        metrics=means, per_query=per_query, n_queries=len(per_query), k_values=ks, missing_texts=tuple(missing)
+        metrics=means,
+        per_query=per_query,
+        n_queries=len(per_query),
+        k_values=ks,
+        missing_texts=tuple(missing),
+        run=run,
+        rank_scores=tuple(unscored),
     )
+
+
+def _score_rankings(
+    rankings: Mapping[str, tuple[list[str], list[float | None]]],
+    qrels: Mapping[str, Mapping[str, float]],
+    names: Sequence[str],
+    ks: Sequence[int],
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Means and per-query values of every ``<metric>@<k>``, from the bulk kernels of ``evaluate_run``.
+
+    The kernels rank by score, ties by doc id (trec_eval); the retriever's order is what is
+    scored here, so each doc is given the score ``n - rank + 1``: strictly decreasing, the
+    ranking exactly as retrieved, ties and unscored hits included. A doc is relevant when its
+    grade is ``> 0`` (the per-query functions' rule), i.e. at least the smallest positive grade.
+    """
+    from ef.evaluation.scoring import _score
+
+    measures = {f"{name}@{k}": parse_measure(f"{name}@{k}") for name in names for k in ks}
+    by_rank = {
+        query_id: {doc_id: float(len(doc_ids) - i) for i, doc_id in enumerate(doc_ids)}
+        for query_id, (doc_ids, _) in rankings.items()
+    }
+    judged = {query_id: qrels[query_id] for query_id in rankings}
+    level = min(float(grade) for grades in judged.values() for grade in grades.values() if grade > 0)
+    scored = _score(by_rank, judged, list(measures.values()), missing="zero", relevance_level=level, max_docs=None)
+    row = {query_id: i for i, query_id in enumerate(scored.query_ids)}
+    columns = {key: scored.values[m].tolist() for key, m in measures.items()}
+    per_query = {query_id: {key: columns[key][row[query_id]] for key in measures} for query_id in rankings}
+    return {key: scored.summary[m] for key, m in measures.items()}, per_query
+
+
+def _as_run(
+    rankings: Mapping[str, tuple[list[str], list[float | None]]],
+) -> tuple[dict[str, dict[str, float]], list[str], list[str]]:
+    """The rankings as a run ``{query_id: {doc_id: score}}``, each query's docs in rank order.
+
+    Scores are the retriever's own when every result of the query has one (``SearchHit``);
+    otherwise (bare ids, ``Segment``, or a mix) they stand for the rank, ``n - rank + 1``, which
+    keeps the order. Returned with the queries so scored by rank, and those of them that mixed
+    scored and unscored results.
+    """
+    run: dict[str, dict[str, float]] = {}
+    unscored: list[str] = []
+    mixed: list[str] = []
+    for query_id, (doc_ids, scores) in rankings.items():
+        real = [float(s) for s in scores if s is not None]
+        if len(real) == len(scores):
+            run[query_id] = dict(zip(doc_ids, real, strict=True))
+            continue
+        unscored.append(query_id)
+        if real:
+            mixed.append(query_id)
+        n = len(doc_ids)
+        run[query_id] = {doc_id: float(n - i) for i, doc_id in enumerate(doc_ids)}
+    return run, unscored, mixed
 
 
 def _names(metrics: Iterable[str]) -> tuple[str, ...]:
@@ -318,6 +416,24 @@ def _cutoffs(k_values: Iterable[int]) -> tuple[int, ...]:
     return ks
 
 
+def _check_flag(value: object, name: str) -> None:
+    """A bool option given 0, 1 or "yes" is a mistake to name, not a truthiness to guess at."""
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool")
+    if not isinstance(value, bool) and not numpy_bool:
+        raise TypeError(f"'{name}' must be a bool (got {value!r})")
+
+
+def _check_argument_order(qrels: object, queries: object) -> None:
+    """Texts where the judgements belong, and judgements where the texts do: a swapped call."""
+    if not (isinstance(qrels, Mapping) and isinstance(queries, Mapping) and qrels and queries):
+        return
+    if isinstance(next(iter(qrels.values())), str) and isinstance(next(iter(queries.values())), Mapping):
+        raise TypeError(
+            "'qrels' holds query texts and 'queries' judgements: the arguments look swapped; "
+            "evaluate_retrieval takes (retriever, qrels, queries)"
+        )
+
+
 def _check_qrels(qrels: Mapping[str, Mapping[str, float]]) -> None:
     """Every query id a str, every judgement a ``{str: finite number}``: nothing is skipped for it."""
     if not isinstance(qrels, Mapping):
@@ -348,32 +464,23 @@ def _check_queries(queries: Mapping[str, str]) -> None:
 
 
 def _write_rankings(
-    path: str | os.PathLike[str], rankings: Mapping[str, tuple[list[str], list[float | None]]]
+    path: str | os.PathLike[str], run: Mapping[str, Mapping[str, float]], mixed: Sequence[str]
 ) -> None:
-    """Write rankings as a TREC run file, with the retriever's own scores.
+    """Write the report's run (see ``_as_run``) as a TREC run file, run id ``ef``.
 
     A query whose results carry scores (``SearchHit``) is written with them, ties included, as
     the retriever gave them: a TREC reader orders tied documents by doc id, as trec_eval does.
-    Results without any score (bare ids, ``Segment``) have nothing to write, so their scores
-    stand for the rank (``n - rank + 1``), which keeps their order. A ranking that mixes scored
-    and unscored results is an error: no single column could say what its numbers mean. A
-    query that retrieved nothing has no line (trec_eval -c scores it 0, as the report did).
+    Results without any score (bare ids, ``Segment``) are written with their rank scores. A
+    ranking that mixes scored and unscored results is an error: no single column could say
+    what its numbers mean. A query that retrieved nothing has no line (trec_eval -c scores it
+    0, as the report did).
     """
     from ef.trec import write_run
 
-    run: dict[str, dict[str, float]] = {}
-    for query_id, (doc_ids, scores) in rankings.items():
-        if not doc_ids:
-            continue  # a TREC run has no way to list a query without documents
-        real = [s for s in scores if s is not None]
-        if not real:
-            n = len(doc_ids)
-            run[query_id] = {doc_id: float(n - i) for i, doc_id in enumerate(doc_ids)}
-        elif len(real) == len(scores):
-            run[query_id] = dict(zip(doc_ids, real, strict=True))
-        else:
-            raise ValueError(
-                f"cannot write 'run_path': the retriever returned scored and unscored results for query "
-                f"{query_id!r}; return all SearchHits or none"
-            )
-    write_run(path, run, run_id="ef")
+    if mixed:
+        raise ValueError(
+            f"cannot write 'run_path': the retriever returned scored and unscored results for query "
+            f"{mixed[0]!r}; return all SearchHits or none"
+        )
+    # a TREC run has no way to list a query without documents
+    write_run(path, {query_id: docs for query_id, docs in run.items() if docs}, run_id="ef")

@@ -17,6 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ef.console import format_table
+from ef.evaluation._inputs import normalise
+from ef.io.frames import DataFrameLike
 from ef.io.trec import (
     RunColumns,
     big_endian_words,
@@ -67,6 +69,24 @@ class RunEvalReport:
             "per_query": {query_id: dict(values) for query_id, values in self.per_query.items()},
             "n_queries": self.n_queries,
         }
+
+    def to_pandas(self) -> Any:
+        """``per_query`` as a long pandas DataFrame: columns ``query_id``, ``measure``, ``value``.
+
+        Raises ``ImportError`` with the install hint (``pip install 'ef[pandas]'``) without pandas.
+        """
+        from ef.io.frames import long_frame
+
+        return long_frame(self.per_query, "pandas")
+
+    def to_polars(self) -> Any:
+        """``per_query`` as a long polars DataFrame: columns ``query_id``, ``measure``, ``value``.
+
+        Raises ``ImportError`` with the install hint (``pip install 'ef[polars]'``) without polars.
+        """
+        from ef.io.frames import long_frame
+
+        return long_frame(self.per_query, "polars")
 
     def __str__(self) -> str:
         """The summaries as a two-column table (floats with 4 decimals, counts as integers)."""
@@ -830,8 +850,8 @@ def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunColumns | _RunFile:
 
 
 def evaluate_run(
-    run: Run | str | os.PathLike[str],
-    qrels: Run | str | os.PathLike[str],
+    run: Run | str | os.PathLike[str] | DataFrameLike,
+    qrels: Run | str | os.PathLike[str] | DataFrameLike,
     measures: Sequence[str] = DEFAULT_MEASURES,
     *,
     missing: Missing = "zero",
@@ -849,9 +869,14 @@ def evaluate_run(
     Parameters
     ----------
     run
-        ``{query_id: {doc_id: score}}``, or the path of a TREC run file (plain or ``.gz``).
+        ``{query_id: {doc_id: score}}``, the path of a TREC run file (plain or ``.gz``), or a
+        pandas or polars DataFrame with the columns ``query_id``, ``doc_id``, ``score``.
     qrels
-        ``{query_id: {doc_id: grade}}``, or the path of a TREC qrels file or a BEIR qrels TSV.
+        ``{query_id: {doc_id: grade}}``, the path of a TREC qrels file or a BEIR qrels TSV, or a
+        DataFrame with the columns ``query_id``, ``doc_id``, ``relevance``. ranx, BEIR and
+        ir_measures take ``(qrels, run)``: pass ``run=`` and ``qrels=`` by keyword to be safe; a
+        swap that the data shows (frame columns, or integer "run" values against distinct
+        fractional "qrels" values) is a ``ValueError`` saying so.
     measures
         Measure names in ef's spelling (``ndcg@10``, ``recall@100``, ``precision@5``, ``mrr``,
         ``mrr@10``, ``map``, ``map@100``, ``hit_rate@10``) or trec_eval's (``ndcg_cut_10``,
@@ -876,8 +901,9 @@ def evaluate_run(
     ------
     ValueError
         For an unknown measure name (the message lists the valid forms), a bad option, a score
-        or grade that is not a number or is NaN, a malformed file (``file:line: ...``), or when
-        no query can be evaluated.
+        or grade that is not a number or is NaN, a malformed file (``file:line: ...``), a
+        DataFrame with other columns, arguments that look swapped, or when no query can be
+        evaluated.
 
     Examples
     --------
@@ -902,7 +928,8 @@ def evaluate_run(
     if not names:
         raise ValueError("'measures' must name at least one measure")
     relevance_level, max_docs = _check_options(missing, relevance_level, max_docs)
-    loaded_run, loaded_qrels = _load(run, qrels)
+    plain_run, plain_qrels = normalise(run, qrels)  # DataFrames read; a swapped (qrels, run) refused
+    loaded_run, loaded_qrels = _load(plain_run, plain_qrels)
     result = _evaluate(
         loaded_run,
         loaded_qrels,

@@ -15,15 +15,17 @@ is multiplied with all columns in one matrix product.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
+
+# The option names and checks live without numpy, for `ef compare --help`; re-exported here.
+from ef.evaluation._options import CORRECTIONS, TESTS, Correction, Test, check_options
 
 __all__ = [
     "CORRECTIONS",
@@ -35,22 +37,6 @@ __all__ = [
     "check_options",
     "paired_statistics",
 ]
-
-Test = Literal["t", "randomization", "bootstrap", "wilcoxon"]
-Correction = Literal["holm", "bh", "bonferroni", "none"]
-
-TESTS: dict[str, str] = {
-    "t": "paired Student t-test",
-    "randomization": "paired randomization test",
-    "bootstrap": "paired bootstrap test (shift method)",
-    "wilcoxon": "Wilcoxon signed-rank test",
-}
-CORRECTIONS: dict[str, str] = {
-    "holm": "Holm",
-    "bh": "Benjamini-Hochberg",
-    "bonferroni": "Bonferroni",
-    "none": "no",
-}
 
 Matrix = npt.NDArray[np.float64]
 _T = TypeVar("_T")
@@ -267,29 +253,3 @@ def adjust_p_values(p_values: Matrix, correction: Correction) -> Matrix:
     adjusted = np.empty(m)
     adjusted[order] = np.minimum(stepped, 1.0)
     return adjusted
-
-
-def _is_integer(value: object) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
-
-
-def check_options(
-    test: object, correction: object, alpha: object, confidence: object, resamples: object, seed: object
-) -> None:
-    """``ValueError`` naming the first bad option, with what it got."""
-    if test not in TESTS:
-        raise ValueError(f"'test' must be one of {', '.join(TESTS)} (got {test!r})")
-    if correction not in CORRECTIONS:
-        raise ValueError(f"'correction' must be one of {', '.join(CORRECTIONS)} (got {correction!r})")
-    for name, value in (("alpha", alpha), ("confidence", confidence)):
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float | np.floating)
-            or not math.isfinite(value)
-            or not 0.0 < float(value) < 1.0
-        ):
-            raise ValueError(f"'{name}' must be a number between 0 and 1, exclusive (got {value!r})")
-    if not _is_integer(resamples) or int(resamples) < 1:  # type: ignore[call-overload]
-        raise ValueError(f"'resamples' must be a positive integer (got {resamples!r})")
-    if not _is_integer(seed) or int(seed) < 0:  # type: ignore[call-overload]
-        raise ValueError(f"'seed' must be a non-negative integer (got {seed!r})")

@@ -18,6 +18,7 @@ extra (``pip install 'ef[report]'``).
 
 from ef.report._benchmark import benchmark_report
 from ef.report._comparison import comparison_report
+from ef.report._deps import require_report_extra
 from ef.report._evaluation import EvaluationData, QueryDrillDown, RankedDoc, evaluation_data, evaluation_report
 from ef.report._page import Figure, Report, Section, Table, Text
 
@@ -34,4 +35,5 @@ __all__ = [
     "comparison_report",
     "evaluation_data",
     "evaluation_report",
+    "require_report_extra",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-__all__ = ["altair", "vl_convert"]
+__all__ = ["altair", "require_report_extra", "vl_convert"]
 
 _HINT = "the HTML report needs the 'report' extra: pip install 'ef[report]'"
 
@@ -25,3 +25,9 @@ def vl_convert() -> ModuleType:
     except ImportError as error:
         raise ImportError(f"{_HINT} (vl-convert-python is missing: {error})") from error
     return vlc
+
+
+def require_report_extra() -> None:
+    """``ImportError`` with the install command unless both plotting libraries import: check before any work."""
+    altair()
+    vl_convert()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,7 +159,18 @@ def _snippet(corpus: Mapping[str, str] | None, doc_id: str) -> str | None:
     return text if len(text) <= _SNIPPET else text[: _SNIPPET - 1].rstrip() + "…"
 
 
-def _judged_shares(run: Run, qrels: Qrels, query_ids: Iterable[str], ks: Sequence[int]) -> list[dict[str, Any]]:
+def _as_ranked(ranking: Mapping[str, float]) -> list[tuple[str, float]]:
+    """``(doc_id, score)`` in the mapping's own order: a retrieval report's run is in rank order."""
+    return list(ranking.items())
+
+
+def _judged_shares(
+    run: Run,
+    qrels: Qrels,
+    query_ids: Iterable[str],
+    ks: Sequence[int],
+    order: Callable[[Mapping[str, float]], list[tuple[str, float]]] = ranked,
+) -> list[dict[str, Any]]:
     """Mean share of each query's top k that has a judgement (grade >= 0), over queries that retrieved any."""
     totals = dict.fromkeys(ks, 0.0)
     counted = 0
@@ -169,7 +180,7 @@ def _judged_shares(run: Run, qrels: Qrels, query_ids: Iterable[str], ks: Sequenc
             continue
         counted += 1
         judged = qrels.get(query_id, {})
-        flags = [doc_id in judged and judged[doc_id] >= 0 for doc_id, _ in ranked(ranking)[: max(ks)]]
+        flags = [doc_id in judged and judged[doc_id] >= 0 for doc_id, _ in order(ranking)[: max(ks)]]
         for k in ks:
             top = flags[:k]
             totals[k] += sum(top) / len(top)
@@ -204,6 +215,12 @@ def evaluation_data(
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise ValueError(f"'depth' must be a positive integer or None (got {depth!r})")
     metrics, per_query, n_queries, _ = _source(report)
+    order = ranked
+    own_run = getattr(report, "run", None)
+    if run is None and isinstance(own_run, Mapping) and own_run:
+        # A retrieval report carries what it scored, in the retriever's order (ties included):
+        # shown as scored, not re-sorted the way a TREC file is read.
+        run, order = own_run, _as_ranked
     parsed = {name: _parse(name) for name in metrics}
     integer = frozenset(name for name, (_, _, is_count) in parsed.items() if is_count)
 
@@ -219,7 +236,9 @@ def evaluation_data(
         curves.extend({"metric": label, "k": k, "value": metrics[name], "measure": name} for k, name in sorted(points))
 
     cutoffs = sorted({cutoff for _, cutoff, _ in parsed.values() if cutoff is not None}) or [1, 5, 10, 20, 100]
-    judged = _judged_shares(run, qrels, per_query or run, cutoffs) if run is not None and qrels is not None else []
+    judged: list[dict[str, Any]] = []
+    if run is not None and qrels is not None:
+        judged = _judged_shares(run, qrels, per_query or run, cutoffs, order)
 
     worst_by = _worst_by(metrics, integer)
     drill: list[QueryDrillDown] = []
@@ -231,7 +250,7 @@ def evaluation_data(
         )
         for value, query_id in scored[:worst]:
             judged_docs = (qrels or {}).get(query_id, {})
-            top = ranked(run.get(query_id, {}))[:shown] if run is not None else []
+            top = order(run.get(query_id, {}))[:shown] if run is not None else []
             results = tuple(
                 RankedDoc(rank, doc_id, score, judged_docs.get(doc_id), _snippet(corpus, doc_id))
                 for rank, (doc_id, score) in enumerate(top, start=1)
@@ -375,7 +394,9 @@ def evaluation_report(
         or the JSON of either (``to_dict()``, ``ef eval --json``, ``ef trec-eval -q --json``).
     run
         The rankings that were scored, ``{query_id: {doc_id: score}}`` (what
-        :func:`ef.trec.read_run` returns); without it the worst queries show no results.
+        :func:`ef.trec.read_run` returns), ordered as trec_eval orders them. ``None`` takes a
+        :class:`~ef.evaluation.RetrievalEvalReport`'s own ``run``, in the retriever's order;
+        without either the worst queries show no results.
     qrels
         The judgements, for the relevance marks, the missed relevant documents and the judged
         share of the top k (which needs `run` too).

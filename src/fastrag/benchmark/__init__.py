@@ -6,12 +6,35 @@
 'recall@5'
 """
 
-from fastrag.benchmark.compare import compare_results
-from fastrag.benchmark.harness import Pipeline, PipelineResponse, Retriever, run_benchmark, run_benchmark_sync
-from fastrag.benchmark.metrics import Metric
-from fastrag.benchmark.result import BenchmarkResult
-from fastrag.benchmark.samples import EvalSample, QueryOutcome, load_samples, read_outcomes, save_samples
-from fastrag.benchmark.summary import DistributionSummary
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Each public name is imported from its module on first use (PEP 562): importing the package, or
+# one metric module, does not load the harness, the comparison statistics or numpy.
+_LAZY = {
+    "compare_results": "fastrag.benchmark.compare",
+    "Pipeline": "fastrag.benchmark.harness",
+    "PipelineResponse": "fastrag.benchmark.harness",
+    "Retriever": "fastrag.benchmark.harness",
+    "run_benchmark": "fastrag.benchmark.harness",
+    "run_benchmark_sync": "fastrag.benchmark.harness",
+    "Metric": "fastrag.benchmark.metrics",
+    "BenchmarkResult": "fastrag.benchmark.result",
+    "EvalSample": "fastrag.benchmark.samples",
+    "QueryOutcome": "fastrag.benchmark.samples",
+    "load_samples": "fastrag.benchmark.samples",
+    "read_outcomes": "fastrag.benchmark.samples",
+    "save_samples": "fastrag.benchmark.samples",
+    "DistributionSummary": "fastrag.benchmark.summary",
+}
+
+if TYPE_CHECKING:
+    from fastrag.benchmark.compare import compare_results
+    from fastrag.benchmark.harness import Pipeline, PipelineResponse, Retriever, run_benchmark, run_benchmark_sync
+    from fastrag.benchmark.metrics import Metric
+    from fastrag.benchmark.result import BenchmarkResult
+    from fastrag.benchmark.samples import EvalSample, QueryOutcome, load_samples, read_outcomes, save_samples
+    from fastrag.benchmark.summary import DistributionSummary
 
 __all__ = [
     "BenchmarkResult",
@@ -29,3 +52,16 @@ __all__ = [
     "run_benchmark_sync",
     "save_samples",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fastrag.benchmark' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from ef.evaluation._compare import ComparisonReport, build_report
-from ef.evaluation._stats import Correction, Test, check_options
+from ef.compare import Correction, Test, check_options
 from fastrag.benchmark.result import BenchmarkResult
+
+if TYPE_CHECKING:
+    from ef.compare import ComparisonReport
 
 __all__ = ["compare_results"]
 
@@ -24,7 +27,7 @@ def _directions(
     for m in metrics:
         if given is not None and m in given:
             if not isinstance(given[m], bool):
-                raise ValueError(f"'higher_is_better'[{m!r}] must be a bool (got {given[m]!r})")
+                raise TypeError(f"'higher_is_better'[{m!r}] must be a bool (got {given[m]!r})")
             out[m] = given[m]
             continue
         seen = {name: r.higher_is_better[m] for name, r in results.items() if m in r.higher_is_better}
@@ -141,7 +144,9 @@ def compare_results(
         raise TypeError(f"'results' must be a mapping of name -> BenchmarkResult (got {type(results).__name__})")
     systems = list(results)
     for name in systems:
-        if not isinstance(name, str) or not name:
+        if not isinstance(name, str):
+            raise TypeError(f"'results': every name must be a non-empty str (got {name!r})")
+        if not name:
             raise ValueError(f"'results': every name must be a non-empty str (got {name!r})")
         if not isinstance(results[name], BenchmarkResult):
             raise TypeError(f"'results'[{name!r}] must be a BenchmarkResult (got {type(results[name]).__name__})")
@@ -160,6 +165,8 @@ def compare_results(
         s: {m: [rows[s][q][j] if q in rows[s] else None for q in samples] for j, m in enumerate(names)}
         for s in systems
     }
+    from ef.compare import build_report  # the statistics (numpy, scipy) load when a comparison is made
+
     return build_report(
         systems=systems,
         measures=names,

@@ -1,0 +1,131 @@
+"""The inputs of a run evaluation made plain: DataFrames read, and a swapped ``(qrels, run)`` refused.
+
+ranx, BEIR and ir_measures take ``(qrels, run)``; ef takes ``(run, qrels)``. A swapped call would
+score the judgements as if they were the run and return plausible, wrong numbers, so where the
+data shows the swap, :func:`normalise` stops with an error that says so. Where it does not (two
+mappings that could be either way round), nothing is guessed: the inputs pass unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from numbers import Real
+from typing import Any
+
+from ef.io.frames import QRELS_COLUMNS, RUN_COLUMNS, frame_columns, is_frame, qrels_from_frame, run_from_frame
+
+__all__ = ["normalise", "swap_evidence"]
+
+_HINT = (
+    "the arguments look swapped: ef takes (run, qrels), while ranx, BEIR and ir_measures take (qrels, run); "
+    "pass them as run=..., qrels=..."
+)
+
+# Thresholds of the value rule (see swap_evidence): a share of the "qrels" values, and of repeats.
+_FRACTIONAL_SHARE = 0.9
+_REPEATED_SHARE = 0.1
+
+
+def normalise(run: Any, qrels: Any) -> tuple[Any, Any]:
+    """`run` and `qrels` with DataFrames read into mappings; anything else is passed on unchanged.
+
+    Raises ``ValueError`` when a frame's columns, or the values of two mappings, show that the
+    two arguments were swapped, and for a frame with other columns (see :mod:`ef.io.frames`).
+    """
+    run_is_frame, qrels_is_frame = is_frame(run), is_frame(qrels)
+    if run_is_frame or qrels_is_frame:
+        _check_frame_roles(run if run_is_frame else None, qrels if qrels_is_frame else None)
+        # Frames name their columns, so the columns, not the values, tell which is which.
+        return (run_from_frame(run) if run_is_frame else run), (qrels_from_frame(qrels) if qrels_is_frame else qrels)
+    if isinstance(run, Mapping) and isinstance(qrels, Mapping):
+        reason = swap_evidence(run, qrels)
+        if reason is not None:
+            raise ValueError(f"{_HINT} ({reason}). If they really are in this order, pass them as DataFrames, "
+                             "whose 'score' and 'relevance' columns say which is which")
+    return run, qrels
+
+
+def _check_frame_roles(run: Any, qrels: Any) -> None:
+    """A run frame with a ``relevance`` column, or a qrels frame with a ``score`` column, is a swap."""
+    if run is not None and "relevance" in frame_columns(run) and "score" not in frame_columns(run):
+        raise ValueError(
+            f"{_HINT} (the 'run' DataFrame has the columns {frame_columns(run)}, the layout of qrels "
+            f"{list(QRELS_COLUMNS)}; a run has {list(RUN_COLUMNS)})"
+        )
+    if qrels is not None and "score" in frame_columns(qrels) and "relevance" not in frame_columns(qrels):
+        raise ValueError(
+            f"{_HINT} (the 'qrels' DataFrame has the columns {frame_columns(qrels)}, the layout of a run "
+            f"{list(RUN_COLUMNS)}; qrels have {list(QRELS_COLUMNS)})"
+        )
+
+
+def _fractional(value: object) -> bool:
+    """Whether `value` is a finite real number with a fractional part (a bool or str is not)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return False
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond a double: an integer
+        return False
+    return math.isfinite(number) and not number.is_integer()
+
+
+def swap_evidence(run: Mapping[Any, Any], qrels: Mapping[Any, Any]) -> str | None:
+    """Why `run` and `qrels` look swapped, or ``None`` when the data does not show it.
+
+    All four must hold, so that a legitimate run is never refused:
+
+    1. nearly every value of `qrels` (90%) has a fractional part: retrieval scores do, grades
+       (TREC's and BEIR's are integers) do not;
+    2. within each query those values are nearly all distinct (at most 10% repeats): a retriever
+       scores documents apart, judgements repeat a few grades, fractional ones included;
+    3. every value of `run` is an integer: grades are;
+    4. `run` lists no more documents per query than `qrels`: qrels judge a few, runs rank many.
+
+    A run of integer scores (a reranker's 0-10, rank-derived scores) against integer qrels fails
+    rule 1 and passes; rule 1 stops at the first integer grades, so real qrels cost little.
+
+    >>> swap_evidence({"q1": {"d1": 1}}, {"q1": {"d1": 0.82, "d9": 0.51}})
+    "the 'run' holds only integers and 1 doc per query, the 'qrels' distinct fractional values and 2 docs per query"
+    >>> swap_evidence({"q1": {"d1": 3, "d9": 2}}, {"q1": {"d1": 1}}) is None  # an integer run: fine
+    True
+    """
+    n_judged = 0
+    integral = 0
+    repeats = 0
+    for docs in qrels.values():
+        if not isinstance(docs, Mapping):
+            return None  # not qrels at all: the loader names the problem
+        values = list(docs.values())
+        n_judged += len(values)
+        integral += sum(1 for value in values if not _fractional(value))
+        if integral > (1 - _FRACTIONAL_SHARE) * max(n_judged, 10):
+            return None  # grades, not scores: the common case stops here
+        try:
+            repeats += len(values) - len(set(values))
+        except TypeError:  # an unhashable value: not a number, the loader names it
+            return None
+    if n_judged < 2 or integral > (1 - _FRACTIONAL_SHARE) * n_judged or repeats > _REPEATED_SHARE * n_judged:
+        return None
+    n_run = 0
+    for docs in run.values():
+        if not isinstance(docs, Mapping):
+            return None
+        for value in docs.values():
+            if _fractional(value) or not _number(value):
+                return None
+        n_run += len(docs)
+    if not run or n_run / len(run) > n_judged / len(qrels):
+        return None
+    per_run = n_run / len(run)
+    per_qrels = n_judged / len(qrels)
+    return (
+        f"the 'run' holds only integers and {per_run:.3g} doc{'s' if per_run != 1 else ''} per query, "
+        f"the 'qrels' distinct fractional values and {per_qrels:.3g} docs per query"
+    )
+
+
+def _number(value: object) -> bool:
+    """Whether `value` is a real number (not a bool): an int beyond a double's range counts."""
+    return not isinstance(value, bool) and isinstance(value, Real)

@@ -1,0 +1,207 @@
+"""pandas and polars DataFrames in and out: runs and qrels as long frames, reports as long frames.
+
+Neither library is a dependency of ef: each is imported only when a frame is built, and a missing
+one is an ``ImportError`` with the command that installs it (``pip install 'ef[pandas]'``). A
+frame is recognised by its class's module, so reading a mapping never imports either library.
+
+A run frame has exactly the columns ``query_id``, ``doc_id`` and ``score``; a qrels frame
+``query_id``, ``doc_id`` and ``relevance`` (ir_measures' ``ScoredDoc`` / ``Qrel`` field names);
+any other layout is a ``ValueError`` listing the columns found and the ones expected.
+
+>>> import pandas as pd
+>>> frame = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [0.5, 0.25]})
+>>> run_from_frame(frame)
+{'q1': {'d1': 0.5, 'd2': 0.25}}
+>>> long_frame({"q1": {"ndcg@10": 0.5}}, "pandas")
+  query_id  measure  value
+0       q1  ndcg@10    0.5
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import Any, Literal, Protocol
+
+__all__ = [
+    "FRAME_COLUMNS",
+    "QRELS_COLUMNS",
+    "RUN_COLUMNS",
+    "DataFrameLike",
+    "frame_columns",
+    "frame_from_columns",
+    "frame_library",
+    "is_frame",
+    "long_frame",
+    "qrels_from_frame",
+    "require",
+    "run_from_frame",
+]
+
+Library = Literal["pandas", "polars"]
+ColumnType = Literal["str", "float", "int"]
+
+
+class DataFrameLike(Protocol):
+    """What ef reads of a pandas or polars DataFrame, for type hints: its ``columns``."""
+
+    @property
+    def columns(self) -> Any: ...
+
+
+RUN_COLUMNS = ("query_id", "doc_id", "score")
+"""The columns of a run frame, in this order when ef builds one."""
+QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
+"""The columns of a qrels frame."""
+FRAME_COLUMNS = ("query_id", "measure", "value")
+"""The columns of a report's long per-query frame: one row per (query, measure)."""
+
+_LIBRARIES: tuple[Library, ...] = ("pandas", "polars")
+
+
+def require(library: str) -> ModuleType:
+    """The `library` module (``"pandas"`` or ``"polars"``), or an ``ImportError`` with the install hint.
+
+    >>> require("pandas").__name__
+    'pandas'
+    >>> require("numpy")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'library' must be 'pandas' or 'polars' (got 'numpy')
+    """
+    if not isinstance(library, str):
+        raise TypeError(f"'library' must be 'pandas' or 'polars' (got {library!r})")
+    if library not in _LIBRARIES:
+        raise ValueError(f"'library' must be 'pandas' or 'polars' (got {library!r})")
+    try:
+        return importlib.import_module(library)
+    except ImportError as error:
+        raise ImportError(f"this needs {library}, an optional dependency of ef: pip install 'ef[{library}]'") from error
+
+
+def frame_library(value: object) -> Library | None:
+    """``"pandas"`` or ``"polars"`` if `value` is a DataFrame of that library, else ``None``.
+
+    Told by the class's module, so neither library is imported to answer.
+    """
+    for cls in type(value).__mro__:
+        root = cls.__module__.partition(".")[0]
+        if root in _LIBRARIES and cls.__name__ == "DataFrame":
+            return root
+    return None
+
+
+def is_frame(value: object) -> bool:
+    """Whether `value` is a pandas or polars DataFrame."""
+    return frame_library(value) is not None
+
+
+def frame_columns(frame: Any) -> list[str]:
+    """The column names of a pandas or polars frame, as str (a pandas frame may have others)."""
+    return [str(name) for name in frame.columns]
+
+
+def _columns(frame: Any, name: str, expected: tuple[str, ...]) -> dict[str, list[Any]]:
+    found = list(frame.columns)
+    if sorted(map(str, found)) != sorted(expected) or len(found) != len(expected):
+        raise ValueError(
+            f"'{name}' DataFrame must have exactly the columns {list(expected)} (found {frame_columns(frame)})"
+        )
+    return {column: frame[column].to_list() for column in expected}
+
+
+def _nested(frame: Any, name: str, expected: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    columns = _columns(frame, name, expected)
+    value_column = expected[2]
+    out: dict[str, dict[str, Any]] = {}
+    rows = zip(columns["query_id"], columns["doc_id"], columns[value_column], strict=True)
+    for row, (query_id, doc_id, value) in enumerate(rows):
+        for column, id_ in (("query_id", query_id), ("doc_id", doc_id)):
+            if not isinstance(id_, str):
+                # An int id never equals the str ids of the other side: every query would match nothing.
+                raise TypeError(
+                    f"'{name}' column {column!r} must hold str ids (got {id_!r} of type {type(id_).__name__} "
+                    f"in row {row})"
+                )
+        docs = out.setdefault(query_id, {})
+        if doc_id in docs:
+            raise ValueError(f"'{name}' lists doc {doc_id!r} twice for query {query_id!r} (row {row})")
+        docs[doc_id] = value
+    return out
+
+
+def run_from_frame(frame: Any) -> dict[str, dict[str, float]]:
+    """A run frame (``query_id``, ``doc_id``, ``score``) as ``{query_id: {doc_id: score}}``.
+
+    Rows keep their order within a query; the scores are checked where the run is scored.
+
+    Raises
+    ------
+    ValueError
+        For another column layout (the message lists both), or a doc listed twice in a query.
+    TypeError
+        For an id that is not a str.
+    """
+    return _nested(frame, "run", RUN_COLUMNS)
+
+
+def qrels_from_frame(frame: Any) -> dict[str, dict[str, float]]:
+    """A qrels frame (``query_id``, ``doc_id``, ``relevance``) as ``{query_id: {doc_id: relevance}}``.
+
+    Raises
+    ------
+    ValueError
+        For another column layout (the message lists both), or a doc judged twice in a query.
+    TypeError
+        For an id that is not a str.
+    """
+    return _nested(frame, "qrels", QRELS_COLUMNS)
+
+
+def long_frame(per_query: Mapping[str, Mapping[str, float]], library: str) -> Any:
+    """``{query_id: {measure: value}}`` as a long frame: columns ``query_id``, ``measure``, ``value``.
+
+    One row per (query, measure), queries and measures in the mapping's order; `library` is
+    ``"pandas"`` or ``"polars"``.
+
+    >>> long_frame({"q1": {"mrr": 1.0, "P_5": 0.2}, "q2": {"mrr": 0.5, "P_5": 0.0}}, "polars").shape
+    (4, 3)
+    """
+    query_ids: list[str] = []
+    measures: list[str] = []
+    values: list[float] = []
+    for query_id, row in per_query.items():
+        for measure, value in row.items():
+            query_ids.append(query_id)
+            measures.append(measure)
+            values.append(float(value))
+    return frame_from_columns(
+        {"query_id": query_ids, "measure": measures, "value": values},
+        {"query_id": "str", "measure": "str", "value": "float"},
+        library,
+    )
+
+
+def frame_from_columns(
+    columns: Mapping[str, Sequence[str | float | int]], types: Mapping[str, ColumnType], library: str
+) -> Any:
+    """A pandas or polars frame of `columns` (name -> values), each of the type `types` gives it.
+
+    The types are given, not inferred, so an empty column keeps its type.
+
+    >>> frame_from_columns({"measure": ["mrr"], "n": [3]}, {"measure": "str", "n": "int"}, "polars").dtypes
+    [String, Int64]
+    """
+    module = require(library)
+    if library == "pandas":
+        dtypes = {"str": "str", "float": "float64", "int": "int64"}
+        return module.DataFrame(
+            {name: module.Series(list(values), dtype=dtypes[types[name]]) for name, values in columns.items()},
+            columns=list(columns),
+        )
+    schema = {"str": module.String, "float": module.Float64, "int": module.Int64}
+    return module.DataFrame(
+        {name: list(values) for name, values in columns.items()},
+        schema={name: schema[types[name]] for name in columns},
+    )
