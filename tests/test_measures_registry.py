@@ -39,7 +39,8 @@ def test_the_public_surface() -> None:
 
     assert sorted(ef.measures.__all__) == [
         "Aggregate", "HitTable", "Kind", "MEASURES", "Measure", "MeasureFamily", "NICKNAMES", "NICKNAMES_WITH_RUNID",
-        "Origin", "ParamKind", "RAG_MEASURES", "RETRIEVAL_METRICS", "expand_measure_spec", "expand_measure_specs",
+        "Origin", "ParamKind", "RAG_MEASURES", "RETRIEVAL_METRICS", "cutoff_metric", "expand_measure_spec",
+        "expand_measure_specs",
         "parse_measure", "resolve", "score_ranking", "valid_forms",
     ]
     for name in ef.measures.__all__:
@@ -377,3 +378,26 @@ def test_nothing_private_crosses_into_fastrag_or_the_rag_cli() -> None:
         for private in ("ef.evaluation._measures", "ef.evaluation._ranking", "ef.evaluation._bulk", "_RAG_METRICS"):
             assert private not in text, path
     assert list(RAG_MEASURES) == ["exact_match", "token_f1", "context_recall", "context_precision", "non_empty_rate"]
+
+
+def test_evaluate_retrieval_takes_every_ranking_measure_with_a_cutoff() -> None:
+    """Issues 10 and 11: hit_rate, ERR, Judged, nDCG exp and graded cutoffs in evaluate_retrieval,
+    equal to evaluate_run on the same rankings (scores strictly decreasing: no tie to break)."""
+    from ef.evaluation import evaluate_retrieval, evaluate_run
+
+    ranked = {"q1": ["d3", "d1", "d9", "d2"], "q2": ["d5", "d4"], "q3": ["d7"]}
+
+    class Retriever:
+        def search(self, query: str, limit: int = 10) -> list[str]:
+            return ranked[query][:limit]
+
+    qrels = {"q1": {"d1": 2, "d2": 1, "d3": 0}, "q2": {"d4": 1}, "q3": {"d7": 3, "d8": 1}}
+    names = ["hit_rate", "err", "judged", "ndcg_exp", "P(rel=2)", "nDCG"]
+    report = evaluate_retrieval(Retriever(), qrels, {q: q for q in ranked}, metrics=names, k_values=(1, 3))
+    run = {q: {d: float(len(docs) - i) for i, d in enumerate(docs)} for q, docs in ranked.items()}
+    expected = evaluate_run(run, qrels, [f"{n}@{k}" for n in names for k in (1, 3)])
+    assert report.metrics == pytest.approx(expected.metrics, abs=0, rel=0)
+    assert report.metrics["hit_rate@1"] == 1 / 3  # only q3's first doc is relevant
+    assert report.metrics["judged@1"] == 2 / 3  # q2's first doc, d5, is not judged
+    with pytest.raises(ValueError, match=r"unknown metric name\(s\) \['num_ret'\]"):
+        evaluate_retrieval(Retriever(), qrels, {q: q for q in ranked}, metrics=["num_ret"])

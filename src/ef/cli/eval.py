@@ -36,12 +36,14 @@ def _k_values(text: str) -> tuple[int, ...]:
 
 def _metrics(text: str) -> tuple[str, ...]:
     from ef.evaluation import RETRIEVAL_METRICS
+    from ef.measures import cutoff_metric
 
     names = tuple(part.strip() for part in text.split(","))
-    unknown = [name for name in names if name not in RETRIEVAL_METRICS]
+    unknown = [name for name in names if name not in RETRIEVAL_METRICS and not cutoff_metric(name)]
     if unknown or not all(names):
         raise argparse.ArgumentTypeError(
-            f"unknown metric name(s) {unknown or [text]}; choose from {','.join(sorted(RETRIEVAL_METRICS))}"
+            f"unknown metric name(s) {unknown or [text]}; choose from {','.join(sorted(RETRIEVAL_METRICS))} "
+            "or a ranking measure of ef.measures with a cutoff (hit_rate, err, judged ...)"
         )
     return names
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ef.console import format_table, progress
-from ef.measures import RETRIEVAL_METRICS, parse_measure
+from ef.measures import RETRIEVAL_METRICS, cutoff_metric, parse_measure
 from ef.retrieval import hit_doc_id, hit_score, retrieval_function, source_ranking
 from ef.validate import check_positive_int as _check_k
 from ef.validate import finite_float
@@ -392,10 +392,12 @@ def _names(metrics: Iterable[str]) -> tuple[str, ...]:
             raise TypeError(f"'metrics' must hold metric names as str (got {name!r})")
     if not names:
         raise ValueError("'metrics' must name at least one metric")
-    unknown = [m for m in names if m not in RETRIEVAL_METRICS]
+    unknown = [m for m in names if m not in RETRIEVAL_METRICS and not cutoff_metric(m)]
     if unknown:
         raise ValueError(
-            f"'metrics' has unknown metric name(s) {unknown!r}; valid names are {sorted(RETRIEVAL_METRICS)}"
+            f"'metrics' has unknown metric name(s) {unknown!r}; valid names are {sorted(RETRIEVAL_METRICS)}, "
+            "or any ranking measure of ef.measures that takes a cutoff (hit_rate, err, judged, ndcg_exp, "
+            "P(rel=2), nDCG ...)"
         )
     repeated = sorted({m for m in names if names.count(m) > 1})
     if repeated:

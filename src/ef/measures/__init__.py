@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ef.measures.parse import (
     NICKNAMES,
     NICKNAMES_WITH_RUNID,
+    cutoff_metric,
     expand_measure_spec,
     expand_measure_specs,
     parse_measure,
@@ -63,6 +64,7 @@ __all__ = [
     "MeasureFamily",
     "Origin",
     "ParamKind",
+    "cutoff_metric",
     "expand_measure_spec",
     "expand_measure_specs",
     "parse_measure",

@@ -35,6 +35,7 @@ from ef.measures.registry import _REL_NAMES, MEASURES, Measure
 __all__ = [
     "NICKNAMES",
     "NICKNAMES_WITH_RUNID",
+    "cutoff_metric",
     "expand_measure_spec",
     "expand_measure_specs",
     "parse_measure",
@@ -378,6 +379,23 @@ def _expand_one(spec: str) -> list[tuple[str, Measure]]:
     if name in NICKNAMES or (name in MEASURES and (dot or MEASURES[name].param in ("cutoff", "recall", "multiple"))):
         return _expand_trec([spec])
     return [(spec, parse_measure(spec))]
+
+
+def cutoff_metric(name: str) -> bool:
+    """Whether ``f"{name}@{k}"`` reads as a per-query measure of a ranking: a metric name that
+    ``evaluate_retrieval`` (and ``ef eval --metrics``) takes beside the spec's five.
+
+    >>> [cutoff_metric(n) for n in ("ndcg", "hit_rate", "err", "judged", "P(rel=2)", "num_ret", "bleu")]
+    [True, True, True, True, True, False, False]
+    """
+    if not isinstance(name, str) or not name or "@" in name:
+        return False
+    try:
+        measure = parse_measure(f"{name}@10")
+    except ValueError:
+        return False
+    spec = measure.spec
+    return spec.origin in ("trec_eval", "ef") and spec.kind in ("score", "loss") and not spec.summary_only
 
 
 def resolve(names: Sequence[str], *, trec_eval: bool = False, rankings: bool = True) -> list[tuple[str, Measure]]:
