@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ef.console import format_table, progress
+from ef.io.frames import PerQueryFrames
 from ef.measures import RETRIEVAL_METRICS, cutoff_metric, parse_measure
 from ef.retrieval import hit_doc_id, hit_score, retrieval_function, source_ranking
 from ef.validate import check_positive_int as _check_k
@@ -20,7 +21,7 @@ _PRIMARY = "ndcg"
 
 
 @dataclass(frozen=True)
-class RetrievalEvalReport:
+class RetrievalEvalReport(PerQueryFrames):
     """The outcome of :func:`evaluate_retrieval` — metrics over a query set.
 
     ``metrics`` maps a ``"<metric>@<k>"`` key (e.g. ``"ndcg@10"``) to the mean of that metric over
@@ -71,24 +72,6 @@ class RetrievalEvalReport:
     def ranking(self, query_id: str) -> list[str]:
         """The doc ids retrieved for `query_id`, best first, as scored (``KeyError`` if not scored)."""
         return list(self.run[query_id])
-
-    def to_pandas(self) -> Any:
-        """``per_query`` as a long pandas DataFrame: columns ``query_id``, ``measure``, ``value``.
-
-        Raises ``ImportError`` with the install hint (``pip install 'ef[pandas]'``) without pandas.
-        """
-        from ef.io.frames import long_frame
-
-        return long_frame(self.per_query, "pandas")
-
-    def to_polars(self) -> Any:
-        """``per_query`` as a long polars DataFrame: columns ``query_id``, ``measure``, ``value``.
-
-        Raises ``ImportError`` with the install hint (``pip install 'ef[polars]'``) without polars.
-        """
-        from ef.io.frames import long_frame
-
-        return long_frame(self.per_query, "polars")
 
     @property
     def primary(self) -> float | None:

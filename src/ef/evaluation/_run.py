@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from ef.console import format_table
 from ef.evaluation._inputs import normalise
-from ef.io.frames import DataFrameLike
+from ef.io.frames import DataFrameLike, PerQueryFrames
 from ef.io.trec import (
     RunColumns,
     big_endian_words,
@@ -40,7 +40,7 @@ DEFAULT_MEASURES = ("ndcg@10", "recall@100", "map", "mrr")
 
 
 @dataclass(frozen=True)
-class RunEvalReport:
+class RunEvalReport(PerQueryFrames):
     """The outcome of :func:`evaluate_run`: each measure over the evaluated queries.
 
     ``metrics`` maps each measure name, exactly as the caller gave it, to its summary over the
@@ -69,24 +69,6 @@ class RunEvalReport:
             "per_query": {query_id: dict(values) for query_id, values in self.per_query.items()},
             "n_queries": self.n_queries,
         }
-
-    def to_pandas(self) -> Any:
-        """``per_query`` as a long pandas DataFrame: columns ``query_id``, ``measure``, ``value``.
-
-        Raises ``ImportError`` with the install hint (``pip install 'ef[pandas]'``) without pandas.
-        """
-        from ef.io.frames import long_frame
-
-        return long_frame(self.per_query, "pandas")
-
-    def to_polars(self) -> Any:
-        """``per_query`` as a long polars DataFrame: columns ``query_id``, ``measure``, ``value``.
-
-        Raises ``ImportError`` with the install hint (``pip install 'ef[polars]'``) without polars.
-        """
-        from ef.io.frames import long_frame
-
-        return long_frame(self.per_query, "polars")
 
     def __str__(self) -> str:
         """The summaries as a two-column table (floats with 4 decimals, counts as integers)."""

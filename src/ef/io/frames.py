@@ -29,6 +29,7 @@ __all__ = [
     "QRELS_COLUMNS",
     "RUN_COLUMNS",
     "DataFrameLike",
+    "PerQueryFrames",
     "frame_columns",
     "frame_from_columns",
     "frame_library",
@@ -205,3 +206,18 @@ def frame_from_columns(
         {name: list(values) for name, values in columns.items()},
         schema={name: schema[types[name]] for name in columns},
     )
+
+
+class PerQueryFrames:
+    """``to_pandas()`` / ``to_polars()`` for a report with a ``per_query`` mapping: one long frame,
+    columns ``query_id``, ``measure``, ``value`` (see :func:`long_frame`)."""
+
+    per_query: Mapping[str, Mapping[str, float]]
+
+    def to_pandas(self) -> Any:
+        """``per_query`` as a long pandas DataFrame (``ImportError``: ``pip install 'ef[pandas]'``)."""
+        return long_frame(self.per_query, "pandas")
+
+    def to_polars(self) -> Any:
+        """``per_query`` as a long polars DataFrame (``ImportError``: ``pip install 'ef[polars]'``)."""
+        return long_frame(self.per_query, "polars")
