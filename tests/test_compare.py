@@ -301,7 +301,7 @@ def test_warnings_for_few_and_for_very_many_queries() -> None:
         ({"confidence": 0}, "'confidence' must be a number between 0 and 1, exclusive (got 0)"),
         ({"resamples": 0}, "'resamples' must be a positive integer (got 0)"),
         ({"seed": -1}, "'seed' must be a non-negative integer (got -1)"),
-        ({"missing": "drop"}, "'missing' must be 'zero' or 'skip' (got 'drop')"),
+        ({"missing": "drop"}, "'missing' must be one of 'zero', 'skip' (got 'drop')"),
         ({"baseline": "c"}, "'baseline' 'c' is not one of the runs ('a', 'b')"),
         ({"measures": ["num_rel"]}, "'measures': 'num_rel' is summarised as a sum, not a mean over queries"),
         ({"measures": ["mrr", "mrr"]}, "'measures' lists 'mrr' twice"),

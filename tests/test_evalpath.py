@@ -446,3 +446,19 @@ def test_the_library_is_named() -> None:
         require(1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"^'library' must be 'pandas' or 'polars' \(got 'arrow'\)$"):
         long_frame({}, "arrow")
+
+
+def test_a_swap_is_refused_for_one_decimal_scores_and_for_a_run_file_given_as_the_qrels(tmp_path: Path) -> None:
+    """Review findings: one-decimal scores repeat within a query (100 docs, 100 values), and a run
+    file passed as the qrels shows itself only once read."""
+    rng = random.Random(0)
+    qrels = {f"q{q}": {f"d{rng.randrange(1000)}": rng.randint(0, 2) for _ in range(3)} for q in range(50)}
+    run = {q: {f"d{rng.randrange(1000)}": round(rng.random() * 10, 1) for _ in range(100)} for q in qrels}
+    with pytest.raises(ValueError, match=r"^the arguments look swapped"):
+        evaluate_run(qrels, run, ["ndcg@10"])
+    assert evaluate_run(run, qrels, ["ndcg@10"]).n_queries == 50  # the right order passes
+    path = tmp_path / "run.tsv"
+    lines = (f"{q}\t{d}\t{s}\n" for q, docs in run.items() for d, s in docs.items())
+    path.write_text("query-id\tcorpus-id\tscore\n" + "".join(lines))
+    with pytest.raises(ValueError, match=r"^the arguments look swapped"):
+        evaluate_run(qrels, path, ["ndcg@10"])

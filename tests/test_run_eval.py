@@ -118,9 +118,12 @@ def test_iprec_rounds_like_trec_eval_10() -> None:
         ({"measures": "map"}, TypeError, "'measures' must be a sequence of measure names, not a str (got 'map')"),
         ({"measures": []}, ValueError, "'measures' must name at least one measure"),
         ({"measures": ["map", "map"]}, ValueError, "'measures' lists 'map' twice"),
-        ({"missing": "ignore"}, ValueError, "'missing' must be 'zero' or 'skip' (got 'ignore')"),
-        ({"relevance_level": 0}, ValueError, "'relevance_level' must be a number > 0 (got 0)"),
+        ({"missing": "ignore"}, ValueError, "'missing' must be one of 'zero', 'skip' (got 'ignore')"),
+        ({"relevance_level": 0}, ValueError, "'relevance_level' must be a finite number > 0 (got 0)"),
         ({"max_docs": 0}, ValueError, "'max_docs' must be a positive integer or None (got 0)"),
+        ({"max_docs": 1.5}, TypeError, "'max_docs' must be a positive integer or None (got 1.5)"),
+        ({"relevance_level": "1"}, TypeError, "'relevance_level' must be a finite number > 0 (got '1')"),
+        ({"missing": 1}, TypeError, "'missing' must be one of 'zero', 'skip' (got 1)"),
     ],
 )
 def test_bad_arguments(kwargs: dict, error: type[Exception], message: str) -> None:  # type: ignore[type-arg]
@@ -415,9 +418,9 @@ def test_numpy_integers_are_accepted_for_relevance_level_and_max_docs() -> None:
     numpy = evaluate_run(RUN, QRELS, ["map", "num_ret"], relevance_level=np.int64(2), max_docs=np.int32(2))
     assert numpy == plain
     assert plain.metrics["num_ret"] == 4  # q1 2, q2 2, q3 not in the run
-    with pytest.raises(ValueError, match=r"^'max_docs' must be a positive integer or None \(got np.True_\)$"):
+    with pytest.raises(TypeError, match=r"^'max_docs' must be a positive integer or None \(got np.True_\)$"):
         evaluate_run(RUN, QRELS, ["map"], max_docs=np.True_)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"^'max_docs' must be a positive integer or None \(got np.float64\(2.0\)\)$"):
+    with pytest.raises(TypeError, match=r"^'max_docs' must be a positive integer or None \(got np.float64\(2.0\)\)$"):
         evaluate_run(RUN, QRELS, ["map"], max_docs=np.float64(2))  # type: ignore[arg-type]
 
 

@@ -31,6 +31,7 @@ from ef.evaluation._stats import (
 )
 from ef.io.frames import DataFrameLike, is_frame, qrels_from_frame
 from ef.measures import parse_measure
+from ef.validate import check_choice
 
 __all__ = ["SCHEMA", "Comparison", "ComparisonReport", "build_report", "compare"]
 
@@ -620,8 +621,7 @@ def compare(
     """
     systems = _check_runs(runs, baseline)
     check_options(test, correction, alpha, confidence, resamples, seed)
-    if missing not in ("zero", "skip"):
-        raise ValueError(f"'missing' must be 'zero' or 'skip' (got {missing!r})")
+    check_choice(missing, "missing", ("zero", "skip"))
     names = _check_measures(measures, runs)
     direction = {m: _direction(m) for m in names}
     if qrels is None:

@@ -15,16 +15,18 @@ from typing import Any
 
 from ef.io.frames import QRELS_COLUMNS, RUN_COLUMNS, frame_columns, is_frame, qrels_from_frame, run_from_frame
 
-__all__ = ["normalise", "swap_evidence"]
+__all__ = ["normalise", "refuse_swap", "swap_evidence"]
 
 _HINT = (
     "the arguments look swapped: ef takes (run, qrels), while ranx, BEIR and ir_measures take (qrels, run); "
     "pass them as run=..., qrels=..."
 )
 
-# Thresholds of the value rule (see swap_evidence): a share of the "qrels" values, and of repeats.
-_FRACTIONAL_SHARE = 0.9
+# Thresholds of the value rule (see swap_evidence): a share of the "qrels" values, of repeats, and
+# the distinct values per query that no grade scale has.
+_FRACTIONAL_SHARE = 0.8
 _REPEATED_SHARE = 0.1
+_DISTINCT_PER_QUERY = 10
 
 
 def normalise(run: Any, qrels: Any) -> tuple[Any, Any]:
@@ -39,11 +41,18 @@ def normalise(run: Any, qrels: Any) -> tuple[Any, Any]:
         # Frames name their columns, so the columns, not the values, tell which is which.
         return (run_from_frame(run) if run_is_frame else run), (qrels_from_frame(qrels) if qrels_is_frame else qrels)
     if isinstance(run, Mapping) and isinstance(qrels, Mapping):
-        reason = swap_evidence(run, qrels)
-        if reason is not None:
-            raise ValueError(f"{_HINT} ({reason}). If they really are in this order, pass them as DataFrames, "
-                             "whose 'score' and 'relevance' columns say which is which")
+        refuse_swap(run, qrels)
     return run, qrels
+
+
+def refuse_swap(run: Mapping[Any, Any], qrels: Mapping[Any, Any]) -> None:
+    """``ValueError`` when the values of two mappings show a swapped ``(qrels, run)`` (see
+    :func:`swap_evidence`); also called once a qrels file is read, since a run file given as the
+    qrels shows itself only then."""
+    reason = swap_evidence(run, qrels)
+    if reason is not None:
+        raise ValueError(f"{_HINT} ({reason}). If they really are in this order, pass them as DataFrames, "
+                         "whose 'score' and 'relevance' columns say which is which")
 
 
 def _check_frame_roles(run: Any, qrels: Any) -> None:
@@ -76,15 +85,17 @@ def swap_evidence(run: Mapping[Any, Any], qrels: Mapping[Any, Any]) -> str | Non
 
     All four must hold, so that a legitimate run is never refused:
 
-    1. nearly every value of `qrels` (90%) has a fractional part: retrieval scores do, grades
-       (TREC's and BEIR's are integers) do not;
-    2. within each query those values are nearly all distinct (at most 10% repeats): a retriever
-       scores documents apart, judgements repeat a few grades, fractional ones included;
+    1. most values of `qrels` (80%) have a fractional part: retrieval scores do (one-decimal ones
+       too), grades (TREC's and BEIR's are integers) do not;
+    2. within each query those values are nearly all distinct (at most 10% repeats), or more than
+       10 distinct values per query on average: a retriever scores documents apart, judgements
+       repeat a few grades, fractional ones included;
     3. every value of `run` is an integer: grades are;
     4. `run` lists no more documents per query than `qrels`: qrels judge a few, runs rank many.
 
     A run of integer scores (a reranker's 0-10, rank-derived scores) against integer qrels fails
-    rule 1 and passes; rule 1 stops at the first integer grades, so real qrels cost little.
+    rule 1 and passes; rule 1 stops at the first integer grades, so real qrels cost little. A
+    swapped run of integer scores cannot be told from qrels by its values: it passes.
 
     >>> swap_evidence({"q1": {"d1": 1}}, {"q1": {"d1": 0.82, "d9": 0.51}})
     "the 'run' holds only integers and 1 doc per query, the 'qrels' distinct fractional values and 2 docs per query"
@@ -94,6 +105,7 @@ def swap_evidence(run: Mapping[Any, Any], qrels: Mapping[Any, Any]) -> str | Non
     n_judged = 0
     integral = 0
     repeats = 0
+    distinct = 0
     for docs in qrels.values():
         if not isinstance(docs, Mapping):
             return None  # not qrels at all: the loader names the problem
@@ -103,10 +115,15 @@ def swap_evidence(run: Mapping[Any, Any], qrels: Mapping[Any, Any]) -> str | Non
         if integral > (1 - _FRACTIONAL_SHARE) * max(n_judged, 10):
             return None  # grades, not scores: the common case stops here
         try:
-            repeats += len(values) - len(set(values))
+            different = len(set(values))
         except TypeError:  # an unhashable value: not a number, the loader names it
             return None
-    if n_judged < 2 or integral > (1 - _FRACTIONAL_SHARE) * n_judged or repeats > _REPEATED_SHARE * n_judged:
+        repeats += len(values) - different
+        distinct += different
+    many = distinct > _DISTINCT_PER_QUERY * len(qrels)
+    if n_judged < 2 or integral > (1 - _FRACTIONAL_SHARE) * n_judged or (
+        repeats > _REPEATED_SHARE * n_judged and not many
+    ):
         return None
     n_run = 0
     for docs in run.values():

@@ -11,7 +11,7 @@ from typing import Any
 from ef.console import format_table, progress
 from ef.io.frames import PerQueryFrames
 from ef.measures import RETRIEVAL_METRICS, cutoff_metric, parse_measure
-from ef.retrieval import hit_doc_id, hit_score, retrieval_function, source_ranking
+from ef.retrieval import hit_doc_id, retrieval_function, source_ranking
 from ef.validate import check_positive_int as _check_k
 from ef.validate import finite_float
 
@@ -119,10 +119,6 @@ class RetrievalEvalReport(PerQueryFrames):
 def _result_doc_id(result: object) -> str:
     """The source document id of one retrieval result (a SearchHit, a Chunk, a Segment or a doc id)."""
     return hit_doc_id(result)
-
-
-def _result_score(result: object) -> float | None:
-    return hit_score(result)
 
 
 def _dedupe(query_id: str, results: object) -> tuple[list[str], list[float | None]]:

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ef.console import format_table
-from ef.evaluation._inputs import normalise
+from ef.evaluation._inputs import normalise, refuse_swap
 from ef.io.frames import DataFrameLike, PerQueryFrames
 from ef.io.trec import (
     RunColumns,
@@ -30,6 +30,7 @@ from ef.io.trec import (
 )
 from ef.measures import Measure, resolve
 from ef.measures.bulk import HitTable, geometric_mean
+from ef.validate import check_choice, check_positive_int, check_positive_number
 
 __all__ = ["RunEvalReport", "evaluate_run"]
 
@@ -102,21 +103,12 @@ class _RunFile:
 
 
 def _check_options(missing: str, relevance_level: object, max_docs: object) -> tuple[float, int | None]:
-    """The options checked, as plain Python numbers (numpy scalars are accepted)."""
-    if missing not in ("zero", "skip"):
-        raise ValueError(f"'missing' must be 'zero' or 'skip' (got {missing!r})")
-    if (
-        isinstance(relevance_level, bool | np.bool_)
-        or not isinstance(relevance_level, numbers.Real)
-        or not float(relevance_level) > 0
-    ):
-        raise ValueError(f"'relevance_level' must be a number > 0 (got {relevance_level!r})")
-    if max_docs is not None and (
-        isinstance(max_docs, bool | np.bool_) or not isinstance(max_docs, numbers.Integral) or max_docs < 1
-    ):
-        raise ValueError(f"'max_docs' must be a positive integer or None (got {max_docs!r})")
-    level = int(relevance_level) if isinstance(relevance_level, numbers.Integral) else float(relevance_level)
-    return level, None if max_docs is None else int(max_docs)
+    """The options checked (ef.validate's template: a wrong type is a TypeError), as plain Python
+    numbers; numpy scalars are accepted."""
+    check_choice(missing, "missing", ("zero", "skip"))
+    level = check_positive_number(relevance_level, "relevance_level")
+    depth = None if max_docs is None else check_positive_int(max_docs, "max_docs", what="a positive integer or None")
+    return (int(level) if isinstance(relevance_level, numbers.Integral) else level), depth
 
 
 def _not_a_number(values: Mapping[str, object]) -> tuple[str, object] | None:
@@ -808,7 +800,11 @@ def _load(
 ) -> tuple[Run | RunColumns | _RunFile, Run]:
     """Both inputs; a run file is tokenised on other threads while the qrels are read here."""
     if not isinstance(run, str | os.PathLike):
-        return _load_run(run), _load_qrels(qrels)
+        loaded = _load_run(run)
+        judged = _load_qrels(qrels)
+        if isinstance(qrels, str | os.PathLike) and isinstance(loaded, Mapping):
+            refuse_swap(loaded, judged)  # a run file given as the qrels shows itself once read
+        return loaded, judged
     with ThreadPoolExecutor(max_workers=1) as pool:
         loading = pool.submit(_load_run, run)
         try:
