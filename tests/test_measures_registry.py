@@ -401,3 +401,23 @@ def test_evaluate_retrieval_takes_every_ranking_measure_with_a_cutoff() -> None:
     assert report.metrics["judged@1"] == 2 / 3  # q2's first doc, d5, is not judged
     with pytest.raises(ValueError, match=r"unknown metric name\(s\) \['num_ret'\]"):
         evaluate_retrieval(Retriever(), qrels, {q: q for q in ranked}, metrics=["num_ret"])
+
+
+def test_retrieval_metrics_is_a_read_only_view() -> None:
+    """Issue 10: the spec's RETRIEVAL_METRICS stays a dict, read-only; a copy is a plain dict."""
+    import copy
+
+    from ef.evaluation import RETRIEVAL_METRICS, ndcg_at_k
+
+    assert isinstance(RETRIEVAL_METRICS, dict)
+    assert sorted(RETRIEVAL_METRICS) == ["map", "mrr", "ndcg", "precision", "recall"]
+    assert RETRIEVAL_METRICS["ndcg"] is ndcg_at_k
+    message = r"^RETRIEVAL_METRICS is a read-only view of ef.measures.MEASURES$"
+    with pytest.raises(TypeError, match=message):
+        RETRIEVAL_METRICS["dcg"] = ndcg_at_k
+    with pytest.raises(TypeError, match=message):
+        RETRIEVAL_METRICS.pop("ndcg")
+    mine = copy.copy(RETRIEVAL_METRICS)
+    mine["dcg"] = ndcg_at_k
+    assert type(mine) is dict
+    assert "dcg" not in RETRIEVAL_METRICS

@@ -21,8 +21,9 @@ from per-query values with :func:`build_report`, after checking the options with
 (0.6666666666666666, 1.0, (2, 1, 0))
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ef.lazy import lazy_names
 
 if TYPE_CHECKING:
     from ef.evaluation._compare import SCHEMA, Comparison, ComparisonReport, build_report, compare
@@ -55,14 +56,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ef.compare' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(globals(), __name__, _LAZY)

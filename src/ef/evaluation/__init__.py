@@ -11,8 +11,9 @@ Two journeys, two conventions:
   metrics, no LLM; :func:`as_ragas_dataset` hands the same samples to Ragas for LLM-judged ones.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ef.lazy import lazy_names
 
 # Each public name is imported from its module on first use (PEP 562), so importing one
 # kernel or reader does not load every orchestrator; type checkers see the plain imports.
@@ -88,14 +89,4 @@ __all__ = [
 
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ef.evaluation' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(globals(), __name__, _LAZY)

@@ -722,15 +722,29 @@ def _multiple_name(family: str, value: float) -> str:
     return f"{family}_{value:3.2f}"[: len(family) + 9]
 
 
-RETRIEVAL_METRICS: dict[str, Callable[[Sequence[str], Mapping[str, float], int], float]] = {
-    name: function
+class _ReadOnlyDict(dict[str, Any]):
+    """A ``dict`` (as the spec types it) that refuses changes: a view of the registry, not a copy to edit."""
+
+    def _refuse(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("RETRIEVAL_METRICS is a read-only view of ef.measures.MEASURES")
+
+    def __reduce__(self) -> tuple[type[dict[str, Any]], tuple[dict[str, Any]]]:
+        return dict, (dict(self),)  # a copy or a pickle is a plain dict, free to edit
+
+    __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+
+
+RETRIEVAL_METRICS: dict[str, Callable[[Sequence[str], Mapping[str, float], int], float]] = _ReadOnlyDict(
+    (name, function)
     for name, family in (("map", "map_cut"), ("mrr", "recip_rank"), ("ndcg", "ndcg_cut"), ("precision", "P"),
                          ("recall", "recall"))
     if (function := MEASURES[family].per_query) is not None
-}
+)
 """The retrieval metrics :func:`~ef.evaluation.evaluate_retrieval` can compute, each keyed by the short
-name used in the ``metrics=`` argument and in report keys (``"ndcg@10"``, ``"mrr@10"`` …): a view of
-:data:`MEASURES`' per-query kernels, ``f(ranked, relevant, k)``.
+name used in the ``metrics=`` argument and in report keys (``"ndcg@10"``, ``"mrr@10"`` …): a
+read-only view of :data:`MEASURES`' per-query kernels, ``f(ranked, relevant, k)`` (changing it is a
+``TypeError``).
 
 Public so downstream packages can consume this single source of truth — the name→function
 registry *and* the set of valid metric names — instead of hand-mirroring it.

@@ -6,8 +6,9 @@
 'recall@5'
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ef.lazy import lazy_names
 
 # Each public name is imported from its module on first use (PEP 562): importing the package, or
 # one metric module, does not load the harness, the comparison statistics or numpy.
@@ -54,14 +55,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fastrag.benchmark' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(globals(), __name__, _LAZY)
