@@ -33,15 +33,17 @@ import itertools
 import math
 import os
 import re
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import IO
 
 import numpy as np
 import numpy.typing as npt
 
 from ef.io.atomic import atomic_writer
-from ef.io.source import BOM, Source, display_name, iter_chunks, read_bytes
+from ef.io.source import BOM, Source, display_name, iter_chunks, open_binary, read_bytes
 
 __all__ = ["RunColumns", "iter_run_columns", "read_qrels", "read_run", "read_run_columns", "write_qrels", "write_run"]
 
@@ -258,6 +260,7 @@ class RunColumns:
     doc_stop: npt.NDArray[np.int64]
     segments: dict[bytes, list[_Segment]]
     run_id: str
+    lines: int = 0  # newlines in `data`: lines read, comment and blank ones included
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -284,6 +287,7 @@ class RunColumns:
             self.doc_stop[:stop],
             segments,
             self.run_id,
+            self.lines,
         )
 
     def doc_id(self, row: int) -> bytes:
@@ -612,51 +616,77 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
-    >>> write_run(path, {"q1": {"d1": 0.5, "d2": 1.5}, "q2": {"d3": 1.0}})
-    >>> [sorted(c.segments) for c in iter_run_columns(path, window=20)]
+    >>> write_run(path, {"q1": {"d1": 0.5, "d2": 1.5}, "q2": {"d3": 1.0, "d4": 0.5, "d5": 0.25}})
+    >>> [sorted(c.segments) for c in iter_run_columns(path, window=40)]
     [[b'q1'], [b'q2']]
     """
     name = display_name(path)
+    size = window or _WINDOW
     first_line = 1
     carry = b""
-    chunks = iter_chunks(path, window or _WINDOW)
-    for block in itertools.chain(chunks, [b""]):
-        final = not block
-        data = _Window(carry)
-        data += block  # one copy of the block (a view of bytes would pin both)
-        del block
-        if not final:
-            cut = data.rfind(b"\n") + 1  # whole lines only; the partial last line waits
-            if not cut:
-                carry = bytes(data)
-                continue
-            tail = bytes(data[cut:])
-            del data[cut:]
-        elif not data:
-            return
-        else:
-            tail = b""
-            if not data.endswith(b"\n"):
-                data += b"\n"
-        data.first_line = first_line
-        data += bytes(_PAD)
-        columns = _columns(name, data)
-        keep = len(data) - _PAD
-        if not final and columns.segments:
-            # The last query may go on in the next block: it waits for it (with all the window
-            # when it is the only query there, so a query longer than a window stays whole).
-            last = max(columns.segments.values(), key=lambda parts: parts[-1].stop)[-1]
-            if last.start == 0:
-                carry = bytes(data[: len(data) - _PAD]) + tail
-                continue
-            keep = data.rfind(b"\n", 0, int(columns.doc_start[last.start])) + 1
-            columns = columns.head(last.start)
-        carry = bytes(data[keep : len(data) - _PAD]) + tail
-        first_line += data.count(b"\n", 0, keep)
-        if len(columns):
-            yield columns
-        if final:
-            return
+    with open_binary(path) as stream:
+        at_start = True
+        while True:
+            # The block is read straight into the window, after what the last window left.
+            data = _Window(len(carry) + size + _PAD)
+            data[: len(carry)] = carry
+            got = _fill(stream, memoryview(data)[len(carry) : len(carry) + size], name)
+            end = len(carry) + got
+            if at_start:
+                at_start = False
+                if data.startswith(BOM):
+                    del data[: len(BOM)]
+                    end -= len(BOM)
+            final = got < size
+            if not final:
+                cut = data.rfind(b"\n", 0, end) + 1  # whole lines only; the partial last line waits
+                if not cut:
+                    carry = bytes(data[:end])
+                    continue
+                tail = bytes(data[cut:end])
+                end = cut
+            elif not end:
+                return
+            else:
+                tail = b""
+                if data[end - 1] != 10:
+                    data[end] = 10
+                    end += 1
+            data[end : end + _PAD] = bytes(_PAD)
+            del data[end + _PAD :]
+            data.first_line = first_line
+            columns = _columns(name, data)
+            keep = end
+            if not final and columns.segments:
+                # The last query may go on in the next block: it waits for it (with all the window
+                # when it is the only query there, so a query longer than a window stays whole).
+                last = max(columns.segments.values(), key=lambda parts: parts[-1].stop)[-1]
+                if last.start == 0:
+                    carry = bytes(data[:end]) + tail
+                    continue
+                keep = data.rfind(b"\n", 0, int(columns.doc_start[last.start])) + 1
+                columns = columns.head(last.start)
+            carry = bytes(data[keep:end]) + tail
+            first_line += columns.lines - carry.count(b"\n", 0, end - keep)
+            if len(columns):
+                yield columns
+            if final:
+                return
+
+
+def _fill(stream: IO[bytes], view: memoryview, name: str) -> int:
+    """Read into `view` until it is full or the stream ends; the bytes read. Errors name `name`."""
+    got = 0
+    while got < len(view):
+        try:
+            n = stream.readinto(view[got:])  # type: ignore[attr-defined]
+        except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+            reason = "truncated gzip stream" if isinstance(error, EOFError) else f"corrupt gzip stream ({error})"
+            raise ValueError(f"{name}: {reason}") from None
+        if not n:
+            break
+        got += n
+    return got
 
 
 def _columns(name: str, data: bytearray) -> RunColumns:
@@ -714,7 +744,7 @@ def _columns(name: str, data: bytearray) -> RunColumns:
     run_id_at = next((c.run_id for c in reversed(chunks) if c.run_id), None)
     run_id = data[run_id_at[0] : run_id_at[1]].decode() if run_id_at else ""
     return RunColumns(
-        name, data, scores, table.doc_hash[:n], table.doc_start[:n], table.doc_stop[:n], segments, run_id
+        name, data, scores, table.doc_hash[:n], table.doc_start[:n], table.doc_stop[:n], segments, run_id, firsts[-1]
     )
 
 
