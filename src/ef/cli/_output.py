@@ -11,8 +11,6 @@ import shutil
 import sys
 from pathlib import Path
 
-from ef.io.atomic import atomic_writer
-
 __all__ = ["STDOUT", "check_output", "check_writable_folder", "copy_to_stdout", "is_stdout", "one_stdout", "write"]
 
 STDOUT = "-"
@@ -83,6 +81,8 @@ def write(flag: str, path: str, data: bytes, what: str) -> None:
         sys.stdout.buffer.flush()
         return
     try:
+        from ef.io.atomic import atomic_writer  # only a writer needs it (and its imports)
+
         with atomic_writer(path) as stream:
             stream.write(data)
     except BrokenPipeError:

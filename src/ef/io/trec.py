@@ -42,7 +42,6 @@ from typing import IO
 import numpy as np
 import numpy.typing as npt
 
-from ef.io.atomic import atomic_writer
 from ef.io.source import BOM, Source, display_name, iter_chunks, open_binary, read_bytes
 
 __all__ = ["RunColumns", "iter_run_columns", "read_qrels", "read_run", "read_run_columns", "write_qrels", "write_run"]
@@ -939,6 +938,8 @@ def _check_id(value: object, what: str) -> str:
 
 def _atomic_write(path: PathLike, lines: Iterable[str]) -> None:
     """Write ``lines`` to ``path`` atomically (gzip-compressed when it ends in ``.gz``, any case)."""
+    from ef.io.atomic import atomic_writer  # only a writer needs it (and its imports)
+
     with atomic_writer(path) as raw:
         if os.fspath(path).lower().endswith(".gz"):
             with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
