@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 
 __all__ = [
+    "check_bool",
     "check_choice",
     "check_finite_number",
     "check_fraction",
@@ -229,6 +230,24 @@ def check_choice(value: object, name: str, choices: Sequence[str]) -> str:
     if value not in choices:
         raise _fail(ValueError, name, rule, value)
     return value
+
+
+def check_bool(value: object, name: str) -> bool:
+    """`value` as a Python ``bool`` if it is one (``numpy.bool_`` too): ``0``, ``1`` or ``"yes"``
+    for a flag is a mistake to name, not a truthiness to guess at.
+
+    >>> import numpy as np
+    >>> check_bool(np.True_, "show_progress")
+    True
+    >>> check_bool(1, "show_progress")
+    Traceback (most recent call last):
+    ...
+    TypeError: 'show_progress' must be a bool (got 1)
+    """
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool")
+    if not isinstance(value, bool) and not numpy_bool:
+        raise _fail(TypeError, name, "a bool", value)
+    return bool(value)
 
 
 def check_instance(value: object, name: str, kind: type | tuple[type, ...], *, what: str | None = None) -> object:

@@ -12,8 +12,8 @@ from ef.console import format_table, progress
 from ef.io.frames import PerQueryFrames
 from ef.measures import RETRIEVAL_METRICS, cutoff_metric, parse_measure
 from ef.retrieval import hit_doc_id, retrieval_function, source_ranking
+from ef.validate import check_bool, finite_float
 from ef.validate import check_positive_int as _check_k
-from ef.validate import finite_float
 
 __all__ = ["RetrievalEvalReport", "evaluate_retrieval"]
 
@@ -259,8 +259,8 @@ def evaluate_retrieval(
     depth = max(ks) if limit is None else _check_k(limit, name="limit")
     if depth < max(ks):
         raise ValueError(f"'limit' must be at least max(k_values) = {max(ks)} (got {limit!r})")
-    _check_flag(ignore_identical_ids, "ignore_identical_ids")
-    _check_flag(show_progress, "show_progress")
+    check_bool(ignore_identical_ids, "ignore_identical_ids")
+    check_bool(show_progress, "show_progress")
     _check_argument_order(qrels, queries)
     _check_qrels(qrels)
     _check_queries(queries)
@@ -395,13 +395,6 @@ def _cutoffs(k_values: Iterable[int]) -> tuple[int, ...]:
     if len(set(ks)) != len(ks):
         raise ValueError(f"'k_values' lists a cutoff more than once (got {values!r})")
     return ks
-
-
-def _check_flag(value: object, name: str) -> None:
-    """A bool option given 0, 1 or "yes" is a mistake to name, not a truthiness to guess at."""
-    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool")
-    if not isinstance(value, bool) and not numpy_bool:
-        raise TypeError(f"'{name}' must be a bool (got {value!r})")
 
 
 def _check_argument_order(qrels: object, queries: object) -> None:

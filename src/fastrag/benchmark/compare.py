@@ -7,11 +7,11 @@ intervals and report), each metric in its own direction: latency and cost are lo
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ef.compare import Correction, Test, check_options
+from ef.validate import finite_float
 from fastrag.benchmark.result import BenchmarkResult
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def _per_sample(name: str, result: BenchmarkResult, metrics: Sequence[str]) -> d
         for m in metrics:
             value = result.scores[m][position]
             if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
+                finite_float(value) is None
             ):
                 raise ValueError(
                     f"result {name!r}: {m!r} of sample {outcome.sample_id!r} is not a finite number (got {value!r})"

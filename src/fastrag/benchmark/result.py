@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ef.console import format_table
-from ef.validate import check_instance
+from ef.validate import check_instance, finite_float
 from fastrag.benchmark._jsonl import read_jsonl, write_jsonl
 from fastrag.benchmark.samples import QueryOutcome
 from fastrag.benchmark.summary import DistributionSummary
@@ -162,7 +161,7 @@ class BenchmarkResult:
             values: list[float | None] = []
             for name, value in scores.items():
                 if value is not None and (
-                    isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
+                    finite_float(value) is None
                 ):
                     raise ValueError(f"score {name!r} must be a finite number or null (got {value!r})")
                 values.append(None if value is None else float(value))
