@@ -2,15 +2,15 @@
 
 One module-scoped build does what the checks below look at, since every encode costs seconds on 2 cores:
 a ``ray start --head`` cluster on 127.0.0.1 (2 CPUs, so 2 worker processes hold the encoding
-actors); a build interrupted with a real KeyboardInterrupt once 3 of its 10 shards are on disk; the
-same build run again, which must reuse those shards, while a worker process is SIGKILLed as soon
-as the next shard lands. The embeddings, the rankings and NDCG@10 are then compared with a local
+actors); a build interrupted by a KeyboardInterrupt in the driver's thread once 3 of its 10 shards
+are on disk (raised from the shard hook, where a Ctrl-C would land, so that no machine is too fast
+for it); the same build run again, which must reuse those shards, while a worker process is
+SIGKILLed as soon as the next shard lands. The embeddings, the rankings and NDCG@10 are then compared with a local
 build of the same documents.
 """
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import json
 import os
@@ -20,7 +20,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ os.environ.setdefault("RAY_AUTH_MODE", "token")
 import numpy as np
 import pytest
 
+import ef.source_manager._ray as ray_module
 from ef.cli import main
 from ef.evaluation import evaluate_retrieval, read_beir, write_beir
 from ef.source_manager import SearchableCorpus, ingest
@@ -173,21 +173,6 @@ def shard_count(directory: Path) -> int:
     return len(list(directory.glob("shard-*.npy")))
 
 
-def watch(directory: Path, until: int, action: Any, stop: threading.Event) -> threading.Thread:
-    """Run `action` once `directory` holds `until` shards (checked every 20 ms, until `stop`)."""
-
-    def loop() -> None:
-        while not stop.is_set():
-            if shard_count(directory) >= until:
-                action()
-                return
-            time.sleep(0.02)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    return thread
-
-
 @pytest.fixture(scope="module")
 def build(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Build:
     docs, queries, qrels = scifact_slice()
@@ -198,31 +183,47 @@ def build(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Build:
         "ray_address": cluster.address, "workers": 2, "shard_dir": shards,
         "shard_rows": SHARD_ROWS,  # 10 shards of 20: room to interrupt and to kill mid-job
     }
-    # 1. Interrupted: a real KeyboardInterrupt in this (the driver's) thread once 3 shards are written.
-    stop = threading.Event()
-    watcher = watch(shards, 3, _thread.interrupt_main, stop)
+    # The hooks run in this (the driver's) thread as each shard lands on disk: what they do happens
+    # at a known point of the build, however fast the machine encodes.
+    real_encode_shards = ray_module.encode_shards
+
+    def building(on_shard: Any) -> Any:
+        def encode_shards(*args: Any, **kwargs: Any) -> Any:
+            return real_encode_shards(*args, **kwargs, on_shard=on_shard)
+
+        return encode_shards
+
+    # 1. Interrupted: a KeyboardInterrupt in the driver's thread once 3 shards are written, where a
+    # Ctrl-C would land.
+    written: list[int] = []
+
+    def interrupt_at_three(number: int) -> None:
+        written.append(number)
+        if len(written) == 3:
+            raise KeyboardInterrupt
+
     interrupted = False
-    try:
-        ingest(docs, **options)
-    except KeyboardInterrupt:
-        interrupted = True
-    stop.set()
-    watcher.join()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ray_module, "encode_shards", building(interrupt_at_three))
+        try:
+            ingest(docs, **options)
+        except KeyboardInterrupt:
+            interrupted = True
     at_interrupt = shard_count(shards)
 
     # 2. Resumed, and a worker process SIGKILLed as soon as the next shard lands.
     killed: dict[str, Any] = {}
 
-    def kill_a_worker() -> None:
+    def kill_a_worker(number: int) -> None:
+        if killed:
+            return
         workers = [p for p in descendants(cluster.process.pid) if "MapWorker" in command_line(p)]
         killed.update(pid=workers[0], workers=len(workers), shards=shard_count(shards))
         os.kill(workers[0], signal.SIGKILL)
 
-    stop = threading.Event()
-    watcher = watch(shards, at_interrupt + 1, kill_a_worker, stop)
-    resumed = ingest(docs, **options)
-    stop.set()
-    watcher.join()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ray_module, "encode_shards", building(kill_a_worker))
+        resumed = ingest(docs, **options)
     texts = list(queries.values())
     ray_hits = resumed.search_many(texts, limit=100)
     pids = descendants(cluster.process.pid)  # while the last job's workers still hold their sockets
