@@ -316,7 +316,9 @@ def test_ef_eval_on_ray_resumes_from_the_shard_folder_and_scores_as_the_local_bu
             "--shard-rows", str(SHARD_ROWS), "--ann", "hnsw", "--ann-param", "ef_search=256",
             "--index-dir", str(index), "--json", str(tmp_path / "ray.json")]
     assert main(argv) == 0
-    out = capsys.readouterr().out.splitlines()
+    # Ray's own notices (a raylet reporting the worker the build fixture killed) may reach this
+    # process's output at any time: ef's lines are the rest.
+    out = [line for line in capsys.readouterr().out.splitlines() if "(raylet)" not in line]
     assert out[0].endswith(f"40 queries scored; embedder {MODEL}; index built, saved to {index}")
     # ef_search 256 > 200 vectors: the beam holds the whole graph, so HNSW finds the exact top 10.
     assert ("ANN hnsw (M=32, ef_construction=128, ef_search=256) against exact search over 40 queries: "
