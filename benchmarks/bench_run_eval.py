@@ -105,6 +105,19 @@ IMPORT = (
 )
 
 
+Timed = tuple[float, dict[str, Any]]
+
+
+def paired(qrels_path: str, run_path: str, repeat: int) -> tuple[Timed, Timed]:
+    """``ef trec-eval`` and pytrec_eval's parse+evaluate on the same files, in turn `repeat` times (so
+    neither tool pays alone for a cold cache or a noisy moment); the best (wall seconds, JSON) of each."""
+    ef_runs, py_runs = [], []
+    for _ in range(repeat):
+        ef_runs.append(child(EF_CLI, qrels_path, run_path))
+        py_runs.append(child(PYTREC_FILE, qrels_path, run_path))
+    return min(ef_runs, key=lambda r: r[0]), min(py_runs, key=lambda r: r[0])
+
+
 def all_trec_ratio(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], repeat: int) -> None:
     """Print how much longer every trec_eval measure (``-m all_trec``) takes than the four defaults."""
     from ef.evaluation import evaluate_run
@@ -231,12 +244,7 @@ def main() -> None:
             size = os.path.getsize(run_path) / 1e6
             del run
             os.sync()  # the files just written must not be flushed to disk during a timed run
-            # Best of --repeat runs each, alternating, so neither tool pays for a cold cache or a noisy moment.
-            ef_runs, py_runs = [], []
-            for _ in range(args.repeat):
-                ef_runs.append(child(EF_CLI, qrels_path, run_path))
-                py_runs.append(child(PYTREC_FILE, qrels_path, run_path))
-            (t_cli, ef_info), (t_pyf, py_info) = min(ef_runs, key=lambda r: r[0]), min(py_runs, key=lambda r: r[0])
+            (t_cli, ef_info), (t_pyf, py_info) = paired(qrels_path, run_path, args.repeat)
             print(
                 f"from the {size:.0f} MB run file, whole process (best of {args.repeat}): "
                 f"ef trec-eval {t_cli:.2f} s, peak "

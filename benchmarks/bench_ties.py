@@ -111,16 +111,12 @@ def write(folder: str, run: Run, qrels: dict[str, dict[str, int]]) -> tuple[str,
 def whole_process(kind: str, run: Run, qrels: dict[str, dict[str, int]], repeat: int) -> None:
     """One distribution from a file: both tools as fresh processes, best of `repeat`, one ratio line."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from bench_run_eval import EF_CLI, PYTREC_FILE, child
+    from bench_run_eval import paired
 
     with tempfile.TemporaryDirectory() as folder:
         run_path, qrels_path = write(folder, run, qrels)
         os.sync()
-        ef_runs, py_runs = [], []
-        for _ in range(repeat):  # alternating, so neither pays for a noisy moment alone
-            ef_runs.append(child(EF_CLI, qrels_path, run_path))
-            py_runs.append(child(PYTREC_FILE, qrels_path, run_path))
-    (t_ef, ef_info), (t_py, py_info) = min(ef_runs, key=lambda r: r[0]), min(py_runs, key=lambda r: r[0])
+        (t_ef, ef_info), (t_py, py_info) = paired(qrels_path, run_path, repeat)
     print(
         f"{kind:>15} from a file, whole process: ef trec-eval {t_ef:.2f} s, peak {ef_info['peak_mb']:.0f} MB   "
         f"pytrec_eval parse+evaluate {t_py:.2f} s, peak {py_info['peak_mb']:.0f} MB   -> ef {t_py / t_ef:.1f}x faster, "
