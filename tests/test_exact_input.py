@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import math
 import os
 import subprocess
 import sys
@@ -10,6 +11,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ef.cli import main
 from ef.evaluation import evaluate_run, read_beir
@@ -247,6 +250,74 @@ def test_long_decimal_scores_read_exactly(tmp_path: Path) -> None:
     values = [0.1 + 2**-60, 12.345678901234567, -0.0, 123456789012345678.0, 1e-300]
     run = _write(tmp_path / "run", "".join(f"q Q0 d{i} 1 {v!r} r\n" for i, v in enumerate(values)))
     assert list(read_run(run)["q"].values()) == values
+
+
+_LONG = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.integers(10**15, 10**19 - 1).map(str),  # 2**53..2**63: many exact midpoints between doubles
+    st.builds(lambda m, k: f"{m // 10**k}.{m % 10**k:0{k}d}", st.integers(10**15, 10**19 - 1), st.integers(1, 19)),
+    st.builds(lambda m: f"{m}.5", st.integers(2**53, 2**54)),  # halfway cases with a dot
+)
+
+
+def _parse(tokens: list[str]) -> tuple[list[float], list[bool]]:
+    import numpy as np
+
+    from ef.io import trec
+
+    data = " ".join(tokens).encode()
+    buf = np.frombuffer(data + bytes(16), dtype=np.uint8)
+    length = np.array([len(t) for t in tokens])
+    start = np.concatenate([[0], np.cumsum(length + 1)[:-1]])
+    value, ok = trec._parse_scores(buf, start, length)
+    return value.tolist(), ok.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_LONG, min_size=1, max_size=40), st.booleans(), st.booleans())
+def test_long_decimals_convert_as_strtod_does(tokens: list[str], extended: bool, negate: bool) -> None:
+    # 16-19 digit decimals take the extended-precision path (or numpy's string conversion where
+    # x87 extended precision is missing): both must give Python's float(), i.e. strtod's value.
+    from ef.io import trec
+
+    tokens = [("-" + t if negate and not t.startswith("-") else t) for t in tokens if len(t) <= 24]
+    if not tokens:
+        return
+    saved = trec._EXTENDED
+    trec._EXTENDED = extended and saved
+    try:
+        value, ok = _parse(tokens)
+    finally:
+        trec._EXTENDED = saved
+    plain = [("e" not in t and "inf" not in t and "nan" not in t) for t in tokens]
+    assert ok == plain
+    expected = [float(t) for t in tokens]
+    got = [(v, math.copysign(1, v)) for v, p in zip(value, plain, strict=True) if p]
+    assert got == [(e, math.copysign(1, e)) for e, p in zip(expected, plain, strict=True) if p]
+
+
+def _near_midpoint(double: float, up: bool) -> str:
+    """The 19-digit decimal just above or below the midpoint after `double`: where rounding twice
+    (to 64 bits, then to 53) can go wrong."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    midpoint = Decimal(double) + Decimal(2) ** -53
+    return str(midpoint.quantize(Decimal(10) ** -18, ROUND_CEILING if up else ROUND_FLOOR))
+
+
+def test_decimals_near_a_midpoint_between_doubles_round_once() -> None:
+    import random
+
+    import numpy as np
+
+    rng = random.Random(7)
+    tokens = [_near_midpoint(1 + rng.getrandbits(52) * 2.0**-52, rng.random() < 0.5) for _ in range(4000)]
+    expected = [float(t) for t in tokens]
+    if np.finfo(np.longdouble).nmant == 63:  # rounded twice, a few in a hundred come out one ulp off
+        mantissa = np.array([int(t.replace(".", "")) for t in tokens], dtype=np.uint64)
+        twice = (mantissa.astype(np.longdouble) / np.longdouble(10) ** 18).astype(np.float64).tolist()
+        assert sum(a != b for a, b in zip(twice, expected, strict=True)) > 40
+    assert _parse(tokens) == (expected, [True] * len(tokens))
 
 
 def test_fastrag_samples_with_bad_utf8_name_file_and_line(tmp_path: Path) -> None:
