@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ef.evaluation._run
 import ef.io.trec
 from ef.evaluation import evaluate_run
 from ef.io.trec import iter_run_columns, read_run, write_qrels, write_run
@@ -25,6 +26,9 @@ MEASURES = ["ndcg@10", "map", "mrr", "P_5", "recall_100", "bpref", "num_ret", "n
 @pytest.fixture
 def tiny_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ef.io.trec, "_WINDOW", 256)
+    # Small files are read on one thread; these take the threaded paths a large file takes.
+    monkeypatch.setattr(ef.evaluation._run, "_BYTES_FOR_A_THREAD", 0)
+    monkeypatch.setattr(ef.evaluation._run, "_ROWS_FOR_A_THREAD", 0)
 
 
 def _case(seed: int, n_queries: int) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]:

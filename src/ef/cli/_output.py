@@ -7,9 +7,7 @@ write error names the flag and the user's path.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-from pathlib import Path
 
 __all__ = ["STDOUT", "check_output", "check_writable_folder", "copy_to_stdout", "is_stdout", "one_stdout", "write"]
 
@@ -38,6 +36,8 @@ def check_output(flag: str, path: str | None) -> None:
     """Fail now, before any reading or indexing, if `path` cannot be written at the end."""
     if path is None or is_stdout(path):
         return
+    from pathlib import Path  # here: ef trec-eval starts ~5 ms sooner without it
+
     target = Path(path)
     parent = target.parent
     if target.is_dir():
@@ -58,6 +58,8 @@ def check_writable_folder(flag: str, path: str) -> None:
     """
     if is_stdout(path):
         raise ValueError(f"{flag} must be a folder, not standard output ('-')")
+    from pathlib import Path
+
     target = Path(path)
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"{flag} {path} exists and is not a directory")
@@ -93,6 +95,8 @@ def write(flag: str, path: str, data: bytes, what: str) -> None:
 
 def copy_to_stdout(path: str) -> None:
     """Copy the file `path` to standard output."""
+    import shutil
+
     sys.stdout.flush()
     with open(path, "rb") as source:
         shutil.copyfileobj(source, sys.stdout.buffer)

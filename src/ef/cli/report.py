@@ -12,7 +12,6 @@ import argparse
 import json
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -51,6 +50,8 @@ def check_outputs(args: argparse.Namespace) -> None:
     from ef.report import require_report_extra
 
     require_report_extra()
+    from pathlib import Path
+
     if args.html is not None:
         target = Path(args.html)
         if target.is_dir():

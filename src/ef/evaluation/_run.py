@@ -8,8 +8,8 @@ import math
 import numbers
 import operator
 import os
+import stat
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -463,6 +463,12 @@ def _from_columns(
     run: RunColumns, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None
 ) -> _Builder:
     """The hit table of a tokenised run file: judged docs are matched for all rows at once."""
+    if len(run.scores) < _ROWS_FOR_A_THREAD:
+        out = _match_columns(run, qrels, query_ids, missing, max_docs)
+        run.find_duplicate()
+        return out
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=1) as pool:
         # The duplicate check sorts every row's hash; numpy sorts without the GIL, so it runs on
         # the other core while this thread matches and ranks.
@@ -472,8 +478,15 @@ def _from_columns(
     return out
 
 
+# Below these sizes a second thread costs more than it saves (starting one takes 0.1-10 ms).
+_ROWS_FOR_A_THREAD = 1 << 16
+_BYTES_FOR_A_THREAD = 1 << 22
+
+
 def _read_ahead(windows: Iterator[RunColumns]) -> Iterator[RunColumns]:
     """`windows`, the next one read and tokenised on another thread while this one is scored."""
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=1) as pool:
         coming = pool.submit(next, windows, None)
         while (window := coming.result()) is not None:
@@ -494,7 +507,8 @@ def _from_stream(
     seen: set[bytes] = set()
     parts: list[tuple[list[str], list[int], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
     run_id = ""
-    for columns in _read_ahead(iter_run_columns(path)):
+    windows = iter_run_columns(path)
+    for columns in _read_ahead(windows) if _file_size(path) > _BYTES_FOR_A_THREAD else windows:
         if not seen.isdisjoint(columns.segments):
             return None
         seen.update(columns.segments)
@@ -805,6 +819,11 @@ def _load(
         if isinstance(qrels, str | os.PathLike) and isinstance(loaded, Mapping):
             refuse_swap(loaded, judged)  # a run file given as the qrels shows itself once read
         return loaded, judged
+    if _file_size(run) <= _BYTES_FOR_A_THREAD:  # a small or unsized file: one after the other
+        judged = _load_qrels(qrels)  # first, as below: a bad qrels file is the error reported
+        return _load_run(run), judged
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=1) as pool:
         loading = pool.submit(_load_run, run)
         try:
@@ -813,6 +832,15 @@ def _load(
             loading.cancel()
             raise
         return loading.result(), judged
+
+
+def _file_size(path: str | os.PathLike[str]) -> int:
+    """A regular file's size in bytes; 0 for anything else (``-``, a pipe, a missing path)."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return 0
+    return status.st_size if stat.S_ISREG(status.st_mode) else 0
 
 
 def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunColumns | _RunFile:

@@ -35,10 +35,9 @@ import os
 import re
 import sys
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +47,8 @@ from ef.io.source import BOM, Source, display_name, iter_chunks, open_binary, re
 __all__ = ["RunColumns", "iter_run_columns", "read_qrels", "read_run", "read_run_columns", "write_qrels", "write_run"]
 
 PathLike = str | os.PathLike[str]
+_Job = TypeVar("_Job")
+_Out = TypeVar("_Out")
 
 _PAD = 16  # zero bytes after the data, so an 8-byte window at any field start stays inside
 _CHUNK = 1 << 23  # bytes per tokenising chunk: big enough to amortise numpy calls, small for cache
@@ -740,6 +741,17 @@ def _fill(stream: IO[bytes], view: memoryview, name: str) -> int:
     return got
 
 
+def _on_threads(function: Callable[[_Job], _Out], jobs: list[_Job]) -> list[_Out]:
+    """``function`` over ``jobs``, on two threads when there are several: numpy releases the GIL
+    in its loops, so two chunks are tokenised at once. One job runs here (a thread costs more)."""
+    if len(jobs) < 2 or (os.cpu_count() or 1) < 2:
+        return list(map(function, jobs))
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(function, jobs))
+
+
 def _columns(name: str, data: bytearray) -> RunColumns:
     """:class:`RunColumns` of `data`: whole lines, then ``_PAD`` zero bytes."""
     size = len(data) - _PAD
@@ -752,13 +764,11 @@ def _columns(name: str, data: bytearray) -> RunColumns:
     pairs = list(itertools.pairwise(bounds))
     # A chunk has at most one row per line: its rows go at its first line's offset, and any gap
     # that comment or blank lines leave is closed afterwards.
-    # numpy releases the GIL in its loops, so two threads work on two chunks at once.
-    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        lines = list(pool.map(lambda job: int(np.count_nonzero(buf[job[0] : job[1]] == 10)), pairs))
-        firsts = [0, *itertools.accumulate(lines)]
-        table = _Rows(firsts[-1])
-        jobs = [(a, b, firsts[i]) for i, (a, b) in enumerate(pairs)]
-        chunks = list(pool.map(lambda job: table.chunk(name, data, *job), jobs))
+    lines = _on_threads(lambda job: int(np.count_nonzero(buf[job[0] : job[1]] == 10)), pairs)
+    firsts = [0, *itertools.accumulate(lines)]
+    table = _Rows(firsts[-1])
+    jobs = [(a, b, firsts[i]) for i, (a, b) in enumerate(pairs)]
+    chunks = _on_threads(lambda job: table.chunk(name, data, *job), jobs)
     # Close the gaps, chunk by chunk (a no-op for a file without comments or blank lines).
     at = 0
     for chunk, first in zip(chunks, firsts, strict=False):
