@@ -277,3 +277,20 @@ def test_run_path_leaves_out_queries_that_retrieved_nothing(tmp_path) -> None:  
     report = evaluate_retrieval(retriever, QRELS, QUERIES, k_values=(1,), metrics=("mrr",), run_path=tmp_path / "r")
     assert report.per_query == {"q1": {"mrr@1": 1.0}, "q2": {"mrr@1": 0.0}}
     assert read_run(tmp_path / "r") == {"q1": {"d1": 1.0}}
+
+
+def test_ranked_hits_equal_hits_built_one_by_one() -> None:
+    import numpy as np
+
+    from ef.retrieval import SearchHit
+    from ef.segments import Segment
+
+    segments = [Segment("d1", 0, "a", 0, 1), Segment("d2", 0, "b", 0, 1), Segment("d3", 1, "c", 2, 3)]
+    for scores in ([3.0, 2.5, -1.0], [np.float32(3.0), 2.5, 1]):  # the second: checked one by one
+        hits = SearchHit.ranked(segments, scores)
+        assert hits == [SearchHit(s, float(v), r) for r, (s, v) in enumerate(zip(segments, scores, strict=True), 1)]
+        assert [type(h.score) for h in hits] == [float, float, float]
+    with pytest.raises(ValueError, match=r"^'scores' must hold one score per segment \(got 2 for 3\)$"):
+        SearchHit.ranked(segments, [1.0, 2.0])
+    with pytest.raises(TypeError, match=r"^'segment' must be"):
+        SearchHit.ranked(["d1"], [1.0])  # type: ignore[list-item]

@@ -26,8 +26,8 @@ A result of any other type is a ``TypeError`` naming the retriever, the query an
 
 from __future__ import annotations
 
-import asyncio
 import inspect
+import math
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -82,6 +82,40 @@ class SearchHit:
         object.__setattr__(self, "score", value)
         object.__setattr__(self, "rank", check_positive_int(self.rank, "rank"))
 
+    @classmethod
+    def ranked(cls, segments: Sequence[Segment], scores: Sequence[float]) -> list[SearchHit]:
+        """One hit per segment, ranked 1, 2, ... in the order given, checked once for the whole
+        list (a search's 100 hits per query are built ~3x faster than one by one).
+
+        >>> hits = SearchHit.ranked([Segment("d1", 0, "a", 0, 1), Segment("d2", 0, "b", 0, 1)], [2.0, 1.5])
+        >>> [(h.segment.source_id, h.score, h.rank) for h in hits]
+        [('d1', 2.0, 1), ('d2', 1.5, 2)]
+        >>> SearchHit.ranked([Segment("d1", 0, "a", 0, 1)], [float("inf")])
+        Traceback (most recent call last):
+        ...
+        ValueError: 'score' must be a finite number (got inf)
+        """
+        values = list(scores)
+        if len(values) != len(segments):
+            raise ValueError(f"'scores' must hold one score per segment (got {len(values)} for {len(segments)})")
+        checked = (
+            all(type(s) is Segment for s in segments)
+            and not set(map(type, values)) - {float}
+            and all(map(math.isfinite, values))
+        )
+        if not checked:  # one by one, so that the error names what is wrong
+            pairs = zip(segments, values, strict=True)
+            return [cls(segment, score, rank) for rank, (segment, score) in enumerate(pairs, 1)]
+        new, put = object.__new__, object.__setattr__
+        hits = []
+        for rank, (segment, score) in enumerate(zip(segments, values, strict=True), 1):
+            hit = new(cls)
+            put(hit, "segment", segment)
+            put(hit, "score", score)
+            put(hit, "rank", rank)
+            hits.append(hit)
+        return hits
+
 
 Hit: TypeAlias = SearchHit | Chunk | Segment | str
 """What a retriever may return for one query, best first (a bare str id for evaluation only)."""
@@ -116,6 +150,8 @@ def _resolved(result: object) -> object:
     """A sync caller's value of `result`: an awaitable (an async retriever's answer) is run to completion."""
     if not inspect.isawaitable(result):
         return result
+    import asyncio  # only an async retriever needs it (~25 ms to import)
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -185,13 +185,7 @@ class Collection:
             return [[] for _ in queries]
         rankings = self.index.search_many(queries, limit=limit, show_progress=show_progress)
         segment = self.segment
-        return [
-            [
-                SearchHit(segment(p), s, r)
-                for r, (p, s) in enumerate(zip(positions.tolist(), scores.tolist(), strict=True), start=1)
-            ]
-            for positions, scores in rankings
-        ]
+        return [SearchHit.ranked([segment(p) for p in at.tolist()], scores.tolist()) for at, scores in rankings]
 
     def fingerprint(self) -> str:
         return corpus_fingerprint(zip(self.source_ids, self.source_texts, strict=True))
