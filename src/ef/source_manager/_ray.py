@@ -36,6 +36,7 @@ from ef.source_manager._topk import Ranking, merge_top_k, top_k
 from ef.validate import check_non_empty_str, check_positive_int
 
 __all__ = [
+    "DEFAULT_QUERY_BLOCK",
     "DEFAULT_SHARD_ROWS",
     "INSTALL_HINT",
     "RayEngine",
@@ -51,6 +52,10 @@ __all__ = [
 INSTALL_HINT = "pip install 'ef[ray]'"
 DEFAULT_SHARD_ROWS = 50_000  # 73 MiB of 384-d float32 per shard: small enough to redo, few enough to list
 SHARD_STATE = "shards.json"
+# Queries evaluate_retrieval retrieves at a time (and writes to its run file, then lets go): every
+# block starts a pool of encoding actors, and its per-shard rankings (shards x block x limit) are
+# what the driver holds at the most.
+DEFAULT_QUERY_BLOCK = 10_000
 _MAP_BATCHES_PER_ENCODE = 4  # rows per actor call = 4 model batches: fine-grained retries and progress
 _QUERY_CHUNK = 1024
 
@@ -82,12 +87,16 @@ class RayEngine:
         Where shards are written and resumed from (``None``: a temporary directory).
     shard_rows
         Segments per shard.
+    query_block
+        Queries :func:`~ef.evaluation.evaluate_retrieval` retrieves at a time, streaming each
+        block's rankings to a run file that is then scored (``SearchableCorpus.query_block``).
     """
 
     address: str | None = None
     workers: int | None = None
     shard_dir: Path | None = None
     shard_rows: int = DEFAULT_SHARD_ROWS
+    query_block: int = DEFAULT_QUERY_BLOCK
 
     def __post_init__(self) -> None:
         if self.workers is not None:
@@ -95,6 +104,7 @@ class RayEngine:
                 self, "workers", check_positive_int(self.workers, "workers", what="a positive integer or None")
             )
         object.__setattr__(self, "shard_rows", check_positive_int(self.shard_rows, "shard_rows"))
+        object.__setattr__(self, "query_block", check_positive_int(self.query_block, "query_block"))
         if self.address is not None:
             # blank is as empty: "  " names no cluster
             check_non_empty_str(self.address.strip() if isinstance(self.address, str) else self.address,
@@ -130,14 +140,42 @@ def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator
     }
     if starting:
         options.update(num_cpus=num_cpus, _node_ip_address="127.0.0.1")
+    with _notices_to_stderr():
+        try:
+            ray.init(address=address, **options)
+        except ConnectionError as error:
+            raise ConnectionError(f"cannot reach the Ray cluster at {address!r} ({error})") from error
+        try:
+            yield ray
+        finally:
+            ray.shutdown()
+
+
+@contextlib.contextmanager
+def _notices_to_stderr() -> Iterator[None]:
+    """Everything Ray's driver relays goes to stderr, never into ef's own output on stdout.
+
+    ``log_to_driver=False`` stops the workers' output only: the driver's error listener thread
+    still prints the cluster's notices ("(raylet) A worker died or was killed ...") through
+    ``ray._private.worker.print_to_stdstream``, which picks stdout for anything not flagged as an
+    error, and flushes what it held back to stdout at shutdown. Flagged as errors, they take the
+    stderr path (its own de-duplication and flush included).
+    """
+    from ray._private import worker
+
+    relay = getattr(worker, "print_to_stdstream", None)
+    if relay is None:  # pragma: no cover - a Ray without it prints its notices some other way
+        yield
+        return
+
+    def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
+        relay({**data, "is_err": True}, ignore_prefix)
+
+    worker.print_to_stdstream = to_stderr
     try:
-        ray.init(address=address, **options)
-    except ConnectionError as error:
-        raise ConnectionError(f"cannot reach the Ray cluster at {address!r} ({error})") from error
-    try:
-        yield ray
+        yield
     finally:
-        ray.shutdown()
+        worker.print_to_stdstream = relay
 
 
 _LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
