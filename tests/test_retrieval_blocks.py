@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import gc
 import gzip
-import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import ef.evaluation._run as run_module
+from _run_windows import spy_windows
 from ef.evaluation import evaluate_retrieval
 from ef.segments import Segment
 from ef.source_manager import SearchHit
@@ -67,17 +66,7 @@ class Retriever:
 
 @pytest.fixture
 def windows(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[bytes]]]:
-    """Every window the streaming reader of evaluate_run read: the file and its query ids."""
-    seen: list[tuple[str, list[bytes]]] = []
-    real = run_module.iter_run_columns
-
-    def spy(path: Any, window: int | None = None) -> Iterator[Any]:
-        for columns in real(path, window):
-            seen.append((os.fspath(path), sorted(columns.segments)))
-            yield columns
-
-    monkeypatch.setattr(run_module, "iter_run_columns", spy)
-    return seen
+    return spy_windows(monkeypatch)
 
 
 @pytest.mark.parametrize("ignore_identical_ids", [False, True])
