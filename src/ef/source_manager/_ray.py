@@ -10,6 +10,8 @@ and their batches retried when a worker dies, so losing a worker slows a job dow
 Retrieval scores every shard in a Ray task of its own (each task keeps its shard's top ``limit``
 per query) and merges those per-shard rankings on the driver with a heap
 (:func:`~ef.source_manager._topk.merge_top_k`): the result is exactly the local exact search's.
+:func:`~ef.evaluation.evaluate_retrieval` asks for ``RayEngine.query_block`` queries at a time and
+streams each block's rankings to a run file that it scores window by window.
 
 Ray is started with its usage statistics and its dashboard off, and a cluster started here binds
 to 127.0.0.1 only: nothing leaves the machine unless ``address`` names a remote cluster.
@@ -115,8 +117,9 @@ class RayEngine:
 def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator[Any]:
     """Ray, initialised for the duration (and shut down after, when this call started it).
 
-    Usage statistics are switched off before Ray starts, the dashboard is not started, and a
-    local cluster listens on 127.0.0.1 only. Inside an existing session it changes nothing.
+    Usage statistics are switched off before Ray starts, the dashboard is not started, a local
+    cluster listens on 127.0.0.1 only, and the notices Ray's driver relays go to stderr
+    (:func:`_notices_to_stderr`). Inside an existing session it changes nothing.
     """
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # read by every Ray process this one starts
     starting = address is None and not os.environ.get("RAY_ADDRESS")
