@@ -77,6 +77,26 @@ def test_ann_index_saves_and_loads(vectors: tuple[np.ndarray, np.ndarray], tmp_p
         AnnIndex.load(tmp_path, index.info(), n_rows=3000, dimension=32)
 
 
+def test_ray_notices_go_to_stderr_while_ef_holds_a_ray_session(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("ray")
+    from ray._private import worker
+
+    from ef.source_manager._ray import _notices_to_stderr
+
+    monkeypatch.setenv("RAY_COLOR_PREFIX", "0")
+    relay = worker.print_to_stdstream
+    # What the driver's error listener thread prints when the raylet reports a dead worker.
+    notice = "A worker died or was killed while executing a task by an unexpected system error. (test_ann)"
+    with _notices_to_stderr():
+        worker.print_to_stdstream({"lines": [notice], "pid": "raylet", "is_err": False}, ignore_prefix=False)
+    assert worker.print_to_stdstream is relay  # Ray's own again after the session
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"(raylet) {notice}\n"
+
+
 @pytest.mark.parametrize(
     ("kind", "params", "message"),
     [

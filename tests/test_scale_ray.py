@@ -12,8 +12,10 @@ build of the same documents.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -35,6 +37,7 @@ import numpy as np
 import pytest
 
 import ef.source_manager._ray as ray_module
+from _run_windows import spy_windows
 from ef.cli import main
 from ef.evaluation import evaluate_retrieval, read_beir, write_beir
 from ef.source_manager import SearchableCorpus, ingest
@@ -277,6 +280,39 @@ def test_ray_retrieval_gives_the_local_rankings_and_ndcg(build: Build) -> None:
     assert 0.5 < local.metrics["ndcg@10"] < 1.0  # the documents judged for these queries are all in the slice
 
 
+def test_the_index_on_ray_is_evaluated_block_by_block_from_a_streamed_run_file(
+    build: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = dense(build.ray).engine
+    monkeypatch.setattr(dense(build.ray), "engine", dataclasses.replace(engine, query_block=16))
+    searched: list[int] = []
+    real_search = ray_module.search_on_ray
+
+    def search_on_ray(parts: Any, vectors: Any, **kwargs: Any) -> Any:
+        searched.append(len(vectors))
+        return real_search(parts, vectors, **kwargs)
+
+    monkeypatch.setattr(ray_module, "search_on_ray", search_on_ray)
+    windows = spy_windows(monkeypatch)
+    ks = (1, 10, 100)
+    ray = evaluate_retrieval(build.ray, build.qrels, build.queries, k_values=ks)
+    local = evaluate_retrieval(build.local, build.qrels, build.queries, k_values=ks)  # in memory
+    assert build.ray.query_block == 16
+    assert build.local.query_block is None
+    assert searched == [16, 16, 8]  # 40 queries, 3 blocks, each a round of shard tasks on Ray
+    assert {Path(path).name for path, _ in windows} == {"scored.trec"}  # only the Ray evaluation streamed
+    assert sorted(q for _, ids in windows for q in ids) == sorted(q.encode() for q in build.queries)
+    assert list(ray.metrics.items()) == list(local.metrics.items())
+    assert ray.per_query == local.per_query
+    assert ray.n_queries == 40
+    # The report's run holds the retriever's scores, read back from the run file (the embeddings,
+    # hence the scores, are the local build's within 1e-6; the order is what per_query scored).
+    assert ray.run.keys() == local.run.keys()
+    for query_id, docs in local.run.items():
+        assert ray.run[query_id].keys() == docs.keys()
+        assert list(ray.run[query_id].values()) == pytest.approx(list(docs.values()), abs=1e-6)
+
+
 def test_the_saved_index_holds_the_shards_and_records_the_build(build: Build, tmp_path: Path) -> None:
     build.ray.save(tmp_path / "index")
     manifest = json.loads((tmp_path / "index" / "manifest.json").read_text())
@@ -303,7 +339,8 @@ def test_the_cluster_talked_over_loopback_only(build: Build) -> None:
 
 
 def test_ef_eval_on_ray_resumes_from_the_shard_folder_and_scores_as_the_local_build(
-    cluster: Cluster, build: Build, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    cluster: Cluster, build: Build, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     data, index = tmp_path / "data", tmp_path / "index"
     write_beir(data, build.docs, build.queries, build.qrels)
@@ -315,20 +352,37 @@ def test_ef_eval_on_ray_resumes_from_the_shard_folder_and_scores_as_the_local_bu
             "--k", "1,10", "--engine", "ray", "--ray-address", cluster.address, "--workers", "2",
             "--shard-rows", str(SHARD_ROWS), "--ann", "hnsw", "--ann-param", "ef_search=256",
             "--index-dir", str(index), "--json", str(tmp_path / "ray.json")]
+    windows = spy_windows(monkeypatch)
     assert main(argv) == 0
-    # Ray's own notices (a raylet reporting the worker the build fixture killed) may reach this
-    # process's output at any time: ef's lines are the rest.
-    out = [line for line in capsys.readouterr().out.splitlines() if "(raylet)" not in line]
-    assert out[0].endswith(f"40 queries scored; embedder {MODEL}; index built, saved to {index}")
-    # ef_search 256 > 200 vectors: the beam holds the whole graph, so HNSW finds the exact top 10.
-    assert ("ANN hnsw (M=32, ef_construction=128, ef_search=256) against exact search over 40 queries: "
-            "recall@10 1.0000") in out
+
     def answers(query: str, *, limit: int) -> list[Any]:
         return dict(zip(build.queries.values(), build.local_hits, strict=True))[query][:limit]
 
     local = evaluate_retrieval(answers, build.qrels, build.queries, k_values=(1, 10))
+    # Standard output holds ef's lines and nothing else: Ray's notices (the raylet reporting the
+    # worker the build fixture killed) go to stderr.
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{data}, split test: {N_DOCS} documents ({N_DOCS} segments), 40 queries scored; " \
+                     f"embedder {MODEL}; index built, saved to {index}"
+    assert out[1 : len(str(local).splitlines()) + 1] == str(local).splitlines()  # the same metrics table
+    rest = out[len(str(local).splitlines()) + 1 :]
+    # ef_search 256 > 200 vectors: the beam holds the whole graph, so HNSW finds the exact top 10.
+    assert rest[:2] == [
+        "ANN hnsw (M=32, ef_construction=128, ef_search=256) against exact search over 40 queries: recall@10 1.0000",
+        "",
+    ]
+    assert re.fullmatch(r"stage +seconds", rest[2]), rest
+    assert re.fullmatch(r"-{12}  -+", rest[3]), rest
+    rows = [re.fullmatch(r"([a-zA-Z ]+?) +\d+\.\d\d", line) for line in rest[4:]]
+    assert [row.group(1) if row else None for row in rows] == [
+        "read dataset", "build index", "retrieve", "score", "ANN recall", "total",
+    ]
+    # The rankings retrieved on Ray were scored from the run file they were streamed to.
+    assert {Path(path).name for path, _ in windows} == {"scored.trec"}
+    assert sorted(q for _, ids in windows for q in ids) == sorted(q.encode() for q in build.queries)
     ray = json.loads((tmp_path / "ray.json").read_text())
-    assert ray["metrics"]["ndcg@10"] == local.metrics["ndcg@10"]
+    assert ray["metrics"] == local.metrics
+    assert ray["per_query"] == local.per_query
     assert ray["ann_recall"]["recall@10"] == 1.0
     dense_info = json.loads((index / "manifest.json").read_text())["index"]["dense"]
     assert dense_info["build"]["shards_resumed"] == N_SHARDS  # nothing left to encode

@@ -103,6 +103,8 @@ class _TimedRetriever:
         self.index = index
         self.show_progress = show_progress
         self.seconds = 0.0
+        # An index on Ray is searched block by block, its rankings streamed to a run file and scored from it.
+        self.query_block: int | None = index.query_block
 
     def search_many(self, queries: Sequence[str], *, limit: int = 10) -> list[Any]:
         start = time.perf_counter()

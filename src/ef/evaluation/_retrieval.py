@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import shutil
+import tempfile
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ef.console import format_table, progress
 from ef.io.frames import PerQueryFrames
@@ -14,6 +17,9 @@ from ef.measures import RETRIEVAL_METRICS, cutoff_metric, parse_measure
 from ef.retrieval import hit_doc_id, retrieval_function, source_ranking
 from ef.validate import check_bool, finite_float
 from ef.validate import check_positive_int as _check_k
+
+if TYPE_CHECKING:
+    from ef.evaluation.scoring import ReadRun
 
 __all__ = ["RetrievalEvalReport", "evaluate_retrieval"]
 
@@ -197,7 +203,11 @@ def evaluate_retrieval(
         present), a ``SourceManager``, or any callable ``query -> ranked results``. Results may
         be ``SearchHit``\\ s, ``Segment``\\ s or bare doc-id strings; anything else is a
         ``TypeError``. An exception raised by the retriever propagates with the query id added
-        as a note.
+        as a note. A retriever with an int ``query_block`` (a ``SearchableCorpus`` that searches
+        on Ray) is asked for that many queries at a time, and each block's rankings are written
+        to a run file in a scratch folder (under ``TMPDIR``) that is scored streaming, so memory
+        does not grow with the rankings of the query set; the numbers are the same. The report's
+        ``run`` is then read from that file when first used (tied scores in trec_eval's order).
     qrels
         The relevance judgements — ``{query_id: {doc_id: relevance}}``, str ids and finite
         grades (a NaN grade is an error, not a reason to skip). Queries with no positive
@@ -279,20 +289,20 @@ def evaluate_retrieval(
             + (f" ({len(missing)} judged queries have no text, e.g. {missing[0]!r})" if missing else "")
         )
 
-    rankings: dict[str, tuple[list[str], list[float | None]]] = {}
     # BEIR asks for one extra hit when the query's own id may be dropped, so `depth` results remain.
     fetch = depth + 1 if ignore_identical_ids else depth
-    for (query_id, _), results in zip(jobs, _retrieve_all(retriever, jobs, fetch, show_progress), strict=True):
-        doc_ids, scores = _dedupe(query_id, results)
-        if ignore_identical_ids:
-            if query_id in doc_ids:
-                at = doc_ids.index(query_id)
-                del doc_ids[at], scores[at]
-            del doc_ids[depth:], scores[depth:]
-        rankings[query_id] = (doc_ids, scores)
-
+    judgements = {query_id: qrels[query_id] for query_id, _ in jobs}
+    block = _query_block(retriever)
+    if block is not None:
+        return _evaluate_in_blocks(
+            retriever, jobs, judgements, names, ks, block=block, fetch=fetch, depth=depth,
+            ignore_identical_ids=ignore_identical_ids, run_path=run_path, show_progress=show_progress,
+            missing=missing,
+        )
+    results = _retrieve_all(retriever, jobs, fetch, show_progress)
+    rankings = _rankings(jobs, results, depth=depth, ignore_identical_ids=ignore_identical_ids)
     run, unscored, mixed = _as_run(rankings)
-    means, per_query = _score_rankings(rankings, qrels, names, ks)
+    means, per_query = _score_rankings(_by_rank(rankings), judgements, list(rankings), names, ks)
     if run_path is not None:
         _write_rankings(run_path, run, mixed)
     return RetrievalEvalReport(
@@ -306,33 +316,163 @@ def evaluate_retrieval(
     )
 
 
+def _query_block(retriever: Any) -> int | None:
+    """The retriever's ``query_block`` (a :class:`~ef.source_manager.SearchableCorpus` on Ray), if any."""
+    block = getattr(retriever, "query_block", None)
+    return None if block is None else _check_k(block, "retriever.query_block")
+
+
+def _rankings(
+    jobs: Sequence[tuple[str, str]], results: Sequence[Sequence[object]], *, depth: int, ignore_identical_ids: bool
+) -> dict[str, tuple[list[str], list[float | None]]]:
+    """Each job's results as source doc ids and scores, de-duplicated, cut to `depth`."""
+    rankings: dict[str, tuple[list[str], list[float | None]]] = {}
+    for (query_id, _), found in zip(jobs, results, strict=True):
+        doc_ids, scores = _dedupe(query_id, found)
+        if ignore_identical_ids:
+            if query_id in doc_ids:
+                at = doc_ids.index(query_id)
+                del doc_ids[at], scores[at]
+            del doc_ids[depth:], scores[depth:]
+        rankings[query_id] = (doc_ids, scores)
+    return rankings
+
+
+def _by_rank(rankings: Mapping[str, tuple[list[str], list[float | None]]]) -> dict[str, dict[str, float]]:
+    """Each doc scored ``n - rank + 1``: strictly decreasing, so a ranking by score is the retriever's order."""
+    return {
+        query_id: {doc_id: float(len(doc_ids) - i) for i, doc_id in enumerate(doc_ids)}
+        for query_id, (doc_ids, _) in rankings.items()
+    }
+
+
 def _score_rankings(
-    rankings: Mapping[str, tuple[list[str], list[float | None]]],
-    qrels: Mapping[str, Mapping[str, float]],
+    by_rank: Mapping[str, Mapping[str, float]] | ReadRun,
+    judged: Mapping[str, Mapping[str, float]],
+    query_ids: Sequence[str],
     names: Sequence[str],
     ks: Sequence[int],
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Means and per-query values of every ``<metric>@<k>``, from the bulk kernels of ``evaluate_run``.
 
     The kernels rank by score, ties by doc id (trec_eval); the retriever's order is what is
-    scored here, so each doc is given the score ``n - rank + 1``: strictly decreasing, the
-    ranking exactly as retrieved, ties and unscored hits included. A doc is relevant when its
-    grade is ``> 0`` (the per-query functions' rule), i.e. at least the smallest positive grade.
+    scored here, so `by_rank` holds each doc's rank score (``_by_rank``), in memory or as a run
+    file read streaming (:func:`~ef.evaluation.scoring.load_run_and_qrels`). A doc is relevant
+    when its grade is ``> 0`` (the per-query functions' rule), i.e. at least the smallest positive
+    grade. `judged` holds every query of `query_ids` (the per-query order), a query absent from
+    the run scoring zeros, as one with an empty ranking does.
     """
     from ef.evaluation.scoring import _score
 
     measures = {f"{name}@{k}": parse_measure(f"{name}@{k}") for name in names for k in ks}
-    by_rank = {
-        query_id: {doc_id: float(len(doc_ids) - i) for i, doc_id in enumerate(doc_ids)}
-        for query_id, (doc_ids, _) in rankings.items()
-    }
-    judged = {query_id: qrels[query_id] for query_id in rankings}
     level = min(float(grade) for grades in judged.values() for grade in grades.values() if grade > 0)
     scored = _score(by_rank, judged, list(measures.values()), missing="zero", relevance_level=level, max_docs=None)
     row = {query_id: i for i, query_id in enumerate(scored.query_ids)}
     columns = {key: scored.values[m].tolist() for key, m in measures.items()}
-    per_query = {query_id: {key: columns[key][row[query_id]] for key in measures} for query_id in rankings}
+    per_query = {query_id: {key: columns[key][row[query_id]] for key in measures} for query_id in query_ids}
     return {key: scored.summary[m] for key, m in measures.items()}, per_query
+
+
+def _evaluate_in_blocks(
+    retriever: Any,
+    jobs: Sequence[tuple[str, str]],
+    judged: Mapping[str, Mapping[str, float]],
+    names: Sequence[str],
+    ks: tuple[int, ...],
+    *,
+    block: int,
+    fetch: int,
+    depth: int,
+    ignore_identical_ids: bool,
+    run_path: str | os.PathLike[str] | None,
+    show_progress: bool,
+    missing: Sequence[str],
+) -> RetrievalEvalReport:
+    """:func:`evaluate_retrieval` for a retriever with a ``query_block``: the rankings go to disk, not memory.
+
+    `block` queries at a time are retrieved, and their rankings appended, grouped by query, to two
+    run files in a scratch folder: their rank scores (``_by_rank``), which are then scored
+    streaming, window by window, as :func:`~ef.evaluation.evaluate_run` reads a file, and the
+    retriever's scores, which become the report's ``run`` (read when first used) and `run_path`.
+    The numbers are those of the in-memory path: the same rank scores, the same kernels.
+    """
+    from ef.evaluation.scoring import load_run_and_qrels
+    from ef.io.trec import _atomic_write
+
+    folder = tempfile.mkdtemp(prefix="ef-retrieval-")
+    scored_path, run_file, part = (os.path.join(folder, name) for name in ("scored.trec", "run.trec", "block.trec"))
+    unscored: list[str] = []
+    try:
+        with open(scored_path, "wb") as scored, open(run_file, "wb") as real:
+            for start in range(0, len(jobs), block):
+                chunk = jobs[start : start + block]
+                rankings = _rankings(
+                    chunk, _retrieve_all(retriever, chunk, fetch, show_progress), depth=depth,
+                    ignore_identical_ids=ignore_identical_ids,
+                )
+                run, block_unscored, mixed = _as_run(rankings)
+                if run_path is not None:
+                    _refuse_mixed(mixed)
+                unscored += block_unscored
+                for stream, docs in ((scored, _by_rank(rankings)), (real, run)):
+                    try:
+                        _write_rankings(part, docs, [])
+                    except ValueError as error:  # an id a TREC line cannot hold (whitespace)
+                        error.add_note("while streaming the rankings of a retriever with a query_block to a run file")
+                        raise
+                    with open(part, "rb") as lines:
+                        shutil.copyfileobj(lines, stream)
+        os.unlink(part)
+        run_scores, _ = load_run_and_qrels(scored_path, judged)
+        means, per_query = _score_rankings(run_scores, judged, [query_id for query_id, _ in jobs], names, ks)
+        os.unlink(scored_path)
+        if run_path is not None:
+            with open(run_file, encoding="utf-8") as lines:
+                _atomic_write(run_path, lines)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return RetrievalEvalReport(
+        metrics=means,
+        per_query=per_query,
+        n_queries=len(per_query),
+        k_values=ks,
+        missing_texts=tuple(missing),
+        run=_RunOnDisk(run_file, list(per_query), folder),
+        rank_scores=tuple(unscored),
+    )
+
+
+class _RunOnDisk(Mapping[str, Mapping[str, float]]):
+    """The ``run`` of a report scored from disk: the run file, read whole the first time it is used.
+
+    One entry per scored query, in the report's order (``{}`` for one that retrieved nothing),
+    each query's docs as the file has them (trec_eval's order: by score, tied scores by doc id).
+    The scratch folder goes with the last reference to this mapping.
+    """
+
+    def __init__(self, path: str, query_ids: Sequence[str], folder: str) -> None:
+        self._path = path
+        self._query_ids = tuple(query_ids)
+        self._run: dict[str, dict[str, float]] | None = None
+        weakref.finalize(self, shutil.rmtree, folder, True)
+
+    def _loaded(self) -> dict[str, dict[str, float]]:
+        if self._run is None:
+            from ef.io.trec import read_run
+
+            found = read_run(self._path)
+            self._run = {query_id: found.get(query_id, {}) for query_id in self._query_ids}
+        return self._run
+
+    def __getitem__(self, query_id: str) -> Mapping[str, float]:
+        return self._loaded()[query_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._query_ids)
+
+    def __len__(self) -> int:
+        return len(self._query_ids)
 
 
 def _as_run(
@@ -451,10 +591,15 @@ def _write_rankings(
     """
     from ef.trec import write_run
 
+    _refuse_mixed(mixed)
+    # a TREC run has no way to list a query without documents
+    write_run(path, {query_id: docs for query_id, docs in run.items() if docs}, run_id="ef")
+
+
+def _refuse_mixed(mixed: Sequence[str]) -> None:
+    """No run file for a ranking that mixes scored and unscored results: no column could say what its numbers mean."""
     if mixed:
         raise ValueError(
             f"cannot write 'run_path': the retriever returned scored and unscored results for query "
             f"{mixed[0]!r}; return all SearchHits or none"
         )
-    # a TREC run has no way to list a query without documents
-    write_run(path, {query_id: docs for query_id, docs in run.items() if docs}, run_id="ef")

@@ -57,6 +57,20 @@ class SearchableCorpus:
         """SHA-256 over the sources' ids and texts: tells whether two indexes hold the same corpus."""
         return self._collection.fingerprint()
 
+    @property
+    def query_block(self) -> int | None:
+        """How many queries :func:`~ef.evaluation.evaluate_retrieval` retrieves at a time: for an
+        index that searches on Ray, its engine's ``query_block``; each block's rankings are written
+        to a run file that is scored streaming, so memory does not grow with the query set.
+        ``None`` (every other index): all queries at once, scored in memory.
+
+        >>> ingest({"d1": "Cats purr."}, show_progress=False).query_block is None
+        True
+        """
+        index = self._collection.index
+        engine = getattr(getattr(index, "dense", index), "engine", None)
+        return None if engine is None else int(engine.query_block)
+
     def __len__(self) -> int:
         """The number of segments (at least the number of sources)."""
         return len(self._collection)

@@ -10,6 +10,8 @@ and their batches retried when a worker dies, so losing a worker slows a job dow
 Retrieval scores every shard in a Ray task of its own (each task keeps its shard's top ``limit``
 per query) and merges those per-shard rankings on the driver with a heap
 (:func:`~ef.source_manager._topk.merge_top_k`): the result is exactly the local exact search's.
+:func:`~ef.evaluation.evaluate_retrieval` asks for ``RayEngine.query_block`` queries at a time and
+streams each block's rankings to a run file that it scores window by window.
 
 Ray is started with its usage statistics and its dashboard off, and a cluster started here binds
 to 127.0.0.1 only: nothing leaves the machine unless ``address`` names a remote cluster.
@@ -36,6 +38,7 @@ from ef.source_manager._topk import Ranking, merge_top_k, top_k
 from ef.validate import check_non_empty_str, check_positive_int
 
 __all__ = [
+    "DEFAULT_QUERY_BLOCK",
     "DEFAULT_SHARD_ROWS",
     "INSTALL_HINT",
     "RayEngine",
@@ -51,6 +54,10 @@ __all__ = [
 INSTALL_HINT = "pip install 'ef[ray]'"
 DEFAULT_SHARD_ROWS = 50_000  # 73 MiB of 384-d float32 per shard: small enough to redo, few enough to list
 SHARD_STATE = "shards.json"
+# Queries evaluate_retrieval retrieves at a time (and writes to its run file, then lets go): every
+# block starts a pool of encoding actors, and its per-shard rankings (shards x block x limit) are
+# what the driver holds at the most.
+DEFAULT_QUERY_BLOCK = 10_000
 _MAP_BATCHES_PER_ENCODE = 4  # rows per actor call = 4 model batches: fine-grained retries and progress
 _QUERY_CHUNK = 1024
 
@@ -82,12 +89,16 @@ class RayEngine:
         Where shards are written and resumed from (``None``: a temporary directory).
     shard_rows
         Segments per shard.
+    query_block
+        Queries :func:`~ef.evaluation.evaluate_retrieval` retrieves at a time, streaming each
+        block's rankings to a run file that is then scored (``SearchableCorpus.query_block``).
     """
 
     address: str | None = None
     workers: int | None = None
     shard_dir: Path | None = None
     shard_rows: int = DEFAULT_SHARD_ROWS
+    query_block: int = DEFAULT_QUERY_BLOCK
 
     def __post_init__(self) -> None:
         if self.workers is not None:
@@ -95,6 +106,7 @@ class RayEngine:
                 self, "workers", check_positive_int(self.workers, "workers", what="a positive integer or None")
             )
         object.__setattr__(self, "shard_rows", check_positive_int(self.shard_rows, "shard_rows"))
+        object.__setattr__(self, "query_block", check_positive_int(self.query_block, "query_block"))
         if self.address is not None:
             # blank is as empty: "  " names no cluster
             check_non_empty_str(self.address.strip() if isinstance(self.address, str) else self.address,
@@ -105,8 +117,9 @@ class RayEngine:
 def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator[Any]:
     """Ray, initialised for the duration (and shut down after, when this call started it).
 
-    Usage statistics are switched off before Ray starts, the dashboard is not started, and a
-    local cluster listens on 127.0.0.1 only. Inside an existing session it changes nothing.
+    Usage statistics are switched off before Ray starts, the dashboard is not started, a local
+    cluster listens on 127.0.0.1 only, and the notices Ray's driver relays go to stderr
+    (:func:`_notices_to_stderr`). Inside an existing session it changes nothing.
     """
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # read by every Ray process this one starts
     starting = address is None and not os.environ.get("RAY_ADDRESS")
@@ -130,14 +143,42 @@ def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator
     }
     if starting:
         options.update(num_cpus=num_cpus, _node_ip_address="127.0.0.1")
+    with _notices_to_stderr():
+        try:
+            ray.init(address=address, **options)
+        except ConnectionError as error:
+            raise ConnectionError(f"cannot reach the Ray cluster at {address!r} ({error})") from error
+        try:
+            yield ray
+        finally:
+            ray.shutdown()
+
+
+@contextlib.contextmanager
+def _notices_to_stderr() -> Iterator[None]:
+    """Everything Ray's driver relays goes to stderr, never into ef's own output on stdout.
+
+    ``log_to_driver=False`` stops the workers' output only: the driver's error listener thread
+    still prints the cluster's notices ("(raylet) A worker died or was killed ...") through
+    ``ray._private.worker.print_to_stdstream``, which picks stdout for anything not flagged as an
+    error, and flushes what it held back to stdout at shutdown. Flagged as errors, they take the
+    stderr path (its own de-duplication and flush included).
+    """
+    from ray._private import worker
+
+    relay = getattr(worker, "print_to_stdstream", None)
+    if relay is None:  # pragma: no cover - a Ray without it prints its notices some other way
+        yield
+        return
+
+    def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
+        relay({**data, "is_err": True}, ignore_prefix)
+
+    worker.print_to_stdstream = to_stderr
     try:
-        ray.init(address=address, **options)
-    except ConnectionError as error:
-        raise ConnectionError(f"cannot reach the Ray cluster at {address!r} ({error})") from error
-    try:
-        yield ray
+        yield
     finally:
-        ray.shutdown()
+        worker.print_to_stdstream = relay
 
 
 _LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
