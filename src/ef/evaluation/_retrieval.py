@@ -397,10 +397,10 @@ def _evaluate_in_blocks(
     The numbers are those of the in-memory path: the same rank scores, the same kernels.
     """
     from ef.evaluation.scoring import load_run_and_qrels
-    from ef.io.trec import _atomic_write
+    from ef.io.trec import format_run, write_lines
 
     folder = tempfile.mkdtemp(prefix="ef-retrieval-")
-    scored_path, run_file, part = (os.path.join(folder, name) for name in ("scored.trec", "run.trec", "block.trec"))
+    scored_path, run_file = os.path.join(folder, "scored.trec"), os.path.join(folder, "run.trec")
     unscored: list[str] = []
     try:
         with open(scored_path, "wb") as scored, open(run_file, "wb") as real:
@@ -416,19 +416,17 @@ def _evaluate_in_blocks(
                 unscored += block_unscored
                 for stream, docs in ((scored, _by_rank(rankings)), (real, run)):
                     try:
-                        _write_rankings(part, docs, [])
+                        lines = format_run({query_id: d for query_id, d in docs.items() if d}, run_id="ef")
                     except ValueError as error:  # an id a TREC line cannot hold (whitespace)
                         error.add_note("while streaming the rankings of a retriever with a query_block to a run file")
                         raise
-                    with open(part, "rb") as lines:
-                        shutil.copyfileobj(lines, stream)
-        os.unlink(part)
+                    stream.write("".join(lines).encode())
         run_scores, _ = load_run_and_qrels(scored_path, judged)
         means, per_query = _score_rankings(run_scores, judged, [query_id for query_id, _ in jobs], names, ks)
         os.unlink(scored_path)
         if run_path is not None:
-            with open(run_file, encoding="utf-8") as lines:
-                _atomic_write(run_path, lines)
+            with open(run_file, encoding="utf-8") as written:
+                write_lines(run_path, written)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise

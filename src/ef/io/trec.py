@@ -44,7 +44,17 @@ import numpy.typing as npt
 
 from ef.io.source import BOM, Source, display_name, iter_chunks, open_binary, read_bytes
 
-__all__ = ["RunColumns", "iter_run_columns", "read_qrels", "read_run", "read_run_columns", "write_qrels", "write_run"]
+__all__ = [
+    "RunColumns",
+    "format_run",
+    "iter_run_columns",
+    "read_qrels",
+    "read_run",
+    "read_run_columns",
+    "write_lines",
+    "write_qrels",
+    "write_run",
+]
 
 PathLike = str | os.PathLike[str]
 _Job = TypeVar("_Job")
@@ -998,8 +1008,8 @@ def _check_id(value: object, what: str) -> str:
     return value
 
 
-def _atomic_write(path: PathLike, lines: Iterable[str]) -> None:
-    """Write ``lines`` to ``path`` atomically (gzip-compressed when it ends in ``.gz``, any case)."""
+def write_lines(path: PathLike, lines: Iterable[str]) -> None:
+    """Write text ``lines`` to ``path`` atomically (gzip-compressed when it ends in ``.gz``, any case)."""
     from ef.io.atomic import atomic_writer  # only a writer needs it (and its imports)
 
     with atomic_writer(path) as raw:
@@ -1044,6 +1054,15 @@ def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id:
         For an id that is not a non-empty str without whitespace, a score that is not a number
         or is NaN, or a query with no documents (a TREC run file cannot list a query without a line).
     """
+    write_lines(path, format_run(run, run_id=run_id))
+
+
+def format_run(run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> Iterator[str]:
+    """The lines :func:`write_run` writes, the whole run checked first (the same errors).
+
+    >>> list(format_run({"q1": {"d1": 0.5, "d2": 1.5}}, run_id="bm25"))
+    ['q1 Q0 d2 1 1.5 bm25\\n', 'q1 Q0 d1 2 0.5 bm25\\n']
+    """
     _check_id(run_id, "'run_id'")
     rows: list[tuple[str, list[tuple[float, str]]]] = []
     for query_id, docs in run.items():
@@ -1069,7 +1088,7 @@ def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id:
             for rank, (score, doc_id) in enumerate(ranked, start=1):
                 yield f"{query_id} Q0 {doc_id} {rank} {score!r} {run_id}\n"
 
-    _atomic_write(path, lines())
+    return lines()
 
 
 def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> None:
@@ -1109,4 +1128,4 @@ def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> Non
             for doc_id, grade in docs.items():
                 yield f"{query_id} 0 {doc_id} {int(grade)}\n"
 
-    _atomic_write(path, lines())
+    write_lines(path, lines())
