@@ -98,6 +98,47 @@ def test_ray_notices_go_to_stderr_while_ef_holds_a_ray_session(
 
 
 @pytest.mark.parametrize(
+    ("device", "resource", "per_actor"),
+    [("cuda", "GPU", {"num_cpus": 0, "num_gpus": 1}), ("cuda:1", "GPU", {"num_cpus": 0, "num_gpus": 1}),
+     ("cpu", "CPU", {"num_cpus": 1, "num_gpus": 0}), (None, "CPU", {"num_cpus": 1, "num_gpus": 0})],
+)
+def test_ray_encoding_asks_one_gpu_per_actor_on_a_gpu_device(
+    device: str | None, resource: str, per_actor: dict[str, int]
+) -> None:
+    # No GPU is lent here: what Ray Data is asked for is checked against a stand-in for Ray.
+    pytest.importorskip("pyarrow")
+    from ef.source_manager import _ray
+
+    asked: dict[str, object] = {}
+
+    class Dataset:
+        def map_batches(self, fn: object, **options: object) -> Dataset:
+            asked.update(options)
+            return self
+
+        def iter_batches(self, **_: object) -> list[dict[str, np.ndarray]]:
+            return []
+
+    class FakeRay:
+        class data:  # noqa: N801 - ray.data's own spelling
+            ActorPoolStrategy = staticmethod(lambda size: ("pool", size))
+            from_arrow = staticmethod(lambda blocks: Dataset())
+
+        @staticmethod
+        def cluster_resources() -> dict[str, float]:
+            return {"CPU": 6.0, "GPU": 3.0}
+
+    texts = [f"text {i}" for i in range(1000)]
+    batches = _ray._encoded_batches(
+        FakeRay, texts, [(0, 1000)], model="m", device=device, batch_size=8, workers=None
+    )
+    assert list(batches) == []
+    assert {k: asked[k] for k in ("num_cpus", "num_gpus")} == per_actor
+    assert asked["compute"] == ("pool", 3 if resource == "GPU" else 6)  # one actor per GPU, or per CPU
+    assert asked["fn_constructor_kwargs"] == {"model": "m", "device": device, "batch_size": 8}
+
+
+@pytest.mark.parametrize(
     ("kind", "params", "message"),
     [
         ("flat", {}, "'ann' must be one of 'none', 'hnsw', 'ivf' (got 'flat')"),
