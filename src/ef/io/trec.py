@@ -29,10 +29,12 @@ q1 Q0 d1 2 0.5 ef
 from __future__ import annotations
 
 import gzip
+import io
 import itertools
 import math
 import os
 import re
+import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -689,17 +691,20 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
     with open_binary(path) as stream:
         at_start = True
         while True:
-            # The block is read straight into the window, after what the last window left.
-            data = _Window(len(carry) + size + _PAD)
+            # The block is read straight into the window, after what the last window left; a
+            # window is no larger than what the file has left (zeroing 32 MiB costs ~15 ms).
+            left = _bytes_left(stream)
+            want = size if left is None else min(size, left + 1)
+            data = _Window(len(carry) + want + _PAD)
             data[: len(carry)] = carry
-            got = _fill(stream, memoryview(data)[len(carry) : len(carry) + size], name)
+            got = _fill(stream, memoryview(data)[len(carry) : len(carry) + want], name)
             end = len(carry) + got
             if at_start:
                 at_start = False
                 if data.startswith(BOM):
                     del data[: len(BOM)]
                     end -= len(BOM)
-            final = got < size
+            final = got < want
             if not final:
                 cut = data.rfind(b"\n", 0, end) + 1  # whole lines only; the partial last line waits
                 if not cut:
@@ -734,6 +739,17 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
                 yield columns
             if final:
                 return
+
+
+def _bytes_left(stream: object) -> int | None:
+    """The bytes a plain regular file has left; ``None`` for a pipe, stdin or a gzip stream."""
+    if isinstance(stream, gzip.GzipFile) or not isinstance(stream, io.BufferedIOBase | io.RawIOBase):
+        return None
+    try:
+        status = os.fstat(stream.fileno())
+        return max(0, status.st_size - stream.tell()) if stat.S_ISREG(status.st_mode) else None
+    except (OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return None
 
 
 def _fill(stream: IO[bytes], view: memoryview, name: str) -> int:
