@@ -278,6 +278,11 @@ def source_ranking(results: object, *, query_id: str) -> tuple[list[str], list[f
             f"retriever returned a {type(results).__name__} for query {query_id!r}; "
             "expected a list of SearchHit, Chunk, Segment or str doc ids, best first"
         )
+    if isinstance(results, list | tuple) and all(type(result) is SearchHit for result in results):
+        best: dict[str, float | None] = {}  # ef's own hits, checked when built: the fast path
+        for hit in results:
+            best.setdefault(hit.segment.source_id, hit.score)
+        return list(best), list(best.values())
     doc_ids: list[str] = []
     scores: list[float | None] = []
     seen: set[str] = set()
