@@ -145,3 +145,17 @@ def test_a_reader_that_left_ends_the_command_quietly(argv: list[str]) -> None:
     child.stdout.close()
     err = child.stderr.read()
     assert (child.wait(timeout=60), err) == (128 + signal.SIGPIPE, b"")
+
+
+def test_calling_main_leaves_the_callers_environment_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As a command, ef trec-eval turns OpenBLAS's thread pool off; a program calling main() keeps its own.
+    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    run, qrels = tmp_path / "run", tmp_path / "qrels"
+    run.write_text("q1 Q0 d1 1 1.0 r\n")
+    qrels.write_text("q1 0 d1 1\n")
+    assert main(["trec-eval", "-m", "map", str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out == "map                   \tall\t1.0000\n"
+    assert "OPENBLAS_NUM_THREADS" not in os.environ

@@ -169,17 +169,37 @@ def test_a_mixed_ranking_cannot_be_written_in_blocks_either(tmp_path: Path) -> N
     ).metrics
 
 
-def test_a_doc_id_a_run_file_cannot_hold_is_an_error_naming_it() -> None:
-    class Spaced(Retriever):
-        def search_many(self, queries: Sequence[str], *, limit: int = 10) -> list[list[Any]]:
-            return [["d 1"] for _ in queries]
+def test_ids_a_run_file_cannot_hold_score_as_in_memory(tmp_path: Path) -> None:
+    # Whitespace, a leading '#', '%', a lone surrogate: the scratch files hold them percent-encoded.
+    odd = ["d 1", "#d2", "50%", "d\ud800", "d%20"]
+    qrels = {"q 1": {"d 1": 2.0, "50%": 1.0, "d%20": 1.0}, "#q2": {"#d2": 1.0, "d\ud800": 2.0}}
+    queries = {"q 1": "first", "#q2": "second"}
 
-    with pytest.raises(ValueError) as caught:
-        evaluate_retrieval(Spaced(query_block=10), QRELS, QUERIES)
-    assert str(caught.value) == "a doc id of query 'q1' must be a non-empty str without whitespace (got 'd 1')"
-    assert caught.value.__notes__ == [
-        "while streaming the rankings of a retriever with a query_block to a run file"
-    ]
+    class Odd:
+        def __init__(self, query_block: int | None = None) -> None:
+            if query_block is not None:
+                self.query_block = query_block
+
+        def search_many(self, texts: Sequence[str], *, limit: int = 10) -> list[list[SearchHit]]:
+            ranked = {"first": [odd[4], odd[0], odd[2], odd[1]], "second": [odd[3], odd[1], odd[0]]}
+            scores = [3.0, 2.0, 2.0, 1.0]
+            return [SearchHit.ranked([_seg(d, 0) for d in ranked[t]], scores[: len(ranked[t])]) for t in texts]
+
+    memory = evaluate_retrieval(Odd(), qrels, queries, k_values=(1, 3))
+    blocks = evaluate_retrieval(Odd(query_block=1), qrels, queries, k_values=(1, 3))
+    assert blocks.per_query == memory.per_query
+    assert list(blocks.per_query) == ["q 1", "#q2"]
+    assert blocks.metrics == memory.metrics
+    assert blocks.per_query["q 1"]["ndcg@1"] == 0.5  # d%20 first, grade 1 of the best 2: matched as judged
+    assert dict(blocks.run) == {q: dict(docs) for q, docs in memory.run.items()}
+    # A run file of the user's holds the ids themselves: refused, as the in-memory path refuses them.
+    errors = []
+    for retriever in (Odd(), Odd(query_block=1)):
+        with pytest.raises(ValueError) as caught:
+            evaluate_retrieval(retriever, qrels, queries, run_path=tmp_path / "run.txt")
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] == "a query id must be a non-empty str without whitespace (got 'q 1')"
+    assert not (tmp_path / "run.txt").exists()
 
 
 @pytest.mark.parametrize(

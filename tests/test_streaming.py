@@ -141,3 +141,35 @@ def test_streaming_memory_does_not_grow_with_the_file(tmp_path: Path, monkeypatc
     assert sizes[1] > 9_000_000
     assert peaks[1] < 1.2 * peaks[0], peaks
     assert peaks[1] < sizes[1], (peaks, sizes)
+
+
+def test_a_file_whose_size_is_under_reported_is_read_in_few_windows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # procfs and some FUSE mounts report 0 bytes: the first window is then the smallest one and
+    # the next ones are whole (not one byte at a time, re-reading what was carried).
+    import os as os_module
+
+    path = tmp_path / "run.txt"
+    lines = "".join(f"q1 Q0 d{i} {i + 1} {1 / (i + 1)!r} r\n" for i in range(6000))  # ~190 KB, one query
+    path.write_text(lines)
+    real_fstat = os_module.fstat
+
+    def fstat(fd: int) -> os_module.stat_result:
+        status = list(real_fstat(fd))
+        status[6] = 0  # st_size
+        return os_module.stat_result(status)
+
+    fills: list[int] = []
+    real_fill = ef.io.trec._fill
+
+    def fill(stream: object, view: memoryview, name: str) -> int:
+        fills.append(len(view))
+        return real_fill(stream, view, name)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ef.io.trec.os, "fstat", fstat)
+    monkeypatch.setattr(ef.io.trec, "_fill", fill)
+    windows = list(iter_run_columns(path))
+    assert [len(w) for w in windows] == [6000]
+    assert fills == [1 << 16, 1 << 25]
+    assert read_run(path) == {"q1": {f"d{i}": 1 / (i + 1) for i in range(6000)}}  # read whole, too

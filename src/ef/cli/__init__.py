@@ -40,7 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list[:1] == ["trec-eval"]:
         # trec-eval does no linear algebra: without this, numpy's import starts OpenBLAS's thread
         # pool, whose spinning threads take the cores from a short run (0.20 s -> 0.14 s here).
-        if not any(name in os.environ for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")):
+        # Only as a command (argv None): a program calling main() keeps its own environment.
+        pools = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+        if argv is None and not any(name in os.environ for name in pools):
             os.environ["OPENBLAS_NUM_THREADS"] = "1"
         module = importlib.import_module(_COMMANDS["trec-eval"])
         return _guarded("trec-eval", lambda: module.main(args_list[1:]))

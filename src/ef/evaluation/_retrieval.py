@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import shutil
 import tempfile
+import urllib.parse
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -402,6 +404,8 @@ def _evaluate_in_blocks(
     folder = tempfile.mkdtemp(prefix="ef-retrieval-")
     scored_path, run_file = os.path.join(folder, "scored.trec"), os.path.join(folder, "run.trec")
     unscored: list[str] = []
+    # In the scratch files ids are tokens (_token): an id a TREC line cannot hold still scores.
+    tokens = {_token(q): {_token(d): grade for d, grade in grades.items()} for q, grades in judged.items()}
     try:
         with open(scored_path, "wb") as scored, open(run_file, "wb") as real:
             for start in range(0, len(jobs), block):
@@ -411,18 +415,18 @@ def _evaluate_in_blocks(
                     ignore_identical_ids=ignore_identical_ids,
                 )
                 run, block_unscored, mixed = _as_run(rankings)
-                if run_path is not None:
-                    _refuse_mixed(mixed)
                 unscored += block_unscored
-                for stream, docs in ((scored, _by_rank(rankings)), (real, run)):
-                    try:
-                        lines = format_run({query_id: d for query_id, d in docs.items() if d}, run_id="ef")
-                    except ValueError as error:  # an id a TREC line cannot hold (whitespace)
-                        error.add_note("while streaming the rankings of a retriever with a query_block to a run file")
-                        raise
-                    stream.write("".join(lines).encode())
-        run_scores, _ = load_run_and_qrels(scored_path, judged)
-        means, per_query = _score_rankings(run_scores, judged, [query_id for query_id, _ in jobs], names, ks)
+                if run_path is None:
+                    lines = format_run(_tokens_of(run))
+                else:  # the user's file holds the ids themselves: refused as the in-memory path refuses them
+                    _refuse_mixed(mixed)
+                    lines = format_run({query_id: docs for query_id, docs in run.items() if docs})
+                real.write("".join(lines).encode())
+                scored.write("".join(format_run(_tokens_of(_by_rank(rankings)))).encode())
+        run_scores, _ = load_run_and_qrels(scored_path, tokens)
+        query_ids = [query_id for query_id, _ in jobs]
+        means, by_token = _score_rankings(run_scores, tokens, [_token(q) for q in query_ids], names, ks)
+        per_query = {query_id: by_token[_token(query_id)] for query_id in query_ids}
         os.unlink(scored_path)
         if run_path is not None:
             with open(run_file, encoding="utf-8") as written:
@@ -439,6 +443,37 @@ def _evaluate_in_blocks(
         run=_RunOnDisk(run_file, list(per_query), folder),
         rank_scores=tuple(unscored),
     )
+
+
+# What a TREC line cannot hold in an id (whitespace, NUL, a leading '#'), and '%', the escape.
+_UNSAFE = re.compile(r"[%\s\x00]|^#|^$")
+
+
+def _token(text: str) -> str:
+    """`text` as a token a TREC line holds: itself, or percent-encoded (UTF-8, lone surrogates
+    kept) when it holds whitespace, NUL, ``%``, a leading ``#`` or a lone surrogate, or is empty.
+    One to one: only an encoded token holds ``%``; :func:`_untoken` inverts it.
+
+    >>> [_token(t) for t in ("d1", "my doc", "#1", "50%", "")], _untoken(_token("my doc"))
+    (['d1', 'my%20doc', '%231', '50%25', '%'], 'my doc')
+    """
+    if not _UNSAFE.search(text):
+        try:
+            text.encode("utf-8")
+            return text
+        except UnicodeEncodeError:
+            pass
+    return urllib.parse.quote(text, safe="", errors="surrogatepass") or "%"
+
+
+def _untoken(token: str) -> str:
+    if "%" not in token:
+        return token
+    return "" if token == "%" else urllib.parse.unquote(token, errors="surrogatepass")
+
+
+def _tokens_of(run: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+    return {_token(q): {_token(d): score for d, score in docs.items()} for q, docs in run.items() if docs}
 
 
 class _RunOnDisk(Mapping[str, Mapping[str, float]]):
@@ -459,7 +494,7 @@ class _RunOnDisk(Mapping[str, Mapping[str, float]]):
         if self._run is None:
             from ef.io.trec import read_run
 
-            found = read_run(self._path)
+            found = {_untoken(q): {_untoken(d): s for d, s in docs.items()} for q, docs in read_run(self._path).items()}
             self._run = {query_id: found.get(query_id, {}) for query_id in self._query_ids}
         return self._run
 

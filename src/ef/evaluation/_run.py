@@ -547,7 +547,8 @@ def _from_stream(
     parts: list[tuple[list[str], list[int], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
     run_id = ""
     windows = iter_run_columns(path)
-    for columns in _read_ahead(windows) if _file_size(path) > _BYTES_FOR_A_THREAD else windows:
+    big = _file_size(path) > _BYTES_FOR_A_THREAD or path.lower().endswith(".gz")  # gzip: bigger inside
+    for columns in _read_ahead(windows) if big else windows:
         if not seen.isdisjoint(columns.segments):
             return None
         seen.update(columns.segments)
@@ -851,14 +852,14 @@ def _check_nested(value: Run, name: str, what: str, *, every_doc: bool) -> None:
 def _load(
     run: Run | str | os.PathLike[str], qrels: Run | str | os.PathLike[str]
 ) -> tuple[Run | RunColumns | _RunFile, Run]:
-    """Both inputs; a run file is tokenised on other threads while the qrels are read here."""
+    """Both inputs; a piped run is tokenised on other threads while the qrels are read here."""
     if not isinstance(run, str | os.PathLike):
         loaded = _load_run(run)
         judged = _load_qrels(qrels)
         if isinstance(qrels, str | os.PathLike) and isinstance(loaded, Mapping):
             refuse_swap(loaded, judged)  # a run file given as the qrels shows itself once read
         return loaded, judged
-    if _file_size(run) <= _BYTES_FOR_A_THREAD:  # a small or unsized file: one after the other
+    if os.fspath(run) != "-" and os.path.isfile(run):  # a regular file is only opened now (streamed later)
         judged = _load_qrels(qrels)  # first, as below: a bad qrels file is the error reported
         return _load_run(run), judged
     from concurrent.futures import ThreadPoolExecutor

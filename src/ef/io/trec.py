@@ -65,6 +65,7 @@ _Out = TypeVar("_Out")
 _PAD = 16  # zero bytes after the data, so an 8-byte window at any field start stays inside
 _CHUNK = 1 << 23  # bytes per tokenising chunk: big enough to amortise numpy calls, small for cache
 _WINDOW = 1 << 25  # bytes per streamed window (iter_run_columns): a few chunks, far below memory
+_SMALLEST_WINDOW = 1 << 16  # the first window when the file is smaller than a window
 _SAFE_DIGITS = 15  # decimal mantissas this short convert exactly: m / 10**k is correctly rounded
 
 # C's isspace() in the "C" locale: what trec_eval splits columns on.
@@ -580,15 +581,19 @@ def _read_padded(source: Source) -> bytearray:
     if name != "-" and os.path.isfile(name):
         with open(name, "rb") as handle:
             head = handle.read(3)
-            if head[:2] != _GZIP_MAGIC and not name.lower().endswith(".gz"):
+            size = os.fstat(handle.fileno()).st_size
+            if head[:2] != _GZIP_MAGIC and not name.lower().endswith(".gz") and size >= len(head):
                 # A plain file: read once, straight into place (no chunk copies).
-                size = os.fstat(handle.fileno()).st_size
                 skip = 3 if head == BOM else 0
                 data = bytearray(size - skip + 1 + _PAD)
                 handle.seek(skip)
                 got = handle.readinto(memoryview(data)[: size - skip])
                 if got != size - skip:
                     raise OSError(f"{name}: short read ({got} of {size - skip} bytes)")
+                more = handle.read()  # a size the system under-reports (procfs, some FUSE mounts)
+                if more:
+                    data[got:got] = more
+                    got += len(more)
                 if got and data[got - 1] != 10:
                     data[got] = 10
                     got += 1
@@ -691,10 +696,11 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
     with open_binary(path) as stream:
         at_start = True
         while True:
-            # The block is read straight into the window, after what the last window left; a
-            # window is no larger than what the file has left (zeroing 32 MiB costs ~15 ms).
-            left = _bytes_left(stream)
-            want = size if left is None else min(size, left + 1)
+            # The block is read straight into the window, after what the last window left. The
+            # first is no larger than the file (zeroing 32 MiB costs ~15 ms), later ones are whole:
+            # a size the system under-reports (procfs, some FUSE mounts) costs one more read.
+            left = _bytes_left(stream) if at_start else None
+            want = size if left is None else min(size, max(left + 1, _SMALLEST_WINDOW))
             data = _Window(len(carry) + want + _PAD)
             data[: len(carry)] = carry
             got = _fill(stream, memoryview(data)[len(carry) : len(carry) + want], name)
