@@ -295,18 +295,19 @@ def evaluate_retrieval(
     fetch = depth + 1 if ignore_identical_ids else depth
     judgements = {query_id: qrels[query_id] for query_id, _ in jobs}
     block = _query_block(retriever)
+    run: Mapping[str, Mapping[str, float]]
     if block is not None:
-        return _evaluate_in_blocks(
+        means, per_query, run, unscored = _evaluate_in_blocks(
             retriever, jobs, judgements, names, ks, block=block, fetch=fetch, depth=depth,
             ignore_identical_ids=ignore_identical_ids, run_path=run_path, show_progress=show_progress,
-            missing=missing,
         )
-    results = _retrieve_all(retriever, jobs, fetch, show_progress)
-    rankings = _rankings(jobs, results, depth=depth, ignore_identical_ids=ignore_identical_ids)
-    run, unscored, mixed = _as_run(rankings)
-    means, per_query = _score_rankings(_by_rank(rankings), judgements, list(rankings), names, ks)
-    if run_path is not None:
-        _write_rankings(run_path, run, mixed)
+    else:
+        results = _retrieve_all(retriever, jobs, fetch, show_progress)
+        rankings = _rankings(jobs, results, depth=depth, ignore_identical_ids=ignore_identical_ids)
+        run, unscored, mixed = _as_run(rankings)
+        means, per_query = _score_rankings(_by_rank(rankings), judgements, list(rankings), names, ks)
+        if run_path is not None:
+            _write_rankings(run_path, run, mixed)
     return RetrievalEvalReport(
         metrics=means,
         per_query=per_query,
@@ -388,9 +389,9 @@ def _evaluate_in_blocks(
     ignore_identical_ids: bool,
     run_path: str | os.PathLike[str] | None,
     show_progress: bool,
-    missing: Sequence[str],
-) -> RetrievalEvalReport:
-    """:func:`evaluate_retrieval` for a retriever with a ``query_block``: the rankings go to disk, not memory.
+) -> tuple[dict[str, float], dict[str, dict[str, float]], Mapping[str, Mapping[str, float]], list[str]]:
+    """:func:`evaluate_retrieval`'s means, per-query values, run and unscored queries, for a retriever
+    with a ``query_block``: the rankings go to disk, not memory.
 
     `block` queries at a time are retrieved, and their rankings appended, grouped by query, to two
     run files in a scratch folder: their rank scores (``_by_rank``), which are then scored
@@ -434,15 +435,7 @@ def _evaluate_in_blocks(
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    return RetrievalEvalReport(
-        metrics=means,
-        per_query=per_query,
-        n_queries=len(per_query),
-        k_values=ks,
-        missing_texts=tuple(missing),
-        run=_RunOnDisk(run_file, list(per_query), folder),
-        rank_scores=tuple(unscored),
-    )
+    return means, per_query, _RunOnDisk(run_file, list(per_query), folder), unscored
 
 
 # What a TREC line cannot hold in an id (whitespace, NUL, a leading '#'), and '%', the escape.
