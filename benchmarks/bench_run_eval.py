@@ -48,12 +48,19 @@ def make(n_queries: int, n_docs: int, seed: int) -> tuple[dict[str, dict[str, fl
     return run, qrels
 
 
-def write_files(folder: str, run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]) -> tuple[str, str]:
+def write_files(
+    folder: str,
+    run: dict[str, dict[str, float]],
+    qrels: dict[str, dict[str, int]],
+    spell: Callable[[float], str] = "{:.4f}".format,
+    run_id: str = "ef-bench",
+) -> tuple[str, str]:
+    """The run (each query's lines by score, descending, scores spelled by `spell`) and the qrels as TREC files."""
     run_path, qrels_path = os.path.join(folder, "run.txt"), os.path.join(folder, "qrels.txt")
     with open(run_path, "w") as out:
         for query_id, docs in run.items():
             ranked = sorted(docs.items(), key=lambda item: -item[1])
-            out.write("".join(f"{query_id} Q0 {d} {r} {s:.4f} ef-bench\n" for r, (d, s) in enumerate(ranked, 1)))
+            out.write("".join(f"{query_id} Q0 {d} {r} {spell(s)} {run_id}\n" for r, (d, s) in enumerate(ranked, 1)))
     with open(qrels_path, "w") as out:
         for query_id, judged in qrels.items():
             out.write("".join(f"{query_id} 0 {d} {g}\n" for d, g in judged.items()))

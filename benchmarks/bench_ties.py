@@ -97,24 +97,14 @@ def compare(kind: str, run: Run, qrels: dict[str, dict[str, int]], repeat: int) 
     print(f"{line}   max |mean diff| {diff:.1e}")
 
 
-def write(folder: str, run: Run, qrels: dict[str, dict[str, int]]) -> tuple[str, str]:
-    run_path, qrels_path = os.path.join(folder, "run.txt"), os.path.join(folder, "qrels.txt")
-    with open(run_path, "w") as out:
-        for q, docs in run.items():
-            ranked = sorted(docs.items(), key=lambda item: -item[1])
-            out.write("".join(f"{q} Q0 {d} {r} {s!r} bench\n" for r, (d, s) in enumerate(ranked, 1)))
-    with open(qrels_path, "w") as out:
-        out.write("".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()))
-    return run_path, qrels_path
-
-
 def whole_process(kind: str, run: Run, qrels: dict[str, dict[str, int]], repeat: int) -> None:
     """One distribution from a file: both tools as fresh processes, best of `repeat`, one ratio line."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from bench_run_eval import paired
+    from bench_run_eval import paired, write_files
 
     with tempfile.TemporaryDirectory() as folder:
-        run_path, qrels_path = write(folder, run, qrels)
+        # repr: 17 digits, as Python tools write scores
+        run_path, qrels_path = write_files(folder, run, qrels, spell=repr, run_id="bench")
         os.sync()
         (t_ef, ef_info), (t_py, py_info) = paired(qrels_path, run_path, repeat)
     print(

@@ -8,7 +8,6 @@ import math
 import numbers
 import operator
 import os
-import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -289,20 +288,17 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         right = ordered.searchsorted(values, "right")
         left = ordered.searchsorted(values, "left")
         tied = (left < right - 1).nonzero()[0]
-        if not len(tied):
-            hit_rank.extend((n - right).tolist())
-        else:  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
+        rank = (n - right).tolist()  # the docs with a greater score
+        if len(tied):  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
             spans = list(zip(left[tied].tolist(), right[tied].tolist(), strict=True))
             pairs = sum(hi - lo for lo, hi in spans)
             if pairs > _PAIRS_PER_MEMBER * sum(hi - lo for lo, hi in dict.fromkeys(spans)):
                 ties.add(len(hit_rank), tied, found, values, raw, ranking)
-                hit_rank.extend((n - right).tolist())
             else:  # a few docs per tied judged doc: compared here, one pass over each group's ids
-                rank = (n - right).tolist()
                 ahead = _ahead_in_groups(ranking, raw.argsort(), spans, [found[i][0] for i in tied.tolist()])
                 for i, extra in zip(tied.tolist(), ahead, strict=True):
                     rank[i] += extra
-                hit_rank.extend(rank)
+        hit_rank.extend(rank)
         hit_grade.extend(g for _, _, g in found)
         hit_counts[index] = len(found)
     if ties or max_docs is not None:
@@ -547,7 +543,7 @@ def _from_stream(
     parts: list[tuple[list[str], list[int], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
     run_id = ""
     windows = iter_run_columns(path)
-    big = _file_size(path) > _BYTES_FOR_A_THREAD or path.lower().endswith(".gz")  # gzip: bigger inside
+    big = os.path.getsize(path) > _BYTES_FOR_A_THREAD or path.lower().endswith(".gz")  # gzip: bigger inside
     for columns in _read_ahead(windows) if big else windows:
         if not seen.isdisjoint(columns.segments):
             return None
@@ -859,7 +855,7 @@ def _load(
         if isinstance(qrels, str | os.PathLike) and isinstance(loaded, Mapping):
             refuse_swap(loaded, judged)  # a run file given as the qrels shows itself once read
         return loaded, judged
-    if os.fspath(run) != "-" and os.path.isfile(run):  # a regular file is only opened now (streamed later)
+    if _is_file(run):  # a regular file is only opened now (streamed later)
         judged = _load_qrels(qrels)  # first, as below: a bad qrels file is the error reported
         return _load_run(run), judged
     from concurrent.futures import ThreadPoolExecutor
@@ -874,13 +870,9 @@ def _load(
         return loading.result(), judged
 
 
-def _file_size(path: str | os.PathLike[str]) -> int:
-    """A regular file's size in bytes; 0 for anything else (``-``, a pipe, a missing path)."""
-    try:
-        status = os.stat(path)
-    except (OSError, ValueError):
-        return 0
-    return status.st_size if stat.S_ISREG(status.st_mode) else 0
+def _is_file(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` names a regular file (streamed, window by window) rather than ``-`` or a pipe."""
+    return os.fspath(path) != "-" and os.path.isfile(path)
 
 
 def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunColumns | _RunFile:
@@ -888,7 +880,7 @@ def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunColumns | _RunFile:
         path = os.fspath(run)
         # A regular file is streamed (and read again if it is not grouped by query); a pipe or
         # stdin is read once, whole.
-        return _RunFile(path) if path != "-" and os.path.isfile(path) else read_run_columns(path)
+        return _RunFile(path) if _is_file(path) else read_run_columns(path)
     if not isinstance(run, Mapping):
         raise TypeError(f"'run' must be a mapping or a path (got {type(run).__name__})")
     _check_nested(run, "run", "score", every_doc=False)
