@@ -200,6 +200,12 @@ def test_ids_a_run_file_cannot_hold_score_as_in_memory(tmp_path: Path) -> None:
         errors.append(str(caught.value))
     assert errors[0] == errors[1] == "a query id must be a non-empty str without whitespace (got 'q 1')"
     assert not (tmp_path / "run.txt").exists()
+    # Ids a line holds, '%' included, go into the user's file and the report's run as themselves.
+    safe = {"q1": {"d%20": 1.0, "50%": 2.0}}
+    odd[:] = ["d%20", "50%", "x", "y", "z"]
+    written = evaluate_retrieval(Odd(query_block=1), safe, {"q1": "first"}, run_path=tmp_path / "run.txt")
+    assert dict(written.run["q1"]) == {"z": 3.0, "d%20": 2.0, "x": 2.0, "50%": 1.0}
+    assert read_run(tmp_path / "run.txt") == {"q1": {"z": 3.0, "d%20": 2.0, "x": 2.0, "50%": 1.0}}
 
 
 @pytest.mark.parametrize(

@@ -435,7 +435,7 @@ def _evaluate_in_blocks(
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    return means, per_query, _RunOnDisk(run_file, list(per_query), folder), unscored
+    return means, per_query, _RunOnDisk(run_file, list(per_query), folder, tokens=run_path is None), unscored
 
 
 # What a TREC line cannot hold in an id (whitespace, NUL, a leading '#'), and '%', the escape.
@@ -477,8 +477,9 @@ class _RunOnDisk(Mapping[str, Mapping[str, float]]):
     The scratch folder goes with the last reference to this mapping.
     """
 
-    def __init__(self, path: str, query_ids: Sequence[str], folder: str) -> None:
+    def __init__(self, path: str, query_ids: Sequence[str], folder: str, *, tokens: bool) -> None:
         self._path = path
+        self._tokens = tokens  # ids written as _token()s (else as themselves: run_path's checked ids)
         self._query_ids = tuple(query_ids)
         self._run: dict[str, dict[str, float]] | None = None
         weakref.finalize(self, shutil.rmtree, folder, True)
@@ -487,7 +488,9 @@ class _RunOnDisk(Mapping[str, Mapping[str, float]]):
         if self._run is None:
             from ef.io.trec import read_run
 
-            found = {_untoken(q): {_untoken(d): s for d, s in docs.items()} for q, docs in read_run(self._path).items()}
+            found = read_run(self._path)
+            if self._tokens:
+                found = {_untoken(q): {_untoken(d): s for d, s in docs.items()} for q, docs in found.items()}
             self._run = {query_id: found.get(query_id, {}) for query_id in self._query_ids}
         return self._run
 
