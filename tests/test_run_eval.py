@@ -231,22 +231,39 @@ _TIE_SCORES = {
     "integers": st.integers(0, 10).map(float),
     "one decimal": st.integers(0, 30).map(lambda i: float(np.float32(i / 10))),
     "all tied": st.just(1.0),
+    "two values": st.sampled_from([0.0, 1.0]),  # big groups that are not the whole query
 }
 _wide_docs = st.sampled_from([f"d{i}" for i in range(40)] + ["dxxxxxxx", "dxxxxxxxx", "dxxxxxxxxxxxxxxxxx", "é", "z"])
 
 
+def _one_width_docs(data: st.DataObject) -> st.SearchStrategy[str]:
+    """Ids of one byte width (the vectorised comparison's case), sharing a prefix or not, short or
+    longer than a word once the prefix is dropped, with multi-byte UTF-8 among them."""
+    prefix = data.draw(st.sampled_from(["", "doc00", "é", "MED-", "urn:uuid:"]))
+    width = data.draw(st.sampled_from([1, 2, 7, 8, 9, 17]))
+    alphabet = data.draw(st.sampled_from(["01", "0a9zZ~", "éü"]))  # "éü": two bytes each, one width still
+    return st.text(alphabet, min_size=width, max_size=width).map(lambda tail: prefix + tail)
+
+
+@pytest.mark.parametrize("ids", ["mixed widths", "one width"])
 @pytest.mark.parametrize("distribution", sorted(_TIE_SCORES))
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
-def test_tie_heavy_runs_equal_pytrec_eval(distribution: str, data: st.DataObject) -> None:
+def test_tie_heavy_runs_equal_pytrec_eval(distribution: str, ids: str, data: st.DataObject) -> None:
+    # Judged and ranked docs are drawn from one pool, so judged docs are found and tie.
+    pool = data.draw(
+        st.lists(_wide_docs if ids == "mixed widths" else _one_width_docs(data), min_size=2, max_size=60, unique=True)
+    )
+    docs = st.sampled_from(pool)
     run = data.draw(
-        st.dictionaries(query_ids, st.dictionaries(_wide_docs, _TIE_SCORES[distribution], min_size=1, max_size=45),
-                        min_size=1, max_size=4)
+        st.dictionaries(
+            query_ids, st.dictionaries(docs, _TIE_SCORES[distribution], min_size=1, max_size=45), min_size=1, max_size=4
+        )
     )
     qrels = data.draw(
         st.dictionaries(
             query_ids,
-            st.dictionaries(_wide_docs, grades, min_size=1, max_size=10).filter(lambda j: max(j.values()) >= 0),
+            st.dictionaries(docs, grades, min_size=1, max_size=10).filter(lambda j: max(j.values()) >= 0),
             min_size=1,
             max_size=4,
         )

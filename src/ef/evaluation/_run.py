@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import gc
 import itertools
+import marshal
 import math
 import numbers
 import operator
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -215,8 +216,40 @@ class _Builder:
         )
 
 
+# marshal (format version 2, which writes no back-references) lays a list out as b"[", a 4-byte
+# count, then each item: a float as b"g" + 8 bytes little-endian, an int of 32 bits as b"i" + 4.
+# A bool is b"T" or b"F", a str or a larger int longer: a list is all floats (or all such ints)
+# exactly when its dump has that length and every item's type byte (by induction) is b"g" (b"i").
+_MARSHALLED = ((b"g", "<f8"), (b"i", "<i4"))
+
+
+def _plain_numbers(values: Collection[object]) -> npt.NDArray[np.float64] | None:
+    """`values` as doubles when all are floats or all are 32-bit ints, proven and read in one C
+    pass (marshal); ``None`` for anything else (numpy scalars, bools, a mix), left to the checks."""
+    try:
+        dump = marshal.dumps(list(values), 2)
+    except ValueError:  # an object marshal cannot write, such as a numpy scalar
+        return None
+    n = len(values)
+    if not n:
+        return np.zeros(0)
+    for code, layout in _MARSHALLED:
+        stride = 1 + int(layout[-1])
+        if len(dump) == 5 + stride * n and dump[5::stride] == code * n:
+            found = np.ndarray((n,), dtype=layout, buffer=dump, offset=6, strides=(stride,))
+            return found.astype(np.float64)
+    return None
+
+
 def _scores(query_id: str, ranking: Mapping[str, float]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """One query's scores as given and sorted; ``ValueError`` naming the doc if one is not a number."""
+    raw = _plain_numbers(ranking.values())
+    if raw is not None:  # no bool, str or None among them: only NaN is left to refuse
+        ordered = np.sort(raw)
+        if len(ordered) and ordered[-1] != ordered[-1]:  # NaN sorts last
+            doc_id = next(d for d, s in ranking.items() if s != s)
+            raise ValueError(f"run: score of doc {doc_id!r} in query {query_id!r} is NaN")
+        return raw, ordered
     try:
         sum(ranking.values(), 0.0)  # refuses a str score in C; np.fromiter alone would parse "1.5"
         raw = np.fromiter(ranking.values(), dtype=np.float64, count=len(ranking))
@@ -293,7 +326,8 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             spans = list(zip(left[tied].tolist(), right[tied].tolist(), strict=True))
             pairs = sum(hi - lo for lo, hi in spans)
             if pairs > _PAIRS_PER_MEMBER * sum(hi - lo for lo, hi in dict.fromkeys(spans)):
-                ties.add(len(hit_rank), tied, found, values, raw, ranking)
+                whole = all(lo == 0 and hi == n for lo, hi in spans)
+                ties.add(len(hit_rank), tied, found, values, raw, ranking, whole)
             else:  # a few docs per tied judged doc: compared here, one pass over each group's ids
                 ahead = _ahead_in_groups(ranking, raw.argsort(), spans, [found[i][0] for i in tied.tolist()])
                 for i, extra in zip(tied.tolist(), ahead, strict=True):
@@ -351,8 +385,11 @@ class _TieBatch:
 
     def __init__(self) -> None:
         self.hit_at: list[npt.NDArray[np.int64]] = []  # where each query's tied judged docs sit in the hit lists
-        self.equal: list[npt.NDArray[np.bool_]] = []  # per query: tied judged docs x members, equal scores
-        self.member_ids: list[str] = []
+        # Per query: tied judged docs x members, equal scores (None: every doc ties with every one).
+        self.equal: list[npt.NDArray[np.bool_] | None] = []
+        self.shapes: list[tuple[int, int]] = []  # per query: (tied judged docs, members)
+        self.members: list[Collection[str]] = []  # per query: the docs sharing a score with a tied judged doc
+        self.member_bytes: list[bytes] = []  # the same ids, NUL-joined UTF-8
         self.judged_ids: list[str] = []
 
     def __bool__(self) -> bool:
@@ -366,14 +403,25 @@ class _TieBatch:
         values: npt.NDArray[np.float64],
         raw: npt.NDArray[np.float64],
         ranking: Mapping[str, float],
+        whole: bool,
     ) -> None:
-        equal = raw == values[tied, None]
-        members = np.flatnonzero(equal.any(axis=0))
-        if 2 * len(members) > len(raw):  # most docs are members: keep them all, skip the gather
-            self.member_ids.extend(ranking)
-        else:  # a tied judged doc has at least one equal: two members or more
-            self.member_ids.extend(operator.itemgetter(*members.tolist())(list(ranking)))
-            equal = equal[:, members]
+        """`whole`: every doc of the query has the tied judged docs' one score."""
+        ids: Collection[str]
+        equal: npt.NDArray[np.bool_] | None = None
+        if whole:
+            ids = ranking.keys()
+        else:
+            equal = raw == values[tied, None]
+            members = np.flatnonzero(equal.any(axis=0))
+            if 2 * len(members) > len(raw):  # most docs are members: keep them all, skip the gather
+                ids = ranking.keys()
+            else:  # a tied judged doc has at least one equal: two members or more
+                ids = operator.itemgetter(*members.tolist())(list(ranking))
+                equal = equal[:, members]
+        self.members.append(ids)
+        self.shapes.append((len(tied), len(ids)))
+        # Joined query by query, while the ids are in cache: one join of millions costs 2x per id.
+        self.member_bytes.append("\x00".join(ids).encode("utf-8", "surrogatepass"))
         self.equal.append(equal)
         self.hit_at.append(offset + tied)
         self.judged_ids.extend(found[i][0] for i in tied.tolist())
@@ -382,22 +430,33 @@ class _TieBatch:
         return np.concatenate(self.hit_at)
 
     def ahead(self) -> npt.NDArray[np.int64]:
-        member_words = _id_words(self.member_ids)
-        judged_words = _id_words(self.judged_ids)
-        if member_words is None or judged_words is None:  # an id holds NUL, the separator: compare as str
-            return self._ahead_by_str()
+        n_members = sum(map(len, self.members))
+        member_bytes = b"\x00".join(self.member_bytes)
+        judged_bytes = "\x00".join(self.judged_ids).encode("utf-8", "surrogatepass")
+        fixed_m = _fixed_width_words(member_bytes, n_members)
+        # Judged docs are members: they share the members' leading bytes too.
+        fixed_j = _fixed_width_words(judged_bytes, len(self.judged_ids), fixed_m[1]) if fixed_m else None
+        if fixed_m and fixed_j and fixed_m[2] == fixed_j[2]:
+            member_words, judged_words = fixed_m[0], fixed_j[0]
+        else:  # ids of several lengths
+            found_m, found_j = _id_words(member_bytes, n_members), _id_words(judged_bytes, len(self.judged_ids))
+            if found_m is None or found_j is None:  # an id holds NUL, the separator: compare as str
+                return self._ahead_by_str()
+            member_words, judged_words = found_m, found_j
         width = max(len(member_words), len(judged_words))
-        member_words += [np.zeros(len(self.member_ids), np.uint64)] * (width - len(member_words))
+        member_words += [np.zeros(n_members, np.uint64)] * (width - len(member_words))
         judged_words += [np.zeros(len(self.judged_ids), np.uint64)] * (width - len(judged_words))
         m_first, j_first = member_words[0], judged_words[0][:, None]
         out = []
         m0 = j0 = 0
-        for equal in self.equal:
-            k, m = equal.shape
+        for equal, (k, m) in zip(self.equal, self.shapes, strict=True):
             a, b = m_first[m0 : m0 + m], j_first[j0 : j0 + k]
-            ahead = np.count_nonzero(equal & (a > b), axis=1)
-            same = equal & (a == b)
-            if width > 1 and same.any():  # equal first words: the rest decides, pair by pair
+            greater = a > b
+            if equal is not None:
+                greater &= equal
+            ahead = greater.sum(axis=1)
+            same = (a == b) & (True if equal is None else equal) if width > 1 else None
+            if same is not None and same.any():  # equal first words: the rest decides, pair by pair
                 row, col = same.nonzero()
                 col += m0
                 row_j = row + j0
@@ -415,14 +474,14 @@ class _TieBatch:
 
     def _ahead_by_str(self) -> npt.NDArray[np.int64]:
         out = []
-        m0 = j0 = 0
-        for equal in self.equal:
-            k, m = equal.shape
-            members = [_key(d) for d in self.member_ids[m0 : m0 + m]]
+        j0 = 0
+        for equal, ids, (k, m) in zip(self.equal, self.members, self.shapes, strict=True):
+            members = [_key(d) for d in ids]
+            every = np.ones(m, dtype=bool)
             for row, doc_id in enumerate(self.judged_ids[j0 : j0 + k]):
                 key = _key(doc_id)
-                out.append(sum(1 for col in np.flatnonzero(equal[row]).tolist() if members[col] > key))
-            m0 += m
+                columns = np.flatnonzero(every if equal is None else equal[row]).tolist()
+                out.append(sum(1 for col in columns if members[col] > key))
             j0 += k
         return np.array(out, dtype=np.int64)
 
@@ -431,15 +490,53 @@ def _key(doc_id: str) -> bytes:
     return doc_id.encode("utf-8", "surrogatepass")
 
 
-def _id_words(ids: list[str]) -> list[npt.NDArray[np.uint64]] | None:
-    """Each id as big-endian words (see :func:`big_endian_words`); ``None`` if an id holds NUL."""
-    joined = "\x00".join(ids).encode("utf-8", "surrogatepass")
+def _fixed_width_words(
+    joined: bytes, count: int, skip: int | None = None
+) -> tuple[list[npt.NDArray[np.uint64]], int, int] | None:
+    """`count` NUL-joined ids as big-endian 8-byte words from byte `skip` on, with `skip` and
+    the ids' width, when all have one length and none holds NUL; ``None`` otherwise.
+
+    By default `skip` is the leading bytes that every id shares (``doc00`` of ``doc0001234``):
+    they decide no comparison, and the rest often fits one word.
+    """
+    stride, rest = divmod(len(joined) + 1, count) if count else (0, 1)
+    width = stride - 1
+    if rest:
+        return None
+    data = joined + bytes(9)  # each id's NUL, then room for the last 8-byte window
+    table = np.frombuffer(data, dtype=np.uint8, count=count * stride).reshape(count, stride)
+    # Each row ends in a NUL and there is no other: every id has `width` bytes.
+    if not (table[:, -1] == 0).all() or np.count_nonzero(table) != count * width:
+        return None
+
+    def word(offset: int) -> npt.NDArray[np.uint64]:  # the 8 bytes from `offset` of every id, zero past its end
+        window = np.ndarray((count,), dtype=">u8", buffer=data, offset=offset, strides=(stride,)).astype(np.uint64)
+        if width - offset < 8:
+            window &= np.uint64(((1 << 64) - 1) ^ ((1 << (8 * (8 - (width - offset)))) - 1))
+        return window
+
+    if skip is None:
+        skip = 0
+        while skip < width:
+            first = word(skip)
+            differs = int(np.bitwise_or.reduce(first ^ first[0]))
+            if differs:
+                skip += (64 - differs.bit_length()) // 8
+                break
+            skip += 8
+        skip = min(skip, width)
+    words = [word(offset) for offset in range(skip, width, 8)] or [np.zeros(count, dtype=np.uint64)]
+    return words, skip, width
+
+
+def _id_words(joined: bytes, count: int) -> list[npt.NDArray[np.uint64]] | None:
+    """`count` NUL-joined ids as big-endian words (see :func:`big_endian_words`); ``None`` if an id holds NUL."""
     data = bytearray(joined)
     data += bytes(16)
     ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8)[: len(joined) + 1] == 0)
-    if len(ends) != len(ids):
+    if len(ends) != count:
         return None
-    starts = np.zeros(len(ids), dtype=np.int64)
+    starts = np.zeros(count, dtype=np.int64)
     starts[1:] = ends[:-1] + 1
     return big_endian_words(data, starts, ends)
 
@@ -834,9 +931,7 @@ def _check_nested(value: Run, name: str, what: str, *, every_doc: bool) -> None:
         if not isinstance(query_id, str):
             raise TypeError(f"'{name}' has a query id that is not a str: {query_id!r} ({type(query_id).__name__})")
         if not isinstance(docs, Mapping):
-            raise TypeError(
-                f"'{name}[{query_id!r}]' must be a mapping of doc id -> {what} (got {type(docs).__name__})"
-            )
+            raise TypeError(f"'{name}[{query_id!r}]' must be a mapping of doc id -> {what} (got {type(docs).__name__})")
         doc_ids = docs if every_doc else itertools.islice(docs, 1)
         for doc_id in doc_ids:
             if not isinstance(doc_id, str):
