@@ -6,6 +6,7 @@ numbers."""
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 import pytest
@@ -33,7 +34,7 @@ def _expected(values: list[object]) -> np.ndarray | None:
     of 32 bits; otherwise nothing (the caller's checks then name what is wrong)."""
     if all(type(v) is float for v in values):
         return np.array(values, dtype=np.float64)
-    if all(type(v) is int and -(2**31) <= v < 2**31 for v in values):  # type: ignore[operator]
+    if all(type(v) is int and -(2**31) <= v < 2**31 for v in values):
         return np.array(values, dtype=np.float64)
     return None
 
@@ -54,7 +55,7 @@ def test_a_bool_or_a_numpy_float32_among_floats_leaves_the_fast_path() -> None:
     assert _plain_numbers([0.5, np.float32(1.0)]) is None
     assert _plain_numbers([0.5, True]) is None
     assert _plain_numbers([1, 2**31]) is None  # marshalled as a long: not a 32-bit int
-    np.testing.assert_array_equal(_plain_numbers([1, -(2**31)]), [1.0, -(2.0**31)])  # type: ignore[arg-type]
+    np.testing.assert_array_equal(_plain_numbers([1, -(2**31)]), [1.0, -(2.0**31)])
 
 
 _ALPHABETS = ["01", "0a9zZ~", "éü\U0001f600"[:2], "\x01\x7f"]
@@ -113,7 +114,7 @@ def test_floats_ints_numpy_scalars_and_a_mix_score_alike() -> None:
     ids = [f"doc{i:04d}" for i in range(40)]
     grades = [3, 1, 0, 2, 7, 5, 1, 3, 3, 0]
     qrels = {"q": {ids[i]: 1 for i in range(0, 40, 3)}}
-    spellings = {
+    spellings: dict[str, list[Any]] = {
         "float": [float(g) for g in grades * 4],
         "int": grades * 4,
         "np.float32": [np.float32(g) for g in grades * 4],
