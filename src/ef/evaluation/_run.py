@@ -185,6 +185,10 @@ class _Builder:
         """Query index and grade of every judgement of the evaluated queries, validated."""
         judged = [self.qrels[q] for q in self.query_ids]
         sizes = [len(j) for j in judged]
+        query = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+        plain = _plain_numbers(list(itertools.chain.from_iterable(j.values() for j in judged)))
+        if plain is not None and np.isfinite(plain).all():  # all ints (or all floats), no bool: checked
+            return query, plain
         try:
             for j in judged:  # refuses str and None, which np.fromiter would parse or choke on unnamed
                 sum(j.values(), 0.0)
@@ -196,7 +200,7 @@ class _Builder:
         if not np.isfinite(grades).all() or any(map(_has_bool, judged)):
             for query_id in self.query_ids:
                 _grades(query_id, self.qrels[query_id])  # raises, naming the query
-        return np.repeat(np.arange(len(sizes), dtype=np.int64), sizes), grades
+        return query, grades
 
     def table(self, relevance_level: float) -> HitTable:
         judged_query, judged_grade = self.judged_grades()
