@@ -68,9 +68,14 @@ def compare(kind: str, run: Run, qrels: dict[str, dict[str, int]], repeat: int) 
 
     from ef.evaluation import evaluate_run
 
-    t_ef, report = timed(lambda: evaluate_run(run, qrels, EF, missing="skip"), repeat)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "recall.100", "map", "recip_rank"})
-    t_py, per_query = timed(lambda: evaluator.evaluate(run), repeat)
+    # In turn, so a slow moment of a shared machine costs both tools alike; the best of each.
+    t_ef = t_py = float("inf")
+    for _ in range(repeat):
+        t, report = timed(lambda: evaluate_run(run, qrels, EF, missing="skip"), 1)
+        t_ef = min(t_ef, t)
+        t, per_query = timed(lambda: evaluator.evaluate(run), 1)
+        t_py = min(t_py, t)
     means = {m: float(np.mean([v[m] for v in per_query.values()])) for m in TREC}
     diff = max(abs(report.metrics[e] - means[t]) for e, t in zip(EF, TREC, strict=True))
     line = f"{kind:>15}: ef {t_ef:.3f} s   pytrec_eval {t_py:.3f} s -> ef {t_py / t_ef:.1f}x faster"
