@@ -58,6 +58,11 @@ def test_a_bool_or_a_numpy_float32_among_floats_leaves_the_fast_path() -> None:
     np.testing.assert_array_equal(_plain_numbers([1, -(2**31)]), [1.0, -(2.0**31)])
 
 
+def _joined(ids: list[str]) -> bytes:
+    """The ids as the tie batch lays them out: NUL after each, then 8 zero bytes."""
+    return "\x00".join(ids).encode("utf-8") + bytes(9)
+
+
 _ALPHABETS = ["01", "0a9zZ~", "éü\U0001f600"[:2], "\x01\x7f"]
 
 
@@ -69,8 +74,7 @@ def test_fixed_width_words_order_ids_as_their_utf8_bytes(data: st.DataObject) ->
     alphabet = data.draw(st.sampled_from(_ALPHABETS))
     tails = data.draw(st.lists(st.text(alphabet, min_size=width, max_size=width), min_size=2, max_size=30, unique=True))
     ids = [prefix + tail for tail in tails]
-    joined = "\x00".join(ids).encode("utf-8")
-    found = _fixed_width_words(joined, len(ids))
+    found = _fixed_width_words(_joined(ids), len(ids))
     assert found is not None
     words, skip, id_width = found
     assert id_width == len(ids[0].encode())
@@ -81,7 +85,7 @@ def test_fixed_width_words_order_ids_as_their_utf8_bytes(data: st.DataObject) ->
         assert (keys[i] > keys[j]) - (keys[i] < keys[j]) == byte_order, (a, b)
     # The judged docs' words, cut at the members' offset, compare with the members' words.
     judged = ids[::2]
-    again = _fixed_width_words("\x00".join(judged).encode("utf-8"), len(judged), skip)
+    again = _fixed_width_words(_joined(judged), len(judged), skip)
     assert again is not None
     assert list(zip(*(w.tolist() for w in again[0]), strict=True)) == keys[::2]
 
@@ -91,7 +95,7 @@ def test_fixed_width_words_order_ids_as_their_utf8_bytes(data: st.DataObject) ->
     [["d1", "d22"], ["d12", "d3", "d45"], ["ab", "a\x00"], ["é1", "e1"], ["a\x00b", "abc"]],
 )
 def test_fixed_width_words_refuse_ids_of_several_widths_or_holding_nul(ids: list[str]) -> None:
-    assert _fixed_width_words("\x00".join(ids).encode("utf-8"), len(ids)) is None
+    assert _fixed_width_words(_joined(ids), len(ids)) is None
 
 
 @pytest.mark.parametrize(

@@ -428,15 +428,16 @@ class _TieBatch:
         self.member_bytes.append("\x00".join(ids).encode("utf-8", "surrogatepass"))
         self.equal.append(equal)
         self.hit_at.append(offset + tied)
-        self.judged_ids.extend(found[i][0] for i in tied.tolist())
+        self.judged_ids.extend([found[i][0] for i in tied.tolist()])
 
     def positions(self) -> npt.NDArray[np.int64]:
         return np.concatenate(self.hit_at)
 
     def ahead(self) -> npt.NDArray[np.int64]:
         n_members = sum(map(len, self.members))
-        member_bytes = b"\x00".join(self.member_bytes)
-        judged_bytes = "\x00".join(self.judged_ids).encode("utf-8", "surrogatepass")
+        # The last id's NUL and 8 zero bytes end the buffer (see _fixed_width_words).
+        member_bytes = b"\x00".join([*self.member_bytes, bytes(8)])
+        judged_bytes = "\x00".join(self.judged_ids).encode("utf-8", "surrogatepass") + bytes(9)
         fixed_m = _fixed_width_words(member_bytes, n_members)
         # Judged docs are members: they share the members' leading bytes too.
         fixed_j = _fixed_width_words(judged_bytes, len(self.judged_ids), fixed_m[1]) if fixed_m else None
@@ -498,16 +499,17 @@ def _fixed_width_words(
     joined: bytes, count: int, skip: int | None = None
 ) -> tuple[list[npt.NDArray[np.uint64]], int, int] | None:
     """`count` NUL-joined ids as big-endian 8-byte words from byte `skip` on, with `skip` and
-    the ids' width, when all have one length and none holds NUL; ``None`` otherwise.
+    the ids' width, when all have one length and none holds NUL; ``None`` otherwise. `joined`
+    ends with the last id's NUL, then 8 zero bytes (room for its last 8-byte window).
 
     By default `skip` is the leading bytes that every id shares (``doc00`` of ``doc0001234``):
     they decide no comparison, and the rest often fits one word.
     """
-    stride, rest = divmod(len(joined) + 1, count) if count else (0, 1)
+    stride, rest = divmod(len(joined) - 8, count) if count else (0, 1)
     width = stride - 1
     if rest:
         return None
-    data = joined + bytes(9)  # each id's NUL, then room for the last 8-byte window
+    data = joined
     table = np.frombuffer(data, dtype=np.uint8, count=count * stride).reshape(count, stride)
     # Each row ends in a NUL and there is no other: every id has `width` bytes.
     if not (table[:, -1] == 0).all() or np.count_nonzero(table) != count * width:
@@ -534,10 +536,11 @@ def _fixed_width_words(
 
 
 def _id_words(joined: bytes, count: int) -> list[npt.NDArray[np.uint64]] | None:
-    """`count` NUL-joined ids as big-endian words (see :func:`big_endian_words`); ``None`` if an id holds NUL."""
+    """`count` NUL-joined ids, ending as :func:`_fixed_width_words` wants them, as big-endian
+    words (see :func:`big_endian_words`); ``None`` if an id holds NUL."""
     data = bytearray(joined)
     data += bytes(16)
-    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8)[: len(joined) + 1] == 0)
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8)[: len(joined) - 8] == 0)
     if len(ends) != count:
         return None
     starts = np.zeros(count, dtype=np.int64)
