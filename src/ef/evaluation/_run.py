@@ -329,9 +329,11 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         if len(tied):  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
             spans = list(zip(left[tied].tolist(), right[tied].tolist(), strict=True))
             pairs = sum(hi - lo for lo, hi in spans)
-            if pairs > _PAIRS_PER_MEMBER * sum(hi - lo for lo, hi in dict.fromkeys(spans)):
-                whole = all(lo == 0 and hi == n for lo, hi in spans)
-                ties.add(len(hit_rank), tied, found, values, raw, ranking, whole)
+            groups = dict.fromkeys(spans)
+            n_members = sum(hi - lo for lo, hi in groups)
+            if pairs > _FEW_PAIRS:
+                whole = n_members == n and len(groups) == 1
+                ties.add(len(hit_rank), tied, found, values, raw, ranking, n_members, whole)
             else:  # a few docs per tied judged doc: compared here, one pass over each group's ids
                 ahead = _ahead_in_groups(ranking, raw.argsort(), spans, [found[i][0] for i in tied.tolist()])
                 for i, extra in zip(tied.tolist(), ahead, strict=True):
@@ -371,10 +373,11 @@ def _ahead_in_groups(
     return ahead
 
 
-# A query's ties are compared in Python (~30 ns a comparison) unless its tied judged docs share
-# their groups, as when every score ties: then _TieBatch cuts each member's id into words once
-# (~60 ns) and compares them vectorised. The break-even, in comparisons per member.
-_PAIRS_PER_MEMBER = 3
+# A query's ties are compared in Python (~35 ns a comparison, after a 10 us argsort) when there
+# are few comparisons; else _TieBatch joins the query's ids (~15 ns an id) and compares them as
+# words, vectorised. The first is cheaper below about this many comparisons.
+_FEW_PAIRS = 64
+_GATHER_BELOW = 0.2  # _TieBatch gathers a query's members when they are fewer than this share of its docs
 
 
 class _TieBatch:
@@ -407,19 +410,21 @@ class _TieBatch:
         values: npt.NDArray[np.float64],
         raw: npt.NDArray[np.float64],
         ranking: Mapping[str, float],
+        n_members: int,
         whole: bool,
     ) -> None:
-        """`whole`: every doc of the query has the tied judged docs' one score."""
+        """`n_members`: the docs sharing a score with a tied judged doc; `whole`: every doc of
+        the query has the tied judged docs' one score."""
         ids: Collection[str]
         equal: npt.NDArray[np.bool_] | None = None
         if whole:
             ids = ranking.keys()
         else:
             equal = raw == values[tied, None]
-            members = np.flatnonzero(equal.any(axis=0))
-            if 2 * len(members) > len(raw):  # most docs are members: keep them all, skip the gather
+            if n_members > _GATHER_BELOW * len(raw):  # most docs are members: keep them all, skip the gather
                 ids = ranking.keys()
             else:  # a tied judged doc has at least one equal: two members or more
+                members = np.flatnonzero(equal.any(axis=0))
                 ids = operator.itemgetter(*members.tolist())(list(ranking))
                 equal = equal[:, members]
         self.members.append(ids)
