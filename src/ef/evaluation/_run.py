@@ -27,6 +27,7 @@ from ef.io.trec import (
     read_qrels,
     read_run,
     read_run_columns,
+    shared_prefix,
 )
 from ef.measures import Measure, resolve
 from ef.measures.bulk import HitTable, geometric_mean
@@ -556,27 +557,72 @@ def _id_words(joined: bytes, count: int) -> list[npt.NDArray[np.uint64]] | None:
 _PAIRS_AT_ONCE = 1 << 20  # (judged, member) comparisons per block: bounds the temporary arrays (~40 MB)
 
 
-def _count_ahead(
-    member_score: npt.NDArray[np.float64],
+def _padded(
     member_words: list[npt.NDArray[np.uint64]],
-    judged_score: npt.NDArray[np.float64],
+    judged_words: list[npt.NDArray[np.uint64]],
+    n_members: int,
+    n_judged: int,
+) -> tuple[list[npt.NDArray[np.uint64]], list[npt.NDArray[np.uint64]]]:
+    """Both word lists at one width, at least one: zero words after the shorter (zero sorts
+    first, as a shorter id does)."""
+    width = max(len(member_words), len(judged_words), 1)
+    return (
+        member_words + [np.zeros(n_members, np.uint64)] * (width - len(member_words)),
+        judged_words + [np.zeros(n_judged, np.uint64)] * (width - len(judged_words)),
+    )
+
+
+# A run of equal scores met by many judged docs (every doc tied) is compared in one broadcast,
+# judged docs x members (~1 ns a pair); a smaller one pair by pair, all at once (~30 ns a pair).
+_BROADCAST_PAIRS = 4096
+
+
+def _ahead_in_spans(
+    member_words: list[npt.NDArray[np.uint64]],
     judged_words: list[npt.NDArray[np.uint64]],
     lo: npt.NDArray[np.int64],
     hi: npt.NDArray[np.int64],
-    *,
-    grouped: bool = False,
 ) -> npt.NDArray[np.int64]:
-    """For each judged doc, how many members in ``[lo, hi)`` have its score and a greater id.
+    """For each judged doc, how many members in ``[lo, hi)`` (its equals; a span is known by its
+    ``lo``) have a greater id. Ids are word tuples of one width (see :func:`_padded`)."""
+    ahead = np.zeros(len(lo), dtype=np.int64)
+    starts, where, counts = np.unique(lo, return_inverse=True, return_counts=True)
+    stops = np.zeros(len(starts), dtype=np.int64)
+    stops[where] = hi  # the judged docs of a span agree on its end
+    pairs = counts * (stops - starts)
+    broadcast = np.flatnonzero((pairs >= _BROADCAST_PAIRS) & (pairs <= _PAIRS_AT_ONCE))
+    paired = np.ones(len(lo), dtype=bool)
+    if len(broadcast):
+        by_span = np.argsort(where, kind="stable")
+        bounds = np.zeros(len(starts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=bounds[1:])
+        for g in broadcast.tolist():
+            judged = by_span[bounds[g] : bounds[g + 1]]
+            a = [w[starts[g] : stops[g]] for w in member_words]
+            b = [w[judged, None] for w in judged_words]
+            # Lexicographic over the words: a word decides where all words before it are equal.
+            greater = a[-1] > b[-1]
+            for x, y in zip(a[-2::-1], b[-2::-1], strict=True):
+                greater = (x > y) | ((x == y) & greater)
+            ahead[judged] = greater.sum(axis=1)
+            paired[judged] = False
+    rest = np.flatnonzero(paired)
+    if len(rest):
+        ahead[rest] = _count_ahead(member_words, [w[rest] for w in judged_words], lo[rest], hi[rest])
+    return ahead
 
-    ``grouped``: every member in a judged doc's span has its score already (no score check).
-    """
-    width = max(len(member_words), len(judged_words))
-    zeros_m, zeros_j = np.zeros(len(member_score), np.uint64), np.zeros(len(judged_score), np.uint64)
-    member_words = member_words + [zeros_m] * (width - len(member_words))
-    judged_words = judged_words + [zeros_j] * (width - len(judged_words))
+
+def _count_ahead(
+    member_words: list[npt.NDArray[np.uint64]],
+    judged_words: list[npt.NDArray[np.uint64]],
+    lo: npt.NDArray[np.int64],
+    hi: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """For each judged doc, how many members in ``[lo, hi)`` have a greater id, pair by pair:
+    all pairs at once, a block of them at a time (word tuples of one width)."""
     sizes = hi - lo
     total = np.cumsum(sizes)
-    ahead = np.zeros(len(judged_score), dtype=np.int64)
+    ahead = np.zeros(len(lo), dtype=np.int64)
     start = 0
     while start < len(sizes):
         # As many judged docs as fit the block (at least one).
@@ -587,9 +633,6 @@ def _count_ahead(
         judged = np.repeat(block, size)
         first = np.cumsum(size) - size
         member = np.arange(len(judged)) - np.repeat(first - lo[block], size)
-        if not grouped:
-            keep = np.flatnonzero(member_score[member] == judged_score[judged])
-            judged, member = judged[keep], member[keep]
         greater = np.zeros(len(judged), dtype=bool)
         equal = np.ones(len(judged), dtype=bool)
         for m_word, j_word in zip(member_words, judged_words, strict=True):
@@ -792,16 +835,24 @@ def _ranks_of_sorted(run: RunColumns, rows_hit: npt.NDArray[np.int64]) -> npt.ND
         np.cumsum(sizes[:-1], out=offsets[1:])
         members = np.repeat(lo - offsets, sizes) + np.arange(int(sizes.sum()))
         judged = rows_hit[tied]
-        ranks[tied] += _count_ahead(
-            scores[members],
-            big_endian_words(run.data, run.doc_start[members], run.doc_stop[members]),
-            scores[judged],
-            big_endian_words(run.data, run.doc_start[judged], run.doc_stop[judged]),
-            offsets[where],
-            offsets[where] + sizes[where],
-            grouped=True,
+        ranks[tied] += _ahead_in_spans(
+            *_member_and_judged_words(run, members, judged), offsets[where], offsets[where] + sizes[where]
         )
     return ranks
+
+
+def _member_and_judged_words(
+    run: RunColumns, members: npt.NDArray[np.int64], judged: npt.NDArray[np.int64]
+) -> tuple[list[npt.NDArray[np.uint64]], list[npt.NDArray[np.uint64]]]:
+    """The doc ids of the rows `members` and `judged` (among them) as big-endian words, after
+    the bytes all members share (``doc00`` of ``doc0001234``): often one word instead of two."""
+    skip = shared_prefix(run.data, run.doc_start[members], run.doc_stop[members])
+    return _padded(
+        big_endian_words(run.data, run.doc_start[members] + skip, run.doc_stop[members]),
+        big_endian_words(run.data, run.doc_start[judged] + skip, run.doc_stop[judged]),
+        len(members),
+        len(judged),
+    )
 
 
 def _ranks_by_query(
@@ -851,14 +902,8 @@ def _ranks_by_query(
     if tied_at:
         members, judged = np.concatenate(member_rows), np.concatenate(tied_rows)
         span = np.concatenate(spans)
-        ranks[np.concatenate(tied_at)] += _count_ahead(
-            all_scores[members],
-            big_endian_words(run.data, run.doc_start[members], run.doc_stop[members]),
-            all_scores[judged],
-            big_endian_words(run.data, run.doc_start[judged], run.doc_stop[judged]),
-            span[:, 0],
-            span[:, 1],
-            grouped=True,
+        ranks[np.concatenate(tied_at)] += _ahead_in_spans(
+            *_member_and_judged_words(run, members, judged), span[:, 0], span[:, 1]
         )
     return ranks
 

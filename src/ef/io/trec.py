@@ -157,6 +157,24 @@ def big_endian_words(
     return words
 
 
+def shared_prefix(data: bytearray, start: npt.NDArray[np.int64], stop: npt.NDArray[np.int64]) -> int:
+    """How many leading bytes all the fields share (at most the shortest's length): bytes that
+    decide no comparison among them, so :func:`big_endian_words` can start after them."""
+    if not len(start):
+        return 0
+    view = _word_view(data)
+    length = stop - start
+    shortest = int(length.min())
+    skip = 0
+    while skip < shortest:
+        word = view[start + skip] & _LOW_BYTES[min(shortest - skip, 8)]
+        differs = int(np.bitwise_or.reduce(word ^ word[0]))
+        if differs:  # little-endian: the lowest set bit is in the first byte that differs
+            return skip + ((differs & -differs).bit_length() - 1) // 8
+        skip += 8
+    return shortest
+
+
 _POW10 = 10.0 ** np.arange(23)
 
 
@@ -210,9 +228,7 @@ def _parse_scores(
 
 
 # x87 extended precision (64-bit mantissa, 16-byte little-endian layout), as on Linux/x86-64.
-_EXTENDED = (
-    np.finfo(np.longdouble).nmant == 63 and np.dtype(np.longdouble).itemsize == 16 and sys.byteorder == "little"
-)
+_EXTENDED = np.finfo(np.longdouble).nmant == 63 and np.dtype(np.longdouble).itemsize == 16 and sys.byteorder == "little"
 _POW10_EXTENDED = np.longdouble(10) ** np.arange(20, dtype=np.longdouble)  # all exact (5**19 < 2**64)
 _LONG_BLOCK = 16384  # rows per block: temporaries stay in cache instead of faulting in fresh pages
 
