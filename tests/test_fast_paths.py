@@ -6,6 +6,8 @@ numbers."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -14,8 +16,9 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ef.evaluation import evaluate_run
-from ef.evaluation._run import _fixed_width_words, _plain_numbers
+from ef.evaluation import _run, evaluate_run
+from ef.evaluation._run import _ahead_in_spans, _fixed_width_words, _member_and_judged_words, _plain_numbers
+from ef.io.trec import shared_prefix, write_run
 
 _VALUES = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
@@ -136,3 +139,59 @@ def test_floats_ints_numpy_scalars_and_a_mix_score_alike() -> None:
     )
     for name in ("int", "np.float32", "mix"):
         assert reports[name].metrics == reports["float"].metrics
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=20).filter(lambda b: 0 not in b), min_size=1, max_size=12))
+def test_shared_prefix_is_the_common_leading_bytes(fields: list[bytes]) -> None:
+    data = bytearray(b" ".join(fields) + bytes(16))
+    starts = np.cumsum([0] + [len(f) + 1 for f in fields[:-1]])
+    stops = starts + [len(f) for f in fields]
+    common = next((i for i in range(min(map(len, fields))) if len({f[i] for f in fields}) > 1), min(map(len, fields)))
+    assert shared_prefix(data, starts, stops) == common
+
+
+@pytest.mark.parametrize("broadcast_from", [1, 10**9])  # every span broadcast, or every one pair by pair
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_ahead_in_spans_counts_the_greater_ids_of_each_span(broadcast_from: int, data: st.DataObject) -> None:
+    ids = data.draw(
+        st.lists(st.binary(min_size=1, max_size=19).filter(lambda b: 0 not in b), min_size=1, max_size=40, unique=True)
+    )
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, len(ids)), max_size=5))) | {0, len(ids)})
+    spans = [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
+    # Each judged doc is a member of its span, maybe several judged docs per span.
+    judged = data.draw(
+        st.lists(st.sampled_from([(a, b, i) for a, b in spans for i in range(a, b)]), min_size=1, max_size=20)
+    )
+    buffer = bytearray(b" ".join(ids) + bytes(16))
+    starts = np.cumsum([0] + [len(i) + 1 for i in ids[:-1]]).astype(np.int64)
+    stops = starts + np.array([len(i) for i in ids], dtype=np.int64)
+    run = SimpleNamespace(data=buffer, doc_start=starts, doc_stop=stops)
+    rows = np.array([i for _, _, i in judged], dtype=np.int64)
+    words = _member_and_judged_words(run, np.arange(len(ids)), rows)  # type: ignore[arg-type]
+    lo = np.array([a for a, _, _ in judged], dtype=np.int64)
+    hi = np.array([b for _, b, _ in judged], dtype=np.int64)
+    expected = [sum(1 for m in ids[a:b] if m > ids[i]) for a, b, i in judged]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_run, "_BROADCAST_PAIRS", broadcast_from)
+        assert _ahead_in_spans(*words, lo, hi).tolist() == expected
+
+
+def test_an_all_tied_run_file_ranks_as_pytrec_eval(tmp_path: Path) -> None:
+    # 5 judged docs x 1,500 tied docs a query: broadcast in one step (over _BROADCAST_PAIRS).
+    rng = np.random.default_rng(7)
+    run = {f"q{q}": {f"d{int(d)}": 2.0 for d in rng.choice(10**6, size=1500, replace=False)} for q in range(3)}
+    qrels = {
+        q: {d: int(g) for d, g in zip(list(docs)[::300], rng.integers(0, 3, 5), strict=True)} for q, docs in run.items()
+    }
+    path = tmp_path / "run.txt"
+    write_run(path, run)
+    assert _run._BROADCAST_PAIRS <= 5 * 1500
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10", "recip_rank"}).evaluate(run)
+    report = evaluate_run(str(path), qrels, ["map", "ndcg@10", "mrr"])
+    for q in run:
+        got = report.per_query[q]
+        assert (got["map"], got["ndcg@10"], got["mrr"]) == pytest.approx(
+            (expected[q]["map"], expected[q]["ndcg_cut_10"], expected[q]["recip_rank"]), abs=1e-15
+        )
