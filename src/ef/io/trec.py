@@ -462,7 +462,9 @@ def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int
     layout trec_eval accepts takes this same path: there is no fallback to get wrong.
     """
     chunk = buf[begin:end]
-    candidates = np.flatnonzero(chunk <= 32)  # comparisons are cheaper than a table lookup
+    is_low = chunk <= 32  # comparisons are cheaper than a table lookup
+    candidates = np.flatnonzero(is_low)
+    separator: npt.NDArray[np.bool_] | None = is_low  # None once it marks other bytes than candidates
     byte = chunk[candidates]
     # Bytes <= 32 that are not C whitespace (0-8, 14-31): rare, so test for any before a lookup.
     if ((byte < 9) | ((byte > 13) & (byte < 32))).any():
@@ -471,6 +473,7 @@ def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int
             at = begin + int(candidates[np.flatnonzero(byte == 0)[0]])
             raise ValueError(f"{name}:{_line_at(data, at)}: a NUL byte (trec_eval stops reading a file there)")
         candidates, byte = candidates[space], byte[space]  # other control bytes belong to ids, as in C
+        separator = None
     newline = byte == 10
     lone = np.flatnonzero(byte[:-1] == 13)
     lone = lone[(byte[lone + 1] != 10) | (candidates[lone + 1] != candidates[lone] + 1)]
@@ -479,7 +482,8 @@ def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int
         raise ValueError(
             f"{name}:{_line_at(data, at)}: a carriage return ('\\r') inside a line; line ends must be '\\n' or '\\r\\n'"
         )
-    regular = _grid(chunk, candidates, byte)
+    # A '#' anywhere (memchr) is rare: without one, no line can be a comment.
+    regular = _grid(chunk, candidates, byte, separator, data.find(b"#", begin, end) >= 0)
     if regular is not None:
         return _from_grid(*regular, begin)
     # A token lies between separators i and i+1 when they are not adjacent; a virtual separator
@@ -531,10 +535,16 @@ def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int
 
 
 def _grid(
-    chunk: npt.NDArray[np.uint8], candidates: npt.NDArray[np.int64], byte: npt.NDArray[np.uint8]
+    chunk: npt.NDArray[np.uint8],
+    candidates: npt.NDArray[np.int64],
+    byte: npt.NDArray[np.uint8],
+    separator: npt.NDArray[np.bool_] | None,
+    hash_sign: bool,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
     """The separators as a ``(lines, 6)`` grid, and each line's ``\\n``, when every line is six
     fields one separator apart, LF or CRLF: how ef, Anserini, Pyserini and most tools write runs.
+    `separator` marks the bytes at `candidates` (``None``: it may mark others); `hash_sign`: the
+    chunk holds a ``#``.
 
     The layout is proven by a few vectorised checks (so this is exact, not a guess); anything else
     returns ``None`` and takes the general tokeniser.
@@ -550,10 +560,16 @@ def _grid(
         return None  # the newlines are not exactly every width-th separator
     if crlf and not ((byte[5::7] == 13).all() and (grid[:, 6] == grid[:, 5] + 1).all()):
         return None
-    if np.count_nonzero(np.diff(candidates) < 2) != (lines if crlf else 0):
-        return None  # an empty field somewhere: doubled separators or a blank line
+    # Adjacent separators: an empty field (doubled separators, a blank line), or a "\r\n".
+    adjacent = (
+        np.count_nonzero(np.diff(candidates) < 2)
+        if separator is None
+        else np.count_nonzero(separator[1:] & separator[:-1])
+    )
+    if adjacent != (lines if crlf else 0):
+        return None
     newline = grid[:, width - 1]
-    if chunk[0] == 35 or (chunk[newline[:-1] + 1] == 35).any():
+    if hash_sign and (chunk[0] == 35 or (chunk[newline[:-1] + 1] == 35).any()):
         return None  # a comment line
     return grid[:, :6], newline
 
@@ -578,9 +594,11 @@ def _same_as_previous(
 ) -> npt.NDArray[np.bool_]:
     """``same[i]``: field ``i + 1`` has exactly the bytes of field ``i`` (compared word by word)."""
     length = stop - start
-    same = length[1:] == length[:-1]
-    offset = 0
-    rows = np.flatnonzero(same)
+    # Every field's first 8 bytes, gathered once and compared with its neighbour's.
+    first = view[start] & _LOW_BYTES[np.minimum(length, 8)]
+    same = (first[1:] == first[:-1]) & (length[1:] == length[:-1])
+    offset = 8
+    rows = np.flatnonzero(same & (length[1:] > offset))  # longer fields: the rest, word by word
     while len(rows):
         a, b = start[rows] + offset, start[rows + 1] + offset
         keep = _LOW_BYTES[np.minimum(length[rows] - offset, 8)]
