@@ -450,35 +450,16 @@ class _TieBatch:
         if fixed_m and fixed_j and fixed_m[2] == fixed_j[2]:
             member_words, judged_words = fixed_m[0], fixed_j[0]
         else:  # ids of several lengths
-            found_m, found_j = _id_words(member_bytes, n_members), _id_words(judged_bytes, len(self.judged_ids))
+            found_m = _id_words(member_bytes, n_members)
+            found_j = _id_words(judged_bytes, len(self.judged_ids), found_m[1]) if found_m else None
             if found_m is None or found_j is None:  # an id holds NUL, the separator: compare as str
                 return self._ahead_by_str()
-            member_words, judged_words = found_m, found_j
-        width = max(len(member_words), len(judged_words))
-        member_words += [np.zeros(n_members, np.uint64)] * (width - len(member_words))
-        judged_words += [np.zeros(len(self.judged_ids), np.uint64)] * (width - len(judged_words))
-        m_first, j_first = member_words[0], judged_words[0][:, None]
+            member_words, judged_words = _padded(found_m[0], found_j[0], n_members, len(self.judged_ids))
         out = []
         m0 = j0 = 0
         for equal, (k, m) in zip(self.equal, self.shapes, strict=True):
-            a, b = m_first[m0 : m0 + m], j_first[j0 : j0 + k]
-            greater = a > b
-            if equal is not None:
-                greater &= equal
-            ahead = greater.sum(axis=1)
-            same = (a == b) & (True if equal is None else equal) if width > 1 else None
-            if same is not None and same.any():  # equal first words: the rest decides, pair by pair
-                row, col = same.nonzero()
-                col += m0
-                row_j = row + j0
-                greater = np.zeros(len(row), dtype=bool)
-                still = np.ones(len(row), dtype=bool)
-                for mw, jw in zip(member_words[1:], judged_words[1:], strict=True):
-                    x, y = mw[col], jw[row_j]
-                    greater |= still & (x > y)
-                    still &= x == y
-                ahead += np.bincount(row, weights=greater, minlength=k).astype(np.int64)
-            out.append(ahead)
+            a, b = [w[m0 : m0 + m] for w in member_words], [w[j0 : j0 + k, None] for w in judged_words]
+            out.append(_greater_counts(a, b, equal))
             m0 += m
             j0 += k
         return np.concatenate(out)
@@ -541,9 +522,10 @@ def _fixed_width_words(
     return words, skip, width
 
 
-def _id_words(joined: bytes, count: int) -> list[npt.NDArray[np.uint64]] | None:
-    """`count` NUL-joined ids, ending as :func:`_fixed_width_words` wants them, as big-endian
-    words (see :func:`big_endian_words`); ``None`` if an id holds NUL."""
+def _id_words(joined: bytes, count: int, skip: int | None = None) -> tuple[list[npt.NDArray[np.uint64]], int] | None:
+    """`count` NUL-joined ids of any lengths, ending as :func:`_fixed_width_words` wants them, as
+    big-endian words (see :func:`big_endian_words`) from byte `skip` on (by default the bytes all
+    share), with `skip`; ``None`` if an id holds NUL."""
     data = bytearray(joined)
     data += bytes(16)
     ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8)[: len(joined) - 8] == 0)
@@ -551,7 +533,9 @@ def _id_words(joined: bytes, count: int) -> list[npt.NDArray[np.uint64]] | None:
         return None
     starts = np.zeros(count, dtype=np.int64)
     starts[1:] = ends[:-1] + 1
-    return big_endian_words(data, starts, ends)
+    if skip is None:
+        skip = shared_prefix(data, starts, ends)
+    return big_endian_words(data, starts + skip, ends), skip
 
 
 _PAIRS_AT_ONCE = 1 << 20  # (judged, member) comparisons per block: bounds the temporary arrays (~40 MB)
@@ -577,6 +561,22 @@ def _padded(
 _BROADCAST_PAIRS = 4096
 
 
+def _greater_counts(
+    members: list[npt.NDArray[np.uint64]],
+    judged: list[npt.NDArray[np.uint64]],
+    equal: npt.NDArray[np.bool_] | None = None,
+) -> npt.NDArray[np.int64]:
+    """For each judged id (word columns of shape ``(k, 1)``), how many member ids (``(m,)``;
+    only where `equal`, if given) are greater: all k x m pairs in one broadcast."""
+    # Lexicographic over the words: a word decides where all the words before it are equal.
+    greater = members[-1] > judged[-1]
+    for x, y in zip(members[-2::-1], judged[-2::-1], strict=True):
+        greater = (x > y) | ((x == y) & greater)
+    if equal is not None:
+        greater &= equal
+    return np.asarray(greater.sum(axis=1), dtype=np.int64)
+
+
 def _ahead_in_spans(
     member_words: list[npt.NDArray[np.uint64]],
     judged_words: list[npt.NDArray[np.uint64]],
@@ -599,12 +599,7 @@ def _ahead_in_spans(
         for g in broadcast.tolist():
             judged = by_span[bounds[g] : bounds[g + 1]]
             a = [w[starts[g] : stops[g]] for w in member_words]
-            b = [w[judged, None] for w in judged_words]
-            # Lexicographic over the words: a word decides where all words before it are equal.
-            greater = a[-1] > b[-1]
-            for x, y in zip(a[-2::-1], b[-2::-1], strict=True):
-                greater = (x > y) | ((x == y) & greater)
-            ahead[judged] = greater.sum(axis=1)
+            ahead[judged] = _greater_counts(a, [w[judged, None] for w in judged_words])
             paired[judged] = False
     rest = np.flatnonzero(paired)
     if len(rest):
