@@ -176,22 +176,24 @@ def shared_prefix(data: bytearray, start: npt.NDArray[np.int64], stop: npt.NDArr
 
 
 _POW10 = 10.0 ** np.arange(23)
+_TEN = np.uint64(10)
 
 
 def _parse_scores(
     buf: npt.NDArray[np.uint8], start: npt.NDArray[np.int64], length: npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
-    """Decimal scores (``-?digits[.digits]``, at most 15 digits) converted exactly; ``ok`` marks them.
+    """Decimal scores (``-?digits[.digits]``) converted exactly; ``ok`` marks them.
 
-    ``m / 10**k`` with both exact doubles is the correctly rounded value, i.e. what ``strtod``
-    gives. Other spellings (exponents, long mantissas, ``inf``, garbage) are left to the caller.
-    Works column by column over all rows, so every step is one vectorised operation.
+    The mantissa is gathered as an exact uint64 (up to 19 digits). Up to 15 digits, ``m / 10**k``
+    with both exact doubles is the correctly rounded value, i.e. what ``strtod`` gives; longer
+    ones go to :func:`_long_decimals`. Other spellings (exponents, ``inf``, garbage) are left to
+    the caller. Works column by column over all rows, so every step is one vectorised operation.
     """
     n = len(start)
     longest = int(length.max()) if n else 0
     if longest > 24:
         return np.zeros(n), np.zeros(n, dtype=bool)
-    mantissa, scaled = np.zeros(n), np.empty(n)
+    mantissa, scaled = np.zeros(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)  # wraps past 19 digits: unused
     digits, dots = np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int8)
     dot_at = length.copy()  # no dot: no decimals
     byte, digit = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
@@ -204,7 +206,7 @@ def _parse_scores(
         if j >= shortest:  # some fields have ended: mask their bytes out
             np.greater(length, j, out=inside)
             is_digit &= inside
-        np.multiply(mantissa, 10.0, out=scaled)
+        np.multiply(mantissa, _TEN, out=scaled)
         scaled += digit
         np.copyto(mantissa, scaled, where=is_digit)
         digits += is_digit
@@ -217,11 +219,11 @@ def _parse_scores(
     plain = (digits + dots + negative == length) & (dots <= 1) & (digits >= 1)
     ok = plain & (digits <= _SAFE_DIGITS)
     decimals = np.where(dots > 0, length - dot_at - 1, 0)
-    value = np.where(negative, -1.0, 1.0) * (mantissa / _POW10[np.clip(decimals, 0, 22)])
+    value = np.where(negative, -1.0, 1.0) * (mantissa.astype(np.float64) / _POW10[np.clip(decimals, 0, 22)])
     long = np.flatnonzero(plain & ~ok)
     if len(long):  # repr() writes 17 digits: too long for the shortcut above
         value[long] = _long_decimals(
-            buf, start[long], length[long], digits[long], decimals[long], dots[long] > 0, negative[long]
+            buf, start[long], length[long], mantissa[long], digits[long], decimals[long], negative[long]
         )
         ok[long] = True
     return value, ok
@@ -230,48 +232,32 @@ def _parse_scores(
 # x87 extended precision (64-bit mantissa, 16-byte little-endian layout), as on Linux/x86-64.
 _EXTENDED = np.finfo(np.longdouble).nmant == 63 and np.dtype(np.longdouble).itemsize == 16 and sys.byteorder == "little"
 _POW10_EXTENDED = np.longdouble(10) ** np.arange(20, dtype=np.longdouble)  # all exact (5**19 < 2**64)
-_LONG_BLOCK = 16384  # rows per block: temporaries stay in cache instead of faulting in fresh pages
 
 
 def _long_decimals(
     buf: npt.NDArray[np.uint8],
     start: npt.NDArray[np.int64],
     length: npt.NDArray[np.int64],
+    mantissa: npt.NDArray[np.uint64],
     digits: npt.NDArray[np.int8],
     decimals: npt.NDArray[np.int64],
-    dotted: npt.NDArray[np.bool_],
     negative: npt.NDArray[np.bool_],
 ) -> npt.NDArray[np.float64]:
     """Plain decimals of 16 or more digits, correctly rounded like ``strtod``.
 
-    Up to 19 digits the mantissa is an exact uint64 (two exact double halves of 10 and 9 digits),
-    and ``m / 10**k`` in x87 extended precision is rounded once, to 64 bits. Rounding that to a
-    double gives strtod's value unless it sits on a midpoint between two doubles (low 11 bits
-    ``10000000000``). Those, longer mantissas and other platforms go through numpy's string
-    conversion (about 250 ns a value). A nonzero value of at most 19 decimals is at least 1e-19,
-    far above the subnormals, where doubles would round at another bit.
+    Up to 19 digits `mantissa` is exact, and ``m / 10**k`` in x87 extended precision is rounded
+    once, to 64 bits. Rounding that to a double gives strtod's value unless it sits on a midpoint
+    between two doubles (low 11 bits ``10000000000``). Those, longer mantissas and other platforms
+    go through numpy's string conversion (about 250 ns a value). A nonzero value of at most 19
+    decimals is at least 1e-19, far above the subnormals, where doubles would round at another bit.
     """
-    value = np.empty(len(start))
-    slow = np.ones(len(start), dtype=bool)
     if _EXTENDED:
-        last = start + length - 1
-        dot_from = np.where(dotted, decimals, 99)  # digits from the right before the dot is passed
-        for a in range(0, len(start), _LONG_BLOCK):
-            b = min(a + _LONG_BLOCK, len(start))
-            high, low = np.zeros(b - a), np.zeros(b - a)
-            for r in range(19):  # the r-th digit from the right, skipping the dot
-                at = np.maximum(last[a:b] - r - (r >= dot_from[a:b]), 0)
-                digit = buf[at].astype(np.float64) - 48.0
-                digit *= r < digits[a:b]
-                if r < 9:
-                    low += digit * 10.0**r
-                else:
-                    high += digit * 10.0 ** (r - 9)
-            mantissa = high.astype(np.uint64) * np.uint64(10**9) + low.astype(np.uint64)
-            exact = mantissa.astype(np.longdouble) / _POW10_EXTENDED[np.minimum(decimals[a:b], 19)]
-            value[a:b] = exact
-            slow[a:b] = (digits[a:b] > 19) | (exact.view(np.uint64)[::2] & np.uint64(0x7FF) == 0x400)
+        exact = mantissa.astype(np.longdouble) / _POW10_EXTENDED[np.minimum(decimals, 19)]
+        value = exact.astype(np.float64)
         value[negative] *= -1.0
+        slow = (digits > 19) | (exact.view(np.uint64)[::2] & np.uint64(0x7FF) == 0x400)
+    else:
+        value, slow = np.empty(len(start)), np.ones(len(start), dtype=bool)
     if slow.any():
         width = int(length[slow].max())
         column = np.arange(width)
