@@ -195,3 +195,45 @@ def test_an_all_tied_run_file_ranks_as_pytrec_eval(tmp_path: Path) -> None:
         assert (got["map"], got["ndcg@10"], got["mrr"]) == pytest.approx(
             (expected[q]["map"], expected[q]["ndcg_cut_10"], expected[q]["recip_rank"]), abs=1e-15
         )
+
+
+def test_ties_in_small_groups_stay_in_python_and_big_shared_ones_batch() -> None:
+    # Review finding: 700 judged docs of 1,000, scores to 2 decimals (groups of ~5, one per judged
+    # doc) were sent to the batch, whose broadcast is 700 x 1,000 pairs against ~3,500 in Python.
+    assert not _run._batch_is_cheaper(pairs=3500, k=700, n_members=3500, n=1000)
+    assert _run._batch_is_cheaper(pairs=6000, k=6, n_members=1000, n=1000)  # every doc tied
+    assert _run._batch_is_cheaper(pairs=546, k=6, n_members=430, n=1000)  # integer grades 0-10
+    assert not _run._batch_is_cheaper(pairs=18, k=6, n_members=18, n=1000)  # one decimal
+
+
+@pytest.mark.parametrize(("n", "k", "group"), [(100_000, 10_000, 2), (20_000, 4_000, 20_000)])
+def test_tie_ranking_memory_does_not_grow_with_judged_times_docs(n: int, k: int, group: int) -> None:
+    # Pairs of equal scores, or every doc tied with 24-letter ids (three words): k x n pairs are
+    # 1e9 and 8e7, which unblocked masks would hold as that many bytes (and more) at once.
+    import random
+    import string
+    import tracemalloc
+
+    rng = random.Random(1)
+    ids = sorted({"".join(rng.choice(string.ascii_letters) for _ in range(24)) for _ in range(n)})
+    run = {"q": {d: float(i // group) for i, d in enumerate(ids)}}
+    qrels = {"q": dict.fromkeys(rng.sample(ids, k), 1)}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)["q"]["map"]
+    tracemalloc.start()
+    try:
+        got = evaluate_run(run, qrels, ["map"]).metrics["map"]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert peak < 64 * 2**20, peak
+
+
+def test_a_doc_id_that_is_not_a_str_among_ties_is_named() -> None:
+    for run in ({"q": {"a": 1.0, 0: 1.0, 1: 1.0}}, {"q": {**{f"d{i}": 1.0 for i in range(100)}, 7: 1.0}}):
+        with pytest.raises(TypeError) as raised:
+            evaluate_run(run, {"q": {"a": 1, "d1": 1}}, ["map"])  # type: ignore[dict-item]
+        assert str(raised.value) in (
+            "'run['q']' has a doc id that is not a str: 0 (int)",
+            "'run['q']' has a doc id that is not a str: 7 (int)",
+        )

@@ -332,13 +332,17 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             pairs = sum(hi - lo for lo, hi in spans)
             groups = dict.fromkeys(spans)
             n_members = sum(hi - lo for lo, hi in groups)
-            if pairs > _FEW_PAIRS:
-                whole = n_members == n and len(groups) == 1
-                ties.add(len(hit_rank), tied, found, values, raw, ranking, n_members, whole)
-            else:  # a few docs per tied judged doc: compared here, one pass over each group's ids
-                ahead = _ahead_in_groups(ranking, raw.argsort(), spans, [found[i][0] for i in tied.tolist()])
-                for i, extra in zip(tied.tolist(), ahead, strict=True):
-                    rank[i] += extra
+            try:
+                if _batch_is_cheaper(pairs, len(tied), n_members, n):
+                    whole = n_members == n and len(groups) == 1
+                    ties.add(len(hit_rank), tied, found, values, raw, ranking, n_members, whole)
+                else:  # a few docs per tied judged doc: compared here, one pass over each group's ids
+                    ahead = _ahead_in_groups(ranking, raw.argsort(), spans, [found[i][0] for i in tied.tolist()])
+                    for i, extra in zip(tied.tolist(), ahead, strict=True):
+                        rank[i] += extra
+            except TypeError:  # a doc id that is not a str (only each query's first is checked up front)
+                _check_nested({query_id: ranking}, "run", "score", every_doc=True)
+                raise
         hit_rank.extend(rank)
         hit_grade.extend(g for _, _, g in found)
         hit_counts[index] = len(found)
@@ -374,27 +378,39 @@ def _ahead_in_groups(
     return ahead
 
 
-# A query's ties are compared in Python (~35 ns a comparison, after a 10 us argsort) when there
-# are few comparisons; else _TieBatch joins the query's ids (~15 ns an id) and compares them as
-# words, vectorised. The first is cheaper below about this many comparisons.
-_FEW_PAIRS = 64
+# What tie ranking costs, in ns (measured on the development machine): in Python, a comparison
+# per (tied judged doc, equal doc) pair after an argsort; in _TieBatch, a query's numpy calls, its
+# ids joined (or, when few, its members found and gathered) and a broadcast comparison per (tied
+# judged doc, id) pair.
+_PYTHON_PAIR, _ARGSORT = 35, 10_000
+_BATCH_QUERY, _JOIN_ID, _SCAN_ID, _GATHER_ID, _BROADCAST_PAIR = 5_000, 15, 10, 25, 1
 _GATHER_BELOW = 0.2  # _TieBatch gathers a query's members when they are fewer than this share of its docs
+
+
+def _batch_is_cheaper(pairs: int, k: int, n_members: int, n: int) -> bool:
+    """Whether a query's `k` tied judged docs (`pairs` comparisons in Python) rank faster in the batch."""
+    if n_members <= _GATHER_BELOW * n:
+        batch = _SCAN_ID * n + (_GATHER_ID + _BROADCAST_PAIR * k) * n_members
+    else:
+        batch = (_JOIN_ID + _BROADCAST_PAIR * k) * n
+    return _BATCH_QUERY + batch < _ARGSORT + _PYTHON_PAIR * pairs
 
 
 class _TieBatch:
     """The tied judged docs of every query, ranked among their equals in a few vectorised steps.
 
     A judged doc's rank counts the docs with a greater score (a binary search) plus the docs with
-    an equal score and a greater id. For each query with ties, an equal-score mask (tied judged
-    docs x the docs sharing one of their scores) is kept; the ids of all those docs are then cut
-    into big-endian words in one pass, so comparing word tuples compares bytes, as trec_eval's
-    ``strcmp`` does: no sort, no Python comparison per doc.
+    an equal score and a greater id. Each query with ties keeps its tied judged docs' scores and
+    its members' (the docs sharing one of those scores, or all its docs); the ids of all members
+    are then cut into big-endian words in one pass, so comparing word tuples compares bytes, as
+    trec_eval's ``strcmp`` does, and each query's judged docs are compared with its members in
+    broadcasts of at most ``_PAIRS_AT_ONCE`` pairs: no sort, no Python comparison per doc.
     """
 
     def __init__(self) -> None:
         self.hit_at: list[npt.NDArray[np.int64]] = []  # where each query's tied judged docs sit in the hit lists
-        # Per query: tied judged docs x members, equal scores (None: every doc ties with every one).
-        self.equal: list[npt.NDArray[np.bool_] | None] = []
+        # Per query: its tied judged docs' scores and its members' (None: every doc has the one score).
+        self.scores: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64] | None]] = []
         self.shapes: list[tuple[int, int]] = []  # per query: (tied judged docs, members)
         self.members: list[Collection[str]] = []  # per query: the docs sharing a score with a tied judged doc
         self.member_bytes: list[bytes] = []  # the same ids, NUL-joined UTF-8
@@ -417,22 +433,20 @@ class _TieBatch:
         """`n_members`: the docs sharing a score with a tied judged doc; `whole`: every doc of
         the query has the tied judged docs' one score."""
         ids: Collection[str]
-        equal: npt.NDArray[np.bool_] | None = None
+        member_scores: npt.NDArray[np.float64] | None = None
         if whole:
             ids = ranking.keys()
-        else:
-            equal = raw == values[tied, None]
-            if n_members > _GATHER_BELOW * len(raw):  # most docs are members: keep them all, skip the gather
-                ids = ranking.keys()
-            else:  # a tied judged doc has at least one equal: two members or more
-                members = np.flatnonzero(equal.any(axis=0))
-                ids = operator.itemgetter(*members.tolist())(list(ranking))
-                equal = equal[:, members]
+        elif n_members > _GATHER_BELOW * len(raw):  # most docs are members: keep them all, skip the gather
+            ids, member_scores = ranking.keys(), raw
+        else:  # a tied judged doc has at least one equal: two members or more
+            members = np.flatnonzero(np.isin(raw, values[tied]))
+            ids = operator.itemgetter(*members.tolist())(list(ranking))
+            member_scores = raw[members]
         self.members.append(ids)
         self.shapes.append((len(tied), len(ids)))
         # Joined query by query, while the ids are in cache: one join of millions costs 2x per id.
         self.member_bytes.append("\x00".join(ids).encode("utf-8", "surrogatepass"))
-        self.equal.append(equal)
+        self.scores.append((values[tied], member_scores))
         self.hit_at.append(offset + tied)
         self.judged_ids.extend([found[i][0] for i in tied.tolist()])
 
@@ -457,9 +471,13 @@ class _TieBatch:
             member_words, judged_words = _padded(found_m[0], found_j[0], n_members, len(self.judged_ids))
         out = []
         m0 = j0 = 0
-        for equal, (k, m) in zip(self.equal, self.shapes, strict=True):
-            a, b = [w[m0 : m0 + m] for w in member_words], [w[j0 : j0 + k, None] for w in judged_words]
-            out.append(_greater_counts(a, b, equal))
+        for (judged_scores, member_scores), (k, m) in zip(self.scores, self.shapes, strict=True):
+            a = [w[m0 : m0 + m] for w in member_words]
+            step = max(1, _PAIRS_AT_ONCE // m)  # judged docs per broadcast: bounds its k x m temporaries
+            for r in range(0, k, step):
+                b = [w[j0 + r : j0 + min(k, r + step), None] for w in judged_words]
+                equal = None if member_scores is None else member_scores == judged_scores[r : r + step, None]
+                out.append(_greater_counts(a, b, equal))
             m0 += m
             j0 += k
         return np.concatenate(out)
@@ -467,13 +485,12 @@ class _TieBatch:
     def _ahead_by_str(self) -> npt.NDArray[np.int64]:
         out = []
         j0 = 0
-        for equal, ids, (k, m) in zip(self.equal, self.members, self.shapes, strict=True):
+        for (judged_scores, member_scores), ids, (k, m) in zip(self.scores, self.members, self.shapes, strict=True):
             members = [_key(d) for d in ids]
-            every = np.ones(m, dtype=bool)
             for row, doc_id in enumerate(self.judged_ids[j0 : j0 + k]):
                 key = _key(doc_id)
-                columns = np.flatnonzero(every if equal is None else equal[row]).tolist()
-                out.append(sum(1 for col in columns if members[col] > key))
+                equal = np.ones(m, dtype=bool) if member_scores is None else member_scores == judged_scores[row]
+                out.append(sum(1 for col in np.flatnonzero(equal).tolist() if members[col] > key))
             j0 += k
         return np.array(out, dtype=np.int64)
 
