@@ -189,7 +189,7 @@ class _Builder:
         query = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
         plain = _plain_numbers(list(itertools.chain.from_iterable(j.values() for j in judged)))
         if plain is not None and np.isfinite(plain).all():  # all ints (or all floats), no bool: checked
-            return query, plain
+            return query, np.ascontiguousarray(plain)
         try:
             for j in judged:  # refuses str and None, which np.fromiter would parse or choke on unnamed
                 sum(j.values(), 0.0)
@@ -225,7 +225,7 @@ class _Builder:
 # count, then each item: a float as b"g" + 8 bytes little-endian, an int of 32 bits as b"i" + 4.
 # A bool is b"T" or b"F", a str or a larger int longer: a list is all floats (or all such ints)
 # exactly when its dump has that length and every item's type byte (by induction) is b"g" (b"i").
-_MARSHALLED = ((b"g", "<f8"), (b"i", "<i4"))
+_MARSHALLED = ((b"g", "<f8", 9), (b"i", "<i4", 5))
 
 
 def _plain_numbers(values: Collection[object]) -> npt.NDArray[np.float64] | None:
@@ -238,11 +238,11 @@ def _plain_numbers(values: Collection[object]) -> npt.NDArray[np.float64] | None
     n = len(values)
     if not n:
         return np.zeros(0)
-    for code, layout in _MARSHALLED:
-        stride = 1 + int(layout[-1])
-        if len(dump) == 5 + stride * n and dump[5::stride] == code * n:
+    for code, layout, stride in _MARSHALLED:
+        if len(dump) == 5 + stride * n and dump[5::stride].count(code) == n:
             found = np.ndarray((n,), dtype=layout, buffer=dump, offset=6, strides=(stride,))
-            return found.astype(np.float64)
+            # The doubles are read in place (unaligned, strided, read-only): np.sort copies them anyway.
+            return found if code == b"g" else found.astype(np.float64)
     return None
 
 
@@ -250,7 +250,8 @@ def _scores(query_id: str, ranking: Mapping[str, float]) -> tuple[npt.NDArray[np
     """One query's scores as given and sorted; ``ValueError`` naming the doc if one is not a number."""
     raw = _plain_numbers(ranking.values())
     if raw is not None:  # no bool, str or None among them: only NaN is left to refuse
-        ordered = np.sort(raw)
+        ordered = raw.copy()  # np.sort's own wrapper costs a microsecond more a query
+        ordered.sort()
         if len(ordered) and ordered[-1] != ordered[-1]:  # NaN sorts last
             doc_id = next(d for d, s in ranking.items() if s != s)
             raise ValueError(f"run: score of doc {doc_id!r} in query {query_id!r} is NaN")
@@ -315,50 +316,57 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         n = len(ranking)
         index = out.add(query_id, n if max_docs is None else min(n, max_docs))
         raw, ordered = _scores(query_id, ranking)
-        try:
-            found = [(d, s, g) for d, g in qrels[query_id].items() if (s := ranking.get(d)) is not None]
-        except TypeError:
-            _grades(query_id, qrels[query_id])  # a grade that is not a number: raises, naming the query
-            raise
-        if not found:
-            continue
-        values = np.array([s for _, s, _ in found], dtype=np.float64)
-        right = ordered.searchsorted(values, "right")
-        left = ordered.searchsorted(values, "left")
-        tied = (left < right - 1).nonzero()[0]
-        rank = (n - right).tolist()  # the docs with a greater score
-        if len(tied):  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
-            spans = list(zip(left[tied].tolist(), right[tied].tolist(), strict=True))
+        judged = qrels[query_id]
+        # In C: the scores of the judged docs, None where a judged doc is not in the ranking.
+        found = list(map(ranking.get, judged))
+        present = None
+        if None in found:
+            present = [s is not None for s in found]
+            found = list(itertools.compress(found, present))
+            if not found:
+                continue
+        values = np.array(found, dtype=np.float64)
+        right = ordered.searchsorted(values, "right").tolist()
+        rank = [n - r for r in right]  # the docs with a greater score
+        # A judged doc sorts at right - 1; it ties when the doc sorted just before has its score.
+        scores = values.tolist()
+        tied_at = [i for i, r in enumerate(right) if r > 1 and ordered[r - 2] == scores[i]]
+        if tied_at:  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
+            tied = np.array(tied_at)
+            doc_ids = list(judged) if present is None else list(itertools.compress(judged, present))
+            tied_ids = [doc_ids[i] for i in tied_at]
+            lows = ordered.searchsorted(values[tied], "left").tolist()
+            spans = list(zip(lows, [right[i] for i in tied_at], strict=True))
             pairs = sum(hi - lo for lo, hi in spans)
             groups = dict.fromkeys(spans)
             n_members = sum(hi - lo for lo, hi in groups)
             try:
                 if _batch_is_cheaper(pairs, len(tied), n_members, n):
                     whole = n_members == n and len(groups) == 1
-                    ties.add(len(hit_rank), tied, found, values, raw, ranking, n_members, whole)
+                    ties.add(len(hit_rank), tied, tied_ids, values, raw, ranking, n_members, whole)
                 else:  # a few docs per tied judged doc: compared here, one pass over each group's ids
-                    ahead = _ahead_in_groups(ranking, raw.argsort(), spans, [found[i][0] for i in tied.tolist()])
-                    for i, extra in zip(tied.tolist(), ahead, strict=True):
+                    ahead = _ahead_in_groups(ranking, raw.argsort(), spans, tied_ids)
+                    for i, extra in zip(tied_at, ahead, strict=True):
                         rank[i] += extra
             except TypeError:  # a doc id that is not a str (only each query's first is checked up front)
                 _check_nested({query_id: ranking}, "run", "score", every_doc=True)
                 raise
         hit_rank.extend(rank)
-        hit_grade.extend(g for _, _, g in found)
+        hit_grade.extend(judged.values() if present is None else itertools.compress(judged.values(), present))
         hit_counts[index] = len(found)
     if ties or max_docs is not None:
         query = np.repeat(np.arange(len(hit_counts), dtype=np.int64), hit_counts)
-        rank = np.array(hit_rank, dtype=np.int64)
+        ranks = np.array(hit_rank, dtype=np.int64)
         grade = np.array(hit_grade, dtype=np.float64)
         if ties:
-            rank[ties.positions()] += ties.ahead()
-        keep = rank < max_docs if max_docs is not None else slice(None)
-        out.set_hits(query[keep], rank[keep], grade[keep])
+            ranks[ties.positions()] += ties.ahead()
+        keep = ranks < max_docs if max_docs is not None else slice(None)
+        out.set_hits(query[keep], ranks[keep], grade[keep])
     return out
 
 
 def _ahead_in_groups(
-    ranking: Mapping[str, float], order: npt.NDArray[np.intp], spans: list[tuple[int, int]], doc_ids: list[str]
+    ranking: Mapping[str, float], order: npt.NDArray[np.intp], spans: list[tuple[int, int]], doc_ids: Sequence[str]
 ) -> list[int]:
     """For each tied judged doc, how many docs share its score and have a greater id.
 
@@ -422,7 +430,7 @@ class _TieBatch:
         self,
         offset: int,
         tied: npt.NDArray[np.int64],
-        found: list[tuple[str, float, float]],
+        tied_ids: Sequence[str],
         values: npt.NDArray[np.float64],
         raw: npt.NDArray[np.float64],
         ranking: Mapping[str, float],
@@ -436,7 +444,7 @@ class _TieBatch:
         if whole:
             ids = ranking.keys()
         elif n_members > _GATHER_BELOW * len(raw):  # most docs are members: keep them all, skip the gather
-            ids, member_scores = ranking.keys(), raw
+            ids, member_scores = ranking.keys(), np.ascontiguousarray(raw)
         else:  # a tied judged doc has at least one equal: two members or more
             members = np.flatnonzero(np.isin(raw, values[tied]))
             ids = operator.itemgetter(*members.tolist())(list(ranking))
@@ -446,7 +454,7 @@ class _TieBatch:
         self.member_bytes.append("\x00".join(ids).encode("utf-8", "surrogatepass"))
         self.scores.append((values[tied], member_scores))
         self.hit_at.append(offset + tied)
-        self.judged_ids.extend([found[i][0] for i in tied.tolist()])
+        self.judged_ids.extend(tied_ids)
 
     def positions(self) -> npt.NDArray[np.int64]:
         return np.concatenate(self.hit_at)
@@ -998,9 +1006,13 @@ def _check_nested(value: Run, name: str, what: str, *, every_doc: bool) -> None:
     for query_id, docs in value.items():
         if not isinstance(query_id, str):
             raise TypeError(f"'{name}' has a query id that is not a str: {query_id!r} ({type(query_id).__name__})")
-        if not isinstance(docs, Mapping):
+        if type(docs) is not dict and not isinstance(docs, Mapping):  # the ABC check costs ~1 us
             raise TypeError(f"'{name}[{query_id!r}]' must be a mapping of doc id -> {what} (got {type(docs).__name__})")
-        doc_ids = docs if every_doc else itertools.islice(docs, 1)
+        if every_doc:
+            doc_ids: Collection[object] = docs
+        else:
+            first = next(iter(docs), "")
+            doc_ids = () if isinstance(first, str) else (first,)
         for doc_id in doc_ids:
             if not isinstance(doc_id, str):
                 raise TypeError(
