@@ -475,19 +475,52 @@ class _TieBatch:
             if found_m is None or found_j is None:  # an id holds NUL, the separator: compare as str
                 return self._ahead_by_str()
             member_words, judged_words = _padded(found_m[0], found_j[0], n_members, len(self.judged_ids))
-        out = []
-        m0 = j0 = 0
-        for (judged_scores, member_scores), ids in zip(self.scores, self.members, strict=True):
-            k, m = len(judged_scores), len(ids)
-            a = [w[m0 : m0 + m] for w in member_words]
-            step = max(1, _PAIRS_AT_ONCE // m)  # judged docs per broadcast: bounds its k x m temporaries
-            for r in range(0, k, step):
-                b = [w[j0 + r : j0 + min(k, r + step), None] for w in judged_words]
-                equal = None if member_scores is None else member_scores == judged_scores[r : r + step, None]
-                out.append(_greater_counts(a, b, equal))
-            m0 += m
-            j0 += k
-        return np.concatenate(out)
+        return np.concatenate(list(self._counts(member_words, judged_words)))
+
+    def _counts(
+        self, member_words: list[npt.NDArray[np.uint64]], judged_words: list[npt.NDArray[np.uint64]]
+    ) -> Iterator[npt.NDArray[np.int64]]:
+        """Each query's judged ids against its members' ids, in order. Queries of one size are
+        stacked into blocks of at most ``_BLOCK_PAIRS`` pairs (a few numpy calls for many
+        queries, its temporaries in cache), their judged docs padded to the block's most."""
+        shapes = [(len(ids), scores is not None) for (_, scores), ids in zip(self.scores, self.members, strict=True)]
+        ks = [len(judged_scores) for judged_scores, _ in self.scores]
+        q = m0 = j0 = 0
+        while q < len(shapes):
+            m, scored = shapes[q]
+            stop, most = q + 1, ks[q]
+            while (
+                stop < len(shapes)
+                and shapes[stop] == shapes[q]
+                and (stop + 1 - q) * max(most, ks[stop]) * m <= _BLOCK_PAIRS
+            ):
+                most = max(most, ks[stop])
+                stop += 1
+            g, n_judged = stop - q, sum(ks[q:stop])
+            if g == 1:  # judged docs in broadcasts of at most _PAIRS_AT_ONCE pairs (bounded temporaries)
+                judged_scores, member_scores = self.scores[q]
+                a = [w[m0 : m0 + m] for w in member_words]
+                step = max(1, _PAIRS_AT_ONCE // m)
+                for r in range(0, n_judged, step):
+                    b = [w[j0 + r : j0 + min(n_judged, r + step), None] for w in judged_words]
+                    equal = None if member_scores is None else member_scores == judged_scores[r : r + step, None]
+                    yield _greater_counts(a, b, equal)
+            else:
+                a = [w[m0 : m0 + g * m].reshape(g, 1, m) for w in member_words]
+                sizes = np.array(ks[q:stop])
+                # Padded rows repeat the block's first judged doc; their counts are dropped.
+                valid = np.arange(most) < sizes[:, None]
+                at = np.where(valid, np.cumsum(sizes)[:, None] - sizes[:, None] + np.arange(most), 0)
+                b = [w[j0 : j0 + n_judged][at][..., None] for w in judged_words]
+                equal = None
+                if scored:
+                    block = self.scores[q:stop]
+                    judged_scores = np.concatenate([js for js, _ in block])[at][..., None]
+                    equal = np.concatenate([ms for _, ms in block if ms is not None]).reshape(g, 1, m) == judged_scores
+                yield _greater_counts(a, b, equal)[valid]
+            m0 += g * m
+            j0 += n_judged
+            q = stop
 
     def _ahead_by_str(self) -> npt.NDArray[np.int64]:
         out = []
@@ -536,7 +569,8 @@ def _fixed_width_words(
         skip = 0
         while skip < width:
             first = word(skip)
-            differs = int(np.bitwise_or.reduce(first ^ first[0]))
+            # Big-endian words: the bytes all share are the ones the least and the greatest share.
+            differs = int(first.min()) ^ int(first.max())
             if differs:  # big-endian: the highest set bit is in the first byte that differs
                 skip += (64 - differs.bit_length()) // 8
                 break
@@ -563,6 +597,7 @@ def _id_words(joined: bytes, count: int, skip: int | None = None) -> tuple[list[
 
 
 _PAIRS_AT_ONCE = 1 << 20  # (judged, member) comparisons per block: bounds the temporary arrays (~40 MB)
+_BLOCK_PAIRS = 1 << 17  # pairs per block of queries stacked together: its temporaries stay in cache
 
 
 def _padded(
@@ -598,7 +633,8 @@ def _greater_counts(
         greater = (x > y) | ((x == y) & greater)
     if equal is not None:
         greater &= equal
-    return np.asarray(greater.sum(axis=1), dtype=np.int64)
+    # Summed as bytes into 32-bit counts: 4x faster than summing bools (which widens to int64).
+    return np.add.reduce(greater.view(np.uint8), axis=-1, dtype=np.uint32).astype(np.int64)
 
 
 def _ahead_in_spans(
