@@ -335,16 +335,18 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             tied = np.array(tied_at)
             doc_ids = list(judged) if present is None else list(itertools.compress(judged, present))
             tied_ids = [doc_ids[i] for i in tied_at]
+            # Each tied judged doc's equals sort at [low, high); a group is known by its low.
             lows = ordered.searchsorted(values[tied], "left").tolist()
-            spans = list(zip(lows, [right[i] for i in tied_at], strict=True))
-            pairs = sum(hi - lo for lo, hi in spans)
-            groups = dict.fromkeys(spans)
-            n_members = sum(hi - lo for lo, hi in groups)
+            highs = [right[i] for i in tied_at]
+            groups = dict(zip(lows, highs, strict=True))
+            pairs = sum(highs) - sum(lows)
+            n_members = sum(groups.values()) - sum(groups)
             try:
-                if _batch_is_cheaper(pairs, len(tied), n_members, n):
+                if _batch_is_cheaper(pairs, len(tied_at), n_members, n):
                     whole = n_members == n and len(groups) == 1
                     ties.add(len(hit_rank), tied, tied_ids, values, raw, ranking, n_members, whole)
                 else:  # a few docs per tied judged doc: compared here, one pass over each group's ids
+                    spans = list(zip(lows, highs, strict=True))
                     ahead = _ahead_in_groups(ranking, raw.argsort(), spans, tied_ids)
                     for i, extra in zip(tied_at, ahead, strict=True):
                         rank[i] += extra
@@ -460,43 +462,68 @@ class _TieBatch:
         return np.concatenate(self.hit_at)
 
     def ahead(self) -> npt.NDArray[np.int64]:
-        n_members = sum(map(len, self.members))
+        """How many equals with a greater id each tied judged doc has, in order. Queries are taken
+        in chunks of about ``_CHUNK_IDS`` member ids, cut into words while in cache."""
+        ks = [len(judged_scores) for judged_scores, _ in self.scores]
+        out: list[npt.NDArray[np.int64]] = []
+        q = j0 = 0
+        while q < len(ks):
+            stop, n_ids = q + 1, len(self.members[q])
+            while stop < len(ks) and n_ids + len(self.members[stop]) <= _CHUNK_IDS:
+                n_ids += len(self.members[stop])
+                stop += 1
+            j1 = j0 + sum(ks[q:stop])
+            words = self._words(q, stop, n_ids, self.judged_ids[j0:j1])
+            out.extend(self._by_str(q, stop, j0) if words is None else self._counts(q, stop, ks, *words))
+            q, j0 = stop, j1
+        return np.concatenate(out)
+
+    def _words(
+        self, q: int, stop: int, n_members: int, judged_ids: list[str]
+    ) -> tuple[list[npt.NDArray[np.uint64]], list[npt.NDArray[np.uint64]]] | None:
+        """The member and judged ids of queries ``q:stop`` as word columns of one width after
+        the bytes all share; ``None`` if an id holds NUL (the separator)."""
         # The last id's NUL and 8 zero bytes end the buffer (see _fixed_width_words).
-        member_bytes = b"\x00".join([*self.member_bytes, bytes(8)])
-        judged_bytes = "\x00".join(self.judged_ids).encode("utf-8", "surrogatepass") + bytes(9)
+        member_bytes = b"\x00".join([*self.member_bytes[q:stop], bytes(8)])
+        judged_bytes = "\x00".join(judged_ids).encode("utf-8", "surrogatepass") + bytes(9)
         fixed_m = _fixed_width_words(member_bytes, n_members)
         # Judged docs are members: they share the members' leading bytes too.
-        fixed_j = _fixed_width_words(judged_bytes, len(self.judged_ids), fixed_m[1]) if fixed_m else None
+        fixed_j = _fixed_width_words(judged_bytes, len(judged_ids), fixed_m[1]) if fixed_m else None
         if fixed_m and fixed_j and fixed_m[2] == fixed_j[2]:
-            member_words, judged_words = fixed_m[0], fixed_j[0]
-        else:  # ids of several lengths
-            found_m = _id_words(member_bytes, n_members)
-            found_j = _id_words(judged_bytes, len(self.judged_ids), found_m[1]) if found_m else None
-            if found_m is None or found_j is None:  # an id holds NUL, the separator: compare as str
-                return self._ahead_by_str()
-            member_words, judged_words = _padded(found_m[0], found_j[0], n_members, len(self.judged_ids))
-        return np.concatenate(list(self._counts(member_words, judged_words)))
+            return fixed_m[0], fixed_j[0]
+        found_m = _id_words(member_bytes, n_members)  # ids of several lengths
+        found_j = _id_words(judged_bytes, len(judged_ids), found_m[1]) if found_m else None
+        if found_m is None or found_j is None:
+            return None
+        return _padded(found_m[0], found_j[0], n_members, len(judged_ids))
 
     def _counts(
-        self, member_words: list[npt.NDArray[np.uint64]], judged_words: list[npt.NDArray[np.uint64]]
+        self,
+        q: int,
+        stop: int,
+        ks: list[int],
+        member_words: list[npt.NDArray[np.uint64]],
+        judged_words: list[npt.NDArray[np.uint64]],
     ) -> Iterator[npt.NDArray[np.int64]]:
-        """Each query's judged ids against its members' ids, in order. Queries of one size are
-        stacked into blocks of at most ``_BLOCK_PAIRS`` pairs (a few numpy calls for many
-        queries, its temporaries in cache), their judged docs padded to the block's most."""
-        shapes = [(len(ids), scores is not None) for (_, scores), ids in zip(self.scores, self.members, strict=True)]
-        ks = [len(judged_scores) for judged_scores, _ in self.scores]
-        q = m0 = j0 = 0
-        while q < len(shapes):
-            m, scored = shapes[q]
-            stop, most = q + 1, ks[q]
+        """Each judged id of queries ``q:stop`` against its members' ids, in order. Queries of
+        one size are stacked into blocks of at most ``_BLOCK_PAIRS`` pairs (a few numpy calls
+        for many queries), their judged docs padded to the block's most."""
+        shapes = [
+            (len(ids), scores is not None)
+            for (_, scores), ids in zip(self.scores[q:stop], self.members[q:stop], strict=True)
+        ]
+        first, m0, j0 = q, 0, 0
+        while q < stop:
+            m, scored = shapes[q - first]
+            end, most = q + 1, ks[q]
             while (
-                stop < len(shapes)
-                and shapes[stop] == shapes[q]
-                and (stop + 1 - q) * max(most, ks[stop]) * m <= _BLOCK_PAIRS
+                end < stop
+                and shapes[end - first] == (m, scored)
+                and (end + 1 - q) * max(most, ks[end]) * m <= _BLOCK_PAIRS
             ):
-                most = max(most, ks[stop])
-                stop += 1
-            g, n_judged = stop - q, sum(ks[q:stop])
+                most = max(most, ks[end])
+                end += 1
+            g, n_judged = end - q, sum(ks[q:end])
             if g == 1:  # judged docs in broadcasts of at most _PAIRS_AT_ONCE pairs (bounded temporaries)
                 judged_scores, member_scores = self.scores[q]
                 a = [w[m0 : m0 + m] for w in member_words]
@@ -507,33 +534,33 @@ class _TieBatch:
                     yield _greater_counts(a, b, equal)
             else:
                 a = [w[m0 : m0 + g * m].reshape(g, 1, m) for w in member_words]
-                sizes = np.array(ks[q:stop])
+                sizes = np.array(ks[q:end])
                 # Padded rows repeat the block's first judged doc; their counts are dropped.
                 valid = np.arange(most) < sizes[:, None]
                 at = np.where(valid, np.cumsum(sizes)[:, None] - sizes[:, None] + np.arange(most), 0)
                 b = [w[j0 : j0 + n_judged][at][..., None] for w in judged_words]
                 equal = None
                 if scored:
-                    block = self.scores[q:stop]
+                    block = self.scores[q:end]
                     judged_scores = np.concatenate([js for js, _ in block])[at][..., None]
                     equal = np.concatenate([ms for _, ms in block if ms is not None]).reshape(g, 1, m) == judged_scores
                 yield _greater_counts(a, b, equal)[valid]
             m0 += g * m
             j0 += n_judged
-            q = stop
+            q = end
 
-    def _ahead_by_str(self) -> npt.NDArray[np.int64]:
-        out = []
-        j0 = 0
-        for (judged_scores, member_scores), ids in zip(self.scores, self.members, strict=True):
+    def _by_str(self, q: int, stop: int, j0: int) -> Iterator[npt.NDArray[np.int64]]:
+        """As :meth:`_counts`, comparing the ids as UTF-8 bytes in Python (an id holds NUL)."""
+        for (judged_scores, member_scores), ids in zip(self.scores[q:stop], self.members[q:stop], strict=True):
             k, m = len(judged_scores), len(ids)
             members = [_key(d) for d in ids]
+            counts = []
             for row, doc_id in enumerate(self.judged_ids[j0 : j0 + k]):
                 key = _key(doc_id)
                 equal = np.ones(m, dtype=bool) if member_scores is None else member_scores == judged_scores[row]
-                out.append(sum(1 for col in np.flatnonzero(equal).tolist() if members[col] > key))
+                counts.append(sum(1 for col in np.flatnonzero(equal).tolist() if members[col] > key))
+            yield np.array(counts, dtype=np.int64)
             j0 += k
-        return np.array(out, dtype=np.int64)
 
 
 def _key(doc_id: str) -> bytes:
@@ -598,6 +625,7 @@ def _id_words(joined: bytes, count: int, skip: int | None = None) -> tuple[list[
 
 _PAIRS_AT_ONCE = 1 << 20  # (judged, member) comparisons per block: bounds the temporary arrays (~40 MB)
 _BLOCK_PAIRS = 1 << 17  # pairs per block of queries stacked together: its temporaries stay in cache
+_CHUNK_IDS = 1 << 16  # member ids per chunk of queries cut into words at once (in cache, no page faults)
 
 
 def _padded(
