@@ -332,11 +332,9 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         scores = values.tolist()
         tied_at = [i for i, r in enumerate(right) if r > 1 and ordered[r - 2] == scores[i]]
         if tied_at:  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
-            tied = np.array(tied_at)
             doc_ids = list(judged) if present is None else list(itertools.compress(judged, present))
-            tied_ids = [doc_ids[i] for i in tied_at]
             # Each tied judged doc's equals sort at [low, high); a group is known by its low.
-            lows = ordered.searchsorted(values[tied], "left").tolist()
+            lows = ordered.searchsorted([scores[i] for i in tied_at], "left").tolist()
             highs = [right[i] for i in tied_at]
             groups = dict(zip(lows, highs, strict=True))
             pairs = sum(highs) - sum(lows)
@@ -344,10 +342,10 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             try:
                 if _batch_is_cheaper(pairs, len(tied_at), n_members, n):
                     whole = n_members == n and len(groups) == 1
-                    ties.add(len(hit_rank), tied, tied_ids, values, raw, ranking, n_members, whole)
+                    ties.add(len(hit_rank), tied_at, scores, doc_ids, raw, ranking, n_members, whole)
                 else:  # a few docs per tied judged doc: compared here, one pass over each group's ids
                     spans = list(zip(lows, highs, strict=True))
-                    ahead = _ahead_in_groups(ranking, raw.argsort(), spans, tied_ids)
+                    ahead = _ahead_in_groups(ranking, raw.argsort(), spans, [doc_ids[i] for i in tied_at])
                     for i, extra in zip(tied_at, ahead, strict=True):
                         rank[i] += extra
             except TypeError:  # a doc id that is not a str (only each query's first is checked up front)
@@ -361,7 +359,7 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         ranks = np.array(hit_rank, dtype=np.int64)
         grade = np.array(hit_grade, dtype=np.float64)
         if ties:
-            ranks[ties.positions()] += ties.ahead()
+            ranks[ties.hit_at] += ties.ahead()
         keep = ranks < max_docs if max_docs is not None else slice(None)
         out.set_hits(query[keep], ranks[keep], grade[keep])
     return out
@@ -410,61 +408,67 @@ class _TieBatch:
     """The tied judged docs of every query, ranked among their equals in a few vectorised steps.
 
     A judged doc's rank counts the docs with a greater score (a binary search) plus the docs with
-    an equal score and a greater id. Each query with ties keeps its tied judged docs' scores and
-    its members' (the docs sharing one of those scores, or all its docs); the ids of all members
-    are then cut into big-endian words in one pass, so comparing word tuples compares bytes, as
-    trec_eval's ``strcmp`` does, and each query's judged docs are compared with its members in
-    broadcasts of at most ``_PAIRS_AT_ONCE`` pairs: no sort, no Python comparison per doc.
+    an equal score and a greater id. Each query with ties keeps its tied judged docs and its
+    members (the docs sharing one of their scores, or all its docs), the members' ids NUL-joined.
+    The ids are then cut into big-endian words, a chunk of queries at a time, so comparing word
+    tuples compares bytes, as trec_eval's ``strcmp`` does, and each query's judged docs are
+    compared with its members in broadcasts: no sort, no Python comparison per doc.
     """
 
     def __init__(self) -> None:
-        self.hit_at: list[npt.NDArray[np.int64]] = []  # where each query's tied judged docs sit in the hit lists
-        # Per query: its tied judged docs' scores and its members' (None: every doc has the one score).
-        self.scores: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64] | None]] = []
-        self.members: list[Collection[str]] = []  # per query: the docs sharing a score with a tied judged doc
-        self.member_bytes: list[bytes] = []  # the same ids, NUL-joined UTF-8
+        # Per tied judged doc: where it sits in the hit lists, its id and its score.
+        self.hit_at: list[int] = []
         self.judged_ids: list[str] = []
+        self.judged_scores: list[float] = []
+        # Per query: how many tied judged docs, its members and their scores (None: every doc
+        # has the one score), the members' ids NUL-joined as UTF-8.
+        self.ks: list[int] = []
+        self.members: list[Collection[str]] = []
+        self.member_scores: list[npt.NDArray[np.float64] | None] = []
+        self.member_bytes: list[bytes] = []
 
     def __bool__(self) -> bool:
-        return bool(self.hit_at)
+        return bool(self.ks)
 
     def add(
         self,
         offset: int,
-        tied: npt.NDArray[np.int64],
-        tied_ids: Sequence[str],
-        values: npt.NDArray[np.float64],
+        tied_at: list[int],
+        found: list[float],
+        doc_ids: Sequence[str],
         raw: npt.NDArray[np.float64],
         ranking: Mapping[str, float],
         n_members: int,
         whole: bool,
     ) -> None:
-        """`n_members`: the docs sharing a score with a tied judged doc; `whole`: every doc of
-        the query has the tied judged docs' one score."""
+        """A query's judged docs `doc_ids` with scores `found`, those at `tied_at` tied, its first
+        in the hit lists at `offset`; `n_members`: the docs sharing a score with a tied judged
+        doc; `whole`: every doc of the query has the tied judged docs' one score."""
         ids: Collection[str]
         member_scores: npt.NDArray[np.float64] | None = None
+        tied_scores = [found[i] for i in tied_at]
         if whole:
             ids = ranking.keys()
         elif n_members > _GATHER_BELOW * len(raw):  # most docs are members: keep them all, skip the gather
             ids, member_scores = ranking.keys(), np.ascontiguousarray(raw)
         else:  # a tied judged doc has at least one equal: two members or more
-            members = np.flatnonzero(np.isin(raw, values[tied]))
+            members = np.flatnonzero(np.isin(raw, tied_scores))
             ids = operator.itemgetter(*members.tolist())(list(ranking))
             member_scores = raw[members]
-        self.members.append(ids)
         # Joined query by query, while the ids are in cache: one join of millions costs 2x per id.
         self.member_bytes.append("\x00".join(ids).encode("utf-8", "surrogatepass"))
-        self.scores.append((values[tied], member_scores))
-        self.hit_at.append(offset + tied)
-        self.judged_ids.extend(tied_ids)
-
-    def positions(self) -> npt.NDArray[np.int64]:
-        return np.concatenate(self.hit_at)
+        self.members.append(ids)
+        self.member_scores.append(member_scores)
+        self.ks.append(len(tied_at))
+        self.hit_at.extend([offset + i for i in tied_at])
+        self.judged_ids.extend([doc_ids[i] for i in tied_at])
+        self.judged_scores.extend(tied_scores)
 
     def ahead(self) -> npt.NDArray[np.int64]:
         """How many equals with a greater id each tied judged doc has, in order. Queries are taken
         in chunks of about ``_CHUNK_IDS`` member ids, cut into words while in cache."""
-        ks = [len(judged_scores) for judged_scores, _ in self.scores]
+        ks = self.ks
+        judged_scores = np.array(self.judged_scores, dtype=np.float64)
         out: list[npt.NDArray[np.int64]] = []
         q = j0 = 0
         while q < len(ks):
@@ -474,7 +478,8 @@ class _TieBatch:
                 stop += 1
             j1 = j0 + sum(ks[q:stop])
             words = self._words(q, stop, n_ids, self.judged_ids[j0:j1])
-            out.extend(self._by_str(q, stop, j0) if words is None else self._counts(q, stop, ks, *words))
+            scores = judged_scores[j0:j1]
+            out.extend(self._by_str(q, stop, j0, scores) if words is None else self._counts(q, stop, scores, *words))
             q, j0 = stop, j1
         return np.concatenate(out)
 
@@ -501,66 +506,68 @@ class _TieBatch:
         self,
         q: int,
         stop: int,
-        ks: list[int],
+        judged_scores: npt.NDArray[np.float64],
         member_words: list[npt.NDArray[np.uint64]],
         judged_words: list[npt.NDArray[np.uint64]],
     ) -> Iterator[npt.NDArray[np.int64]]:
         """Each judged id of queries ``q:stop`` against its members' ids, in order. Queries of
         one size are stacked into blocks of at most ``_BLOCK_PAIRS`` pairs (a few numpy calls
         for many queries), their judged docs padded to the block's most."""
-        shapes = [
-            (len(ids), scores is not None)
-            for (_, scores), ids in zip(self.scores[q:stop], self.members[q:stop], strict=True)
-        ]
-        first, m0, j0 = q, 0, 0
+        ks, sizes, scored = self.ks, [len(ids) for ids in self.members], self.member_scores
+        m0 = j0 = 0
         while q < stop:
-            m, scored = shapes[q - first]
+            m, has_scores = sizes[q], scored[q] is not None
             end, most = q + 1, ks[q]
             while (
                 end < stop
-                and shapes[end - first] == (m, scored)
+                and sizes[end] == m
+                and (scored[end] is not None) == has_scores
                 and (end + 1 - q) * max(most, ks[end]) * m <= _BLOCK_PAIRS
             ):
                 most = max(most, ks[end])
                 end += 1
             g, n_judged = end - q, sum(ks[q:end])
             if g == 1:  # judged docs in broadcasts of at most _PAIRS_AT_ONCE pairs (bounded temporaries)
-                judged_scores, member_scores = self.scores[q]
+                member_scores = scored[q]
                 a = [w[m0 : m0 + m] for w in member_words]
                 step = max(1, _PAIRS_AT_ONCE // m)
-                for r in range(0, n_judged, step):
-                    b = [w[j0 + r : j0 + min(n_judged, r + step), None] for w in judged_words]
-                    equal = None if member_scores is None else member_scores == judged_scores[r : r + step, None]
+                for r in range(j0, j0 + n_judged, step):
+                    rows = slice(r, min(j0 + n_judged, r + step))
+                    b = [w[rows, None] for w in judged_words]
+                    equal = None if member_scores is None else member_scores == judged_scores[rows, None]
                     yield _greater_counts(a, b, equal)
             else:
                 a = [w[m0 : m0 + g * m].reshape(g, 1, m) for w in member_words]
-                sizes = np.array(ks[q:end])
+                counts = np.array(ks[q:end])
                 # Padded rows repeat the block's first judged doc; their counts are dropped.
-                valid = np.arange(most) < sizes[:, None]
-                at = np.where(valid, np.cumsum(sizes)[:, None] - sizes[:, None] + np.arange(most), 0)
-                b = [w[j0 : j0 + n_judged][at][..., None] for w in judged_words]
+                valid = np.arange(most) < counts[:, None]
+                at = np.where(valid, j0 + np.cumsum(counts)[:, None] - counts[:, None] + np.arange(most), j0)
+                b = [w[at][..., None] for w in judged_words]
                 equal = None
-                if scored:
-                    block = self.scores[q:end]
-                    judged_scores = np.concatenate([js for js, _ in block])[at][..., None]
-                    equal = np.concatenate([ms for _, ms in block if ms is not None]).reshape(g, 1, m) == judged_scores
+                if has_scores:
+                    block = np.concatenate([x for x in scored[q:end] if x is not None])  # none is None here
+                    equal = block.reshape(g, 1, m) == judged_scores[at][..., None]
                 yield _greater_counts(a, b, equal)[valid]
             m0 += g * m
             j0 += n_judged
             q = end
 
-    def _by_str(self, q: int, stop: int, j0: int) -> Iterator[npt.NDArray[np.int64]]:
+    def _by_str(
+        self, q: int, stop: int, j0: int, judged_scores: npt.NDArray[np.float64]
+    ) -> Iterator[npt.NDArray[np.int64]]:
         """As :meth:`_counts`, comparing the ids as UTF-8 bytes in Python (an id holds NUL)."""
-        for (judged_scores, member_scores), ids in zip(self.scores[q:stop], self.members[q:stop], strict=True):
-            k, m = len(judged_scores), len(ids)
+        row = 0
+        for k, ids, member_scores in zip(
+            self.ks[q:stop], self.members[q:stop], self.member_scores[q:stop], strict=True
+        ):
             members = [_key(d) for d in ids]
             counts = []
-            for row, doc_id in enumerate(self.judged_ids[j0 : j0 + k]):
+            for doc_id in self.judged_ids[j0 + row : j0 + row + k]:
                 key = _key(doc_id)
-                equal = np.ones(m, dtype=bool) if member_scores is None else member_scores == judged_scores[row]
+                equal = np.ones(len(ids), dtype=bool) if member_scores is None else member_scores == judged_scores[row]
                 counts.append(sum(1 for col in np.flatnonzero(equal).tolist() if members[col] > key))
+                row += 1
             yield np.array(counts, dtype=np.int64)
-            j0 += k
 
 
 def _key(doc_id: str) -> bytes:
@@ -662,7 +669,8 @@ def _greater_counts(
     if equal is not None:
         greater &= equal
     # Summed as bytes into 32-bit counts: 4x faster than summing bools (which widens to int64).
-    return np.add.reduce(greater.view(np.uint8), axis=-1, dtype=np.uint32).astype(np.int64)
+    counts: npt.NDArray[np.uint32] = np.add.reduce(greater.view(np.uint8), axis=-1, dtype=np.uint32)
+    return counts.astype(np.int64)
 
 
 def _ahead_in_spans(
