@@ -423,6 +423,7 @@ class _TieBatch:
         # Per query: how many tied judged docs, its members and their scores (None: every doc
         # has the one score), the members' ids NUL-joined as UTF-8.
         self.ks: list[int] = []
+        self.sizes: list[int] = []
         self.members: list[Collection[str]] = []
         self.member_scores: list[npt.NDArray[np.float64] | None] = []
         self.member_bytes: list[bytes] = []
@@ -458,6 +459,7 @@ class _TieBatch:
         # Joined query by query, while the ids are in cache: one join of millions costs 2x per id.
         self.member_bytes.append("\x00".join(ids).encode("utf-8", "surrogatepass"))
         self.members.append(ids)
+        self.sizes.append(len(ids))
         self.member_scores.append(member_scores)
         self.ks.append(len(tied_at))
         self.hit_at.extend([offset + i for i in tied_at])
@@ -467,14 +469,14 @@ class _TieBatch:
     def ahead(self) -> npt.NDArray[np.int64]:
         """How many equals with a greater id each tied judged doc has, in order. Queries are taken
         in chunks of about ``_CHUNK_IDS`` member ids, cut into words while in cache."""
-        ks = self.ks
+        ks, sizes = self.ks, self.sizes
         judged_scores = np.array(self.judged_scores, dtype=np.float64)
         out: list[npt.NDArray[np.int64]] = []
         q = j0 = 0
         while q < len(ks):
-            stop, n_ids = q + 1, len(self.members[q])
-            while stop < len(ks) and n_ids + len(self.members[stop]) <= _CHUNK_IDS:
-                n_ids += len(self.members[stop])
+            stop, n_ids = q + 1, sizes[q]
+            while stop < len(ks) and n_ids + sizes[stop] <= _CHUNK_IDS:
+                n_ids += sizes[stop]
                 stop += 1
             j1 = j0 + sum(ks[q:stop])
             words = self._words(q, stop, n_ids, self.judged_ids[j0:j1])
@@ -513,7 +515,7 @@ class _TieBatch:
         """Each judged id of queries ``q:stop`` against its members' ids, in order. Queries of
         one size are stacked into blocks of at most ``_BLOCK_PAIRS`` pairs (a few numpy calls
         for many queries), their judged docs padded to the block's most."""
-        ks, sizes, scored = self.ks, [len(ids) for ids in self.members], self.member_scores
+        ks, sizes, scored = self.ks, self.sizes, self.member_scores
         m0 = j0 = 0
         while q < stop:
             m, has_scores = sizes[q], scored[q] is not None
