@@ -318,36 +318,30 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         raw, ordered = _scores(query_id, ranking)
         judged = qrels[query_id]
         # In C: the scores of the judged docs, None where a judged doc is not in the ranking.
-        found = list(map(ranking.get, judged))
+        found: list[Any] = list(map(ranking.get, judged))  # no None left once filtered below
         present = None
         if None in found:
             present = [s is not None for s in found]
             found = list(itertools.compress(found, present))
             if not found:
                 continue
-        values = np.array(found, dtype=np.float64)
-        right = ordered.searchsorted(values, "right").tolist()
-        rank = [n - r for r in right]  # the docs with a greater score
-        # A judged doc sorts at right - 1; it ties when the doc sorted just before has its score.
-        scores = values.tolist()
-        tied_at = [i for i, r in enumerate(right) if r > 1 and ordered[r - 2] == scores[i]]
+        one_score = n > 1 and ordered[0] == ordered[-1]  # every doc ties with every other: ids alone rank
+        if one_score:
+            rank, scores, tied_at = [0] * len(found), found, list(range(len(found)))
+        else:
+            values = np.array(found, dtype=np.float64)
+            right = ordered.searchsorted(values, "right").tolist()
+            rank = [n - r for r in right]  # the docs with a greater score
+            # A judged doc sorts at right - 1; it ties when the doc sorted just before has its score.
+            scores = values.tolist()
+            tied_at = [i for i, r in enumerate(right) if r > 1 and ordered[r - 2] == scores[i]]
         if tied_at:  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
             doc_ids = list(judged) if present is None else list(itertools.compress(judged, present))
-            # Each tied judged doc's equals sort at [low, high); a group is known by its low.
-            lows = ordered.searchsorted([scores[i] for i in tied_at], "left").tolist()
-            highs = [right[i] for i in tied_at]
-            groups = dict(zip(lows, highs, strict=True))
-            pairs = sum(highs) - sum(lows)
-            n_members = sum(groups.values()) - sum(groups)
             try:
-                if _batch_is_cheaper(pairs, len(tied_at), n_members, n):
-                    whole = n_members == n and len(groups) == 1
-                    ties.add(len(hit_rank), tied_at, scores, doc_ids, raw, ranking, n_members, whole)
-                else:  # a few docs per tied judged doc: compared here, one pass over each group's ids
-                    spans = list(zip(lows, highs, strict=True))
-                    ahead = _ahead_in_groups(ranking, raw.argsort(), spans, [doc_ids[i] for i in tied_at])
-                    for i, extra in zip(tied_at, ahead, strict=True):
-                        rank[i] += extra
+                if one_score:
+                    ties.add(len(hit_rank), tied_at, scores, doc_ids, raw, ranking, n, True)
+                else:
+                    _rank_ties(ordered, raw, ranking, ties, len(hit_rank), rank, right, scores, tied_at, doc_ids)
             except TypeError:  # a doc id that is not a str (only each query's first is checked up front)
                 _check_nested({query_id: ranking}, "run", "score", every_doc=True)
                 raise
@@ -363,6 +357,36 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         keep = ranks < max_docs if max_docs is not None else slice(None)
         out.set_hits(query[keep], ranks[keep], grade[keep])
     return out
+
+
+def _rank_ties(
+    ordered: npt.NDArray[np.float64],
+    raw: npt.NDArray[np.float64],
+    ranking: Mapping[str, float],
+    ties: _TieBatch,
+    offset: int,
+    rank: list[int],
+    right: list[int],
+    scores: list[float],
+    tied_at: list[int],
+    doc_ids: list[str],
+) -> None:
+    """One query's tied judged docs (at `tied_at`) ranked among their equals: here, one pass over
+    each group's ids (adding to `rank`), or later in `ties` (the cost model decides)."""
+    n = len(ordered)
+    # Each tied judged doc's equals sort at [low, high); a group is known by its low.
+    lows = ordered.searchsorted([scores[i] for i in tied_at], "left").tolist()
+    highs = [right[i] for i in tied_at]
+    groups = dict(zip(lows, highs, strict=True))
+    pairs = sum(highs) - sum(lows)
+    n_members = sum(groups.values()) - sum(groups)
+    if _batch_is_cheaper(pairs, len(tied_at), n_members, n):
+        ties.add(offset, tied_at, scores, doc_ids, raw, ranking, n_members, n_members == n and len(groups) == 1)
+    else:
+        spans = list(zip(lows, highs, strict=True))
+        ahead = _ahead_in_groups(ranking, raw.argsort(), spans, [doc_ids[i] for i in tied_at])
+        for i, extra in zip(tied_at, ahead, strict=True):
+            rank[i] += extra
 
 
 def _ahead_in_groups(
