@@ -240,3 +240,46 @@ def test_a_doc_id_that_is_not_a_str_among_ties_is_named(ranking: dict[object, fl
     with pytest.raises(TypeError) as raised:
         evaluate_run({"q": ranking}, {"q": {"a": 1, "d1": 1}}, ["map"])  # type: ignore[dict-item]
     assert str(raised.value) == message
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_the_tie_batch_ranks_in_trec_eval_order_in_any_blocks_and_chunks(data: st.DataObject) -> None:
+    # Queries of equal sizes are stacked into blocks and cut into words chunk by chunk; here the
+    # blocks and chunks are drawn tiny, so every split is met, and the measures must equal those
+    # of the run rescored without ties in trec_eval's order (ids of one or several widths, with
+    # NUL, all tied or not).
+    alphabet = data.draw(st.sampled_from(["ab", "ab\x00", "aé\U0001f600"]))
+    widths = data.draw(st.sampled_from([(3,), (1, 2, 3)]))
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(data.draw(st.integers(1, 10))):
+        n = data.draw(st.sampled_from([3, 5]))
+        ids = data.draw(
+            st.lists(
+                st.sampled_from(widths).flatmap(lambda w: st.text(alphabet, min_size=w, max_size=w)),
+                min_size=n,
+                max_size=n,
+                unique=True,
+            )
+        )
+        one = data.draw(st.booleans())
+        run[f"q{q}"] = {d: 1.0 if one else float(data.draw(st.integers(0, 1))) for d in ids}
+        judged = data.draw(st.lists(st.sampled_from(ids), min_size=1, max_size=n, unique=True))
+        qrels[f"q{q}"] = {d: data.draw(st.integers(0, 2)) for d in judged}
+    measures = ["map", "ndcg@10", "mrr", "P_1", "P_3"]
+    expected = evaluate_run(_untied(run), qrels, measures).per_query
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_run, "_batch_is_cheaper", lambda *_: True)
+        patch.setattr(_run, "_BLOCK_PAIRS", data.draw(st.integers(1, 40)))
+        patch.setattr(_run, "_CHUNK_IDS", data.draw(st.integers(1, 12)))
+        assert evaluate_run(run, qrels, measures).per_query == expected
+
+
+def _untied(run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """`run` rescored with distinct scores in trec_eval's order (score, then id bytes, descending)."""
+    out = {}
+    for query_id, docs in run.items():
+        order = sorted(docs, key=lambda d: (docs[d], d.encode("utf-8", "surrogatepass")), reverse=True)
+        out[query_id] = {d: float(len(order) - i) for i, d in enumerate(order)}
+    return out
