@@ -636,7 +636,12 @@ def _fixed_width_words(
                 break
             skip += 8
         skip = min(skip, width)
-    words = [word(offset) for offset in range(skip, width, 8)] or [np.zeros(count, dtype=np.uint64)]
+    if width - skip <= 4:  # one 4-byte word: half the bytes to compare
+        short = np.ndarray((count,), dtype=">u4", buffer=joined, offset=skip, strides=(stride,)).astype(np.uint32)
+        if width - skip < 4:
+            short &= np.uint32(((1 << 32) - 1) ^ ((1 << (8 * (4 - (width - skip)))) - 1))
+        return [short], skip, width  # type: ignore[list-item]  # compared as the 8-byte words are
+    words = [word(offset) for offset in range(skip, width, 8)]
     return words, skip, width
 
 
