@@ -341,7 +341,8 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
                 if one_score:
                     ties.add(len(hit_rank), tied_at, scores, doc_ids, raw, ranking, n, True)
                 else:
-                    _rank_ties(ordered, raw, ranking, ties, len(hit_rank), rank, right, scores, tied_at, doc_ids)
+                    left = ordered.searchsorted(values, "left").tolist()
+                    _rank_ties(raw, ranking, ties, len(hit_rank), rank, left, right, scores, tied_at, doc_ids)
             except TypeError:  # a doc id that is not a str (only each query's first is checked up front)
                 _check_nested({query_id: ranking}, "run", "score", every_doc=True)
                 raise
@@ -360,12 +361,12 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
 
 
 def _rank_ties(
-    ordered: npt.NDArray[np.float64],
     raw: npt.NDArray[np.float64],
     ranking: Mapping[str, float],
     ties: _TieBatch,
     offset: int,
     rank: list[int],
+    left: list[int],
     right: list[int],
     scores: list[float],
     tied_at: list[int],
@@ -373,9 +374,9 @@ def _rank_ties(
 ) -> None:
     """One query's tied judged docs (at `tied_at`) ranked among their equals: here, one pass over
     each group's ids (adding to `rank`), or later in `ties` (the cost model decides)."""
-    n = len(ordered)
-    # Each tied judged doc's equals sort at [low, high); a group is known by its low.
-    lows = ordered.searchsorted([scores[i] for i in tied_at], "left").tolist()
+    n = len(raw)
+    # Each tied judged doc's equals sort at [low, high) (`left`, `right`); a group is known by its low.
+    lows = [left[i] for i in tied_at]
     highs = [right[i] for i in tied_at]
     groups = dict(zip(lows, highs, strict=True))
     pairs = sum(highs) - sum(lows)
@@ -471,7 +472,8 @@ class _TieBatch:
         doc; `whole`: every doc of the query has the tied judged docs' one score."""
         ids: Collection[str]
         member_scores: npt.NDArray[np.float64] | None = None
-        tied_scores = [found[i] for i in tied_at]
+        every = len(tied_at) == len(found)  # often so: no picking
+        tied_scores = found if every else [found[i] for i in tied_at]
         if whole:
             ids = ranking.keys()
         elif n_members > _GATHER_BELOW * len(raw):  # most docs are members: keep them all, skip the gather
@@ -486,8 +488,8 @@ class _TieBatch:
         self.sizes.append(len(ids))
         self.member_scores.append(member_scores)
         self.ks.append(len(tied_at))
-        self.hit_at.extend([offset + i for i in tied_at])
-        self.judged_ids.extend([doc_ids[i] for i in tied_at])
+        self.hit_at.extend(range(offset, offset + len(found)) if every else [offset + i for i in tied_at])
+        self.judged_ids.extend(doc_ids if every else [doc_ids[i] for i in tied_at])
         self.judged_scores.extend(tied_scores)
 
     def ahead(self) -> npt.NDArray[np.int64]:
