@@ -273,6 +273,7 @@ def test_the_tie_batch_ranks_in_trec_eval_order_in_any_blocks_and_chunks(data: s
         patch.setattr(_run, "_batch_is_cheaper", lambda *_: True)
         patch.setattr(_run, "_BLOCK_PAIRS", data.draw(st.integers(1, 40)))
         patch.setattr(_run, "_CHUNK_IDS", data.draw(st.integers(1, 12)))
+        patch.setattr(_run, "_FEW_JUDGED", data.draw(st.sampled_from([0, 32])))  # ties found in numpy or Python
         assert evaluate_run(run, qrels, measures).per_query == expected
 
 
@@ -283,3 +284,17 @@ def _untied(run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
         order = sorted(docs, key=lambda d: (docs[d], d.encode("utf-8", "surrogatepass")), reverse=True)
         out[query_id] = {d: float(len(order) - i) for i, d in enumerate(order)}
     return out
+
+
+def test_judged_grades_are_a_writeable_copy_even_for_one_judgement() -> None:
+    # Review finding: np.ascontiguousarray keeps a 1-element view as it is (read-only, unaligned,
+    # over the marshal dump), and it would reach HitTable.judged_grade.
+    builder = _run._Builder({"q": {"a": 1.0}})
+    builder.add("q", 1)
+    _, grades = builder.judged_grades()
+    assert (grades.tolist(), grades.flags.writeable, grades.flags.aligned, grades.flags.owndata) == (
+        [1.0],
+        True,
+        True,
+        True,
+    )

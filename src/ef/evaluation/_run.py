@@ -189,7 +189,7 @@ class _Builder:
         query = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
         plain = _plain_numbers(list(itertools.chain.from_iterable(j.values() for j in judged)))
         if plain is not None and np.isfinite(plain).all():  # all ints (or all floats), no bool: checked
-            return query, np.ascontiguousarray(plain)
+            return query, np.array(plain)  # a writeable copy, never the marshal dump's view
         try:
             for j in judged:  # refuses str and None, which np.fromiter would parse or choke on unnamed
                 sum(j.values(), 0.0)
@@ -330,19 +330,25 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             rank, scores, tied_at = [0] * len(found), found, list(range(len(found)))
         else:
             values = np.array(found, dtype=np.float64)
-            right = ordered.searchsorted(values, "right").tolist()
+            at = ordered.searchsorted(values, "right")
+            right, scores = at.tolist(), values.tolist()
             rank = [n - r for r in right]  # the docs with a greater score
-            # A judged doc sorts at right - 1; it ties when the doc sorted just before has its score.
-            scores = values.tolist()
-            tied_at = [i for i, r in enumerate(right) if r > 1 and ordered[r - 2] == scores[i]]
+            # A judged doc sorts at right - 1; it ties when the doc sorted just before has its score
+            # (tested in Python for a few judged docs, where numpy's calls cost more).
+            if len(right) <= _FEW_JUDGED:
+                tied_at = [i for i, r in enumerate(right) if r > 1 and ordered[r - 2] == scores[i]]
+            else:
+                tied_at = np.flatnonzero((at > 1) & (ordered[at - 2] == values)).tolist()
         if tied_at:  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
             doc_ids = list(judged) if present is None else list(itertools.compress(judged, present))
             try:
                 if one_score:
                     ties.add(len(hit_rank), tied_at, scores, doc_ids, raw, ranking, n, True)
                 else:
-                    left = ordered.searchsorted(values, "left").tolist()
-                    _rank_ties(raw, ranking, ties, len(hit_rank), rank, left, right, scores, tied_at, doc_ids)
+                    every = len(tied_at) == len(right)
+                    lows = ordered.searchsorted(values if every else values[tied_at], "left").tolist()
+                    highs = right if every else [right[i] for i in tied_at]
+                    _rank_ties(raw, ranking, ties, len(hit_rank), rank, lows, highs, scores, tied_at, doc_ids)
             except TypeError:  # a doc id that is not a str (only each query's first is checked up front)
                 _check_nested({query_id: ranking}, "run", "score", every_doc=True)
                 raise
@@ -366,8 +372,8 @@ def _rank_ties(
     ties: _TieBatch,
     offset: int,
     rank: list[int],
-    left: list[int],
-    right: list[int],
+    lows: list[int],
+    highs: list[int],
     scores: list[float],
     tied_at: list[int],
     doc_ids: list[str],
@@ -375,9 +381,7 @@ def _rank_ties(
     """One query's tied judged docs (at `tied_at`) ranked among their equals: here, one pass over
     each group's ids (adding to `rank`), or later in `ties` (the cost model decides)."""
     n = len(raw)
-    # Each tied judged doc's equals sort at [low, high) (`left`, `right`); a group is known by its low.
-    lows = [left[i] for i in tied_at]
-    highs = [right[i] for i in tied_at]
+    # Each tied judged doc's equals sort at [low, high); a group is known by its low.
     groups = dict(zip(lows, highs, strict=True))
     pairs = sum(highs) - sum(lows)
     n_members = sum(groups.values()) - sum(groups)
@@ -417,6 +421,7 @@ def _ahead_in_groups(
 # judged doc, id) pair.
 _PYTHON_PAIR, _ARGSORT = 35, 10_000
 _BATCH_QUERY, _JOIN_ID, _SCAN_ID, _GATHER_ID, _BROADCAST_PAIR = 5_000, 15, 10, 25, 1
+_FEW_JUDGED = 32  # up to this many judged docs in a query, ties are found in Python, not numpy
 _GATHER_BELOW = 0.2  # _TieBatch gathers a query's members when they are fewer than this share of its docs
 
 
