@@ -298,3 +298,12 @@ def test_judged_grades_are_a_writeable_copy_even_for_one_judgement() -> None:
         True,
         True,
     )
+
+
+def test_qrels_ids_with_a_lone_surrogate_match_nothing_in_a_run_file(tmp_path: Path) -> None:
+    # Review finding: encoding such an id for the file's matcher raised a bare UnicodeEncodeError.
+    path = tmp_path / "run.txt"
+    write_run(path, {"q": {"a": 2.0, "b": 1.0}})
+    qrels = {"q": {"\udc80": 1, "b": 1}, "\udc81": {"a": 1}}
+    report = evaluate_run(str(path), qrels, ["num_rel_ret", "num_q"])
+    assert (report.metrics, report.per_query["q"]) == ({"num_rel_ret": 1, "num_q": 2}, {"num_rel_ret": 1, "num_q": 1})

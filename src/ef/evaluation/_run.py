@@ -872,7 +872,8 @@ def _match_columns(
     out = _Builder(qrels)
     present: list[tuple[int, npt.NDArray[np.int64] | slice]] = []
     for query_id in query_ids:
-        key = query_id.encode()
+        # A lone surrogate (possible in a str, never in a file, which must be UTF-8) matches nothing.
+        key = query_id.encode("utf-8", "surrogatepass")
         if key in run.segments:
             rows = run.rows(key)
             n = (rows.stop - rows.start) if isinstance(rows, slice) else len(rows)
@@ -890,7 +891,7 @@ def _match_columns(
         for doc_id, grade in qrels[out.query_ids[index]].items():
             if grade >= -math.inf:  # negative grades too: HitTable counts them as pooled but unjudged
                 judged_query.append(index)
-                judged_doc.append(doc_id.encode())
+                judged_doc.append(doc_id.encode("utf-8", "surrogatepass"))
                 judged_grade.append(grade)
     judged_key = _pair_keys(hash_ids(judged_doc), np.array(judged_query, dtype=np.int64))
     order = np.argsort(judged_key)
