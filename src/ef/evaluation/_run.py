@@ -453,7 +453,6 @@ class _TieBatch:
         # Per query: how many tied judged docs, its members and their scores (None: every doc
         # has the one score), the members' ids NUL-joined as UTF-8.
         self.ks: list[int] = []
-        self.sizes: list[int] = []
         self.members: list[Collection[str]] = []
         self.member_scores: list[npt.NDArray[np.float64] | None] = []
         self.member_bytes: list[bytes] = []
@@ -490,7 +489,6 @@ class _TieBatch:
         # Joined query by query, while the ids are in cache: one join of millions costs 2x per id.
         self.member_bytes.append("\x00".join(ids).encode("utf-8", "surrogatepass"))
         self.members.append(ids)
-        self.sizes.append(len(ids))
         self.member_scores.append(member_scores)
         self.ks.append(len(tied_at))
         self.hit_at.extend(range(offset, offset + len(found)) if every else [offset + i for i in tied_at])
@@ -500,7 +498,7 @@ class _TieBatch:
     def ahead(self) -> npt.NDArray[np.int64]:
         """How many equals with a greater id each tied judged doc has, in order. Queries are taken
         in chunks of about ``_CHUNK_IDS`` member ids, cut into words while in cache."""
-        ks, sizes = self.ks, self.sizes
+        ks, sizes = self.ks, [len(ids) for ids in self.members]
         judged_scores = np.array(self.judged_scores, dtype=np.float64)
         out: list[npt.NDArray[np.int64]] = []
         q = j0 = 0
@@ -512,7 +510,9 @@ class _TieBatch:
             j1 = j0 + sum(ks[q:stop])
             words = self._words(q, stop, n_ids, self.judged_ids[j0:j1])
             scores = judged_scores[j0:j1]
-            out.extend(self._by_str(q, stop, j0, scores) if words is None else self._counts(q, stop, scores, *words))
+            out.extend(
+                self._by_str(q, stop, j0, scores) if words is None else self._counts(q, stop, sizes, scores, *words)
+            )
             q, j0 = stop, j1
         return np.concatenate(out)
 
@@ -539,14 +539,15 @@ class _TieBatch:
         self,
         q: int,
         stop: int,
+        sizes: list[int],
         judged_scores: npt.NDArray[np.float64],
         member_words: list[npt.NDArray[np.uint64]],
         judged_words: list[npt.NDArray[np.uint64]],
     ) -> Iterator[npt.NDArray[np.int64]]:
-        """Each judged id of queries ``q:stop`` against its members' ids, in order. Queries of
-        one size are stacked into blocks of at most ``_BLOCK_PAIRS`` pairs (a few numpy calls
+        """Each judged id of queries ``q:stop`` against its members' ids (`sizes` per query), in
+        order. Queries of one size are stacked into blocks of at most ``_BLOCK_PAIRS`` pairs (a few numpy calls
         for many queries), their judged docs padded to the block's most."""
-        ks, sizes, scored = self.ks, self.sizes, self.member_scores
+        ks, scored = self.ks, self.member_scores
         m0 = j0 = 0
         while q < stop:
             m, has_scores = sizes[q], scored[q] is not None
