@@ -6,6 +6,9 @@ numbers."""
 from __future__ import annotations
 
 import itertools
+import math
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -115,6 +118,77 @@ def test_what_leaves_the_fast_path_is_still_refused_by_name(values: list[object]
     with pytest.raises(ValueError) as raised:
         evaluate_run(run, {"q": {"a": 1}}, ["map"])  # type: ignore[arg-type]
     assert str(raised.value) == error
+
+
+_HUGE = 10**400  # an int beyond a double's range
+
+
+def _read(values: list[object], typed: bool) -> tuple[list[float], list[float]] | str:
+    """`_scores` of `values` (doc ids "d0", "d1" ...) as lists, or its error message."""
+    try:
+        raw, ordered, _ = _run._scores("q", {f"d{i}": v for i, v in enumerate(values)}, typed)  # type: ignore[misc]
+    except ValueError as error:
+        return str(error)
+    return raw.tolist(), ordered.tolist()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        _VALUES
+        | st.decimals(allow_nan=False, allow_infinity=True)
+        | st.fractions()
+        | st.sampled_from([_HUGE, -_HUGE, np.True_, Decimal("1e400"), np.longdouble("1e400"), np.float32("inf")]),
+        max_size=12,
+    )
+)
+def test_scores_read_by_struct_or_by_marshal_agree_value_for_value_and_error_for_error(values: list[object]) -> None:
+    by_struct, by_marshal = _read(values, typed=False), _read(values, typed=True)
+    assert by_struct == by_marshal
+    problems = [_problem(v) for v in values]
+    first = next((i for i, p in enumerate(problems) if p), None)
+    if first is None:  # every value is a number: each one's nearest double, sorted
+        doubles = [float(v) for v in values]  # type: ignore[arg-type]
+        assert by_struct == (doubles, sorted(doubles))
+    else:  # the first refused value in dict order is named, with why
+        assert by_struct == f"run: score of doc 'd{first}' in query 'q' {problems[first]}"
+
+
+def _problem(value: object) -> str:
+    """Why a score is refused, found the slow way ("" when it is not)."""
+    if isinstance(value, bool | np.bool_ | str | type(None)):
+        return f"is not a number (got {value!r})"
+    if isinstance(value, int | Fraction):
+        try:
+            float(value)
+        except OverflowError:
+            return "is beyond the range of a double"
+    finite = isinstance(value, Decimal | np.longdouble) and value == value and abs(value) != math.inf
+    if finite and math.isinf(float(value)):  # type: ignore[arg-type]  # finite, but not as a double
+        return "is beyond the range of a double"
+    return "is NaN" if value != value else ""
+
+
+def test_a_query_showing_0_or_1_turns_later_queries_to_marshal_and_a_bool_is_still_refused() -> None:
+    assert _run._scores("q", {"a": 0.5, "b": 0.25}, False)[2] is False
+    assert _run._scores("q", {"a": 1.0, "b": 0.25}, False)[2] is True
+    assert _run._scores("q", {"a": 0.5}, True)[2] is True  # once shown, kept for the run
+    run = {"q1": {"a": 1.0, "b": 0.0}, "q2": {"a": 0.5, "b": True}}
+    with pytest.raises(ValueError) as raised:
+        evaluate_run(run, {"q1": {"a": 1}, "q2": {"a": 1}}, ["map"])
+    assert str(raised.value) == "run: score of doc 'b' in query 'q2' is not a number (got True)"
+
+
+def test_decimal_and_fraction_scores_rank_as_their_nearest_doubles() -> None:
+    qrels = {"q1": {"a": 1, "c": 1}, "q2": {"b": 1}}
+    exact: dict[str, dict[str, Any]] = {
+        "q1": {"a": Decimal("0.3"), "b": Fraction(1, 2), "c": 0.1},
+        "q2": {"a": 1.0, "b": Decimal("0.7")},
+    }
+    doubles = {q: {d: float(s) for d, s in docs.items()} for q, docs in exact.items()}
+    got = evaluate_run(exact, qrels, ["map", "mrr"])
+    assert got.per_query == evaluate_run(doubles, qrels, ["map", "mrr"]).per_query
+    assert got.per_query["q1"] == {"map": (1 / 2 + 2 / 3) / 2, "mrr": 0.5}
 
 
 def test_floats_ints_numpy_scalars_and_a_mix_score_alike() -> None:

@@ -9,6 +9,7 @@ import math
 import numbers
 import operator
 import os
+import struct
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -246,43 +247,76 @@ def _plain_numbers(values: Collection[object]) -> npt.NDArray[np.float64] | None
     return None
 
 
-def _scores(query_id: str, ranking: Mapping[str, float]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """One query's scores as given and sorted; ``ValueError`` naming the doc if one is not a number."""
-    raw = _plain_numbers(ranking.values())
-    if raw is not None:  # no bool, str or None among them: only NaN is left to refuse
-        ordered = raw.copy()  # np.sort's own wrapper costs a microsecond more a query
-        ordered.sort()
-        if len(ordered) and ordered[-1] != ordered[-1]:  # NaN sorts last
-            doc_id = next(d for d, s in ranking.items() if s != s)
-            raise ValueError(f"run: score of doc {doc_id!r} in query {query_id!r} is NaN")
-        return raw, ordered
+def _scores(
+    query_id: str, ranking: Mapping[str, float], typed: bool
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], bool]:
+    """One query's scores as given and sorted, and whether they hold 0.0 or 1.0 (what a bool,
+    refused, reads as); ``ValueError`` naming the doc if a score is not a number, is NaN or is
+    beyond a double's range.
+
+    Any number converts (int, float, numpy's, ``Decimal``, ``Fraction``) to its nearest double,
+    as ``struct`` packs them: the fastest C pass over a dict's values. It reads a bool as 0 or 1,
+    so scores holding 0.0 or 1.0 have their types checked too; once a query shows them, `typed`
+    asks for marshal's pass, which proves floats (or 32-bit ints: no bool) and reads them at once.
+    """
+    if typed:
+        raw = _plain_numbers(ranking.values())
+        if raw is not None:  # floats, or small ints: only NaN is left to refuse
+            ordered = raw.copy()  # np.sort's own wrapper costs a microsecond more a query
+            ordered.sort()
+            if len(ordered) and ordered[-1] != ordered[-1]:  # NaN sorts last
+                raise _score_error(query_id, ranking) or ValueError(f"run: a score of query {query_id!r} is NaN")
+            return raw, ordered, True
     try:
-        sum(ranking.values(), 0.0)  # refuses a str score in C; np.fromiter alone would parse "1.5"
-        raw = np.fromiter(ranking.values(), dtype=np.float64, count=len(ranking))
-    except (TypeError, ValueError):
-        raw = np.array([np.nan])
-    except OverflowError:  # an int beyond a double's range
-        doc_id = next(d for d, s in ranking.items() if not _finite(s))
-        message = f"run: score of doc {doc_id!r} in query {query_id!r} is beyond the range of a double"
-        raise ValueError(message) from None
-    return raw, _checked(query_id, ranking, raw, np.sort(raw))
+        raw = np.frombuffer(struct.pack(f"{len(ranking)}d", *ranking.values()))
+    except (struct.error, ArithmeticError, TypeError, ValueError):  # what __float__ may raise
+        error = _score_error(query_id, ranking) or ValueError(f"run: a score of query {query_id!r} is not a number")
+        raise error from None
+    ordered = raw.copy()
+    ordered.sort()
+    zero_or_one = _has_zero_or_one(ordered)
+    if len(ordered) and (
+        ordered[-1] != ordered[-1]  # NaN
+        or (zero_or_one and _bool_at_zero_or_one(ranking, raw))
+        or ordered[0] == -math.inf  # an infinity: is it one, or a number beyond a double?
+        or ordered[-1] == math.inf
+    ):
+        refused = _score_error(query_id, ranking)
+        if refused is not None:
+            raise refused
+    return raw, ordered, typed or zero_or_one
 
 
-def _checked(
-    query_id: str, ranking: Mapping[str, float], raw: npt.NDArray[np.float64], scores: npt.NDArray[np.float64]
-) -> npt.NDArray[np.float64]:
-    # A bool reads as 0 or 1: a C-level pass over the types of those values tells.
-    if len(scores) and scores[-1] == scores[-1] and _has_zero_or_one(scores) and not _bool_at_zero_or_one(ranking, raw):
-        return scores
-    if len(scores) and (scores[-1] != scores[-1] or _has_zero_or_one(scores)):  # NaN sorts last
-        bad = _not_a_number(ranking)
-        if bad is not None:
-            raise ValueError(f"run: score of doc {bad[0]!r} in query {query_id!r} is not a number (got {bad[1]!r})")
-        if scores[-1] == scores[-1]:
-            return scores  # 0 or 1, but no bool
-        doc_id = next(d for d, s in ranking.items() if s != s)
-        raise ValueError(f"run: score of doc {doc_id!r} in query {query_id!r} is NaN")
-    return scores
+def _score_error(query_id: str, ranking: Mapping[str, float]) -> ValueError | None:
+    """The error naming the first score of `ranking` that is refused, if one is (see _score_problem)."""
+    for doc_id, score in ranking.items():
+        problem = _score_problem(score)
+        if problem is not None:
+            return ValueError(f"run: score of doc {doc_id!r} in query {query_id!r} {problem}")
+    return None
+
+
+def _score_problem(score: object) -> str | None:
+    """Why `score` is refused, or ``None``: a bool or what is no number; NaN; a number whose
+    nearest double is infinite (an infinity is only taken as itself, a float's)."""
+    if isinstance(score, _BOOLS):
+        return f"is not a number (got {score!r})"
+    try:
+        (value,) = struct.unpack("d", struct.pack("d", score))
+    except (struct.error, ArithmeticError, TypeError, ValueError):
+        if isinstance(score, numbers.Number):
+            try:
+                float(score)  # type: ignore[arg-type]
+            except OverflowError:
+                return "is beyond the range of a double"
+            except (ArithmeticError, TypeError, ValueError):
+                pass
+        return f"is not a number (got {score!r})"
+    if value != value:
+        return "is NaN"
+    if math.isinf(value) and score != value:  # a Decimal, a long double ... that overflowed
+        return "is beyond the range of a double"
+    return None
 
 
 def _bool_at_zero_or_one(ranking: Mapping[str, float], raw: npt.NDArray[np.float64]) -> bool:
@@ -307,6 +341,7 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
     hit_rank, hit_grade, hit_counts = out.hit_rank, out.hit_grade, out.hit_counts
     # Ties are resolved after the loop, for all queries at once (see _TieBatch).
     ties = _TieBatch()
+    typed = False  # see _scores
     for query_id in query_ids:
         ranking = run.get(query_id)
         if ranking is None:
@@ -315,7 +350,7 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             continue
         n = len(ranking)
         index = out.add(query_id, n if max_docs is None else min(n, max_docs))
-        raw, ordered = _scores(query_id, ranking)
+        raw, ordered, typed = _scores(query_id, ranking, typed)
         judged = qrels[query_id]
         # In C: the scores of the judged docs, None where a judged doc is not in the ranking.
         found: list[Any] = list(map(ranking.get, judged))  # no None left once filtered below
