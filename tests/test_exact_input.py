@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import math
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -294,6 +295,38 @@ def test_long_decimals_convert_as_strtod_does(tokens: list[str], extended: bool,
     expected = [float(t) for t in tokens]
     got = [(v, math.copysign(1, v)) for v, p in zip(value, plain, strict=True) if p]
     assert got == [(e, math.copysign(1, e)) for e, p in zip(expected, plain, strict=True) if p]
+
+
+_PLAIN = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.text("0123456789.-e", max_size=30) | st.floats(allow_nan=False, allow_infinity=False).map(repr),
+        min_size=1,
+        max_size=30,
+    ),
+    st.integers(0, 30),
+)
+def test_plain_decimals_of_any_width_and_place_convert_and_nothing_else_does(tokens: list[str], lead: int) -> None:
+    # Fields of every width (1-3 words), ending anywhere, the first ones near the data's start
+    # (`lead` bytes in): each plain decimal is float()'s value, sign of zero included; any other
+    # spelling is left to parse_score.
+    import numpy as np
+
+    from ef.io import trec
+
+    data = (" " * lead + " ".join(tokens)).encode()
+    buf = np.frombuffer(data + bytes(16), dtype=np.uint8)
+    length = np.array([len(t) for t in tokens], dtype=np.int64)
+    start = lead + np.concatenate([[0], np.cumsum(length + 1)[:-1]]).astype(np.int64)
+    value, ok = trec._parse_scores(buf, start, length)
+    plain = [_PLAIN.fullmatch(t) is not None and len(t) <= 24 for t in tokens]  # longer: parse_score's
+    assert ok.tolist() == plain
+    for v, t, p in zip(value.tolist(), tokens, plain, strict=True):
+        if p:
+            assert (v, math.copysign(1, v)) == (float(t), math.copysign(1, float(t))), t
 
 
 def _near_midpoint(double: float, up: bool) -> str:

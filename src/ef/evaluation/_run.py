@@ -821,6 +821,7 @@ def _from_columns(
         return out
     from concurrent.futures import ThreadPoolExecutor
 
+    _ = run.doc_hash  # hashed once, here, before both threads read the hashes
     with ThreadPoolExecutor(max_workers=1) as pool:
         # The duplicate check sorts every row's hash; numpy sorts without the GIL, so it runs on
         # the other core while this thread matches and ranks.
@@ -891,10 +892,12 @@ def _from_stream(
     return out, run_id
 
 
-# The matcher's prefilter: one bit per value of the low 22 bits of a (query, doc) key. Every judged
-# key sets its bit, so a row whose bit is clear cannot match and skips the binary search; with
-# ~1e5 judged pairs about 2% of the 4M bits are set, so ~98% of rows stop after one lookup.
+# The matcher's prefilter: one bit per value of the low bits of a (query, doc) key. Every judged
+# key sets its bit, so a row whose bit is clear cannot match and skips the binary search. About
+# 64 bits a judged key (at most 2^22, 4 MB, for ~1e5 judged pairs) leave ~98% of rows stopped
+# after one lookup; a window of a streamed file, with a few hundred, gets a table that stays in cache.
 _PREFILTER_BITS = 22
+_PREFILTER_BITS_A_KEY = 6
 
 
 def _pair_keys(doc_hash: npt.NDArray[np.uint64], query: npt.NDArray[np.int64]) -> npt.NDArray[np.uint64]:
@@ -932,8 +935,9 @@ def _match_columns(
     judged_key = _pair_keys(hash_ids(judged_doc), np.array(judged_query, dtype=np.int64))
     order = np.argsort(judged_key)
     sorted_key = judged_key[order]
-    mask = np.uint64((1 << _PREFILTER_BITS) - 1)
-    prefilter = np.zeros(1 << _PREFILTER_BITS, dtype=bool)
+    bits = min(_PREFILTER_BITS, max(10, (len(sorted_key) << _PREFILTER_BITS_A_KEY).bit_length()))
+    mask = np.uint64((1 << bits) - 1)
+    prefilter = np.zeros(1 << bits, dtype=bool)
     prefilter[(sorted_key & mask).view(np.int64)] = True
     row_key = _pair_keys(run.doc_hash, row_query)
     candidates = np.flatnonzero(prefilter[(row_key & mask).view(np.int64)])

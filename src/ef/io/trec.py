@@ -39,7 +39,7 @@ import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -64,7 +64,7 @@ _Out = TypeVar("_Out")
 
 _PAD = 16  # zero bytes after the data, so an 8-byte window at any field start stays inside
 _CHUNK = 1 << 23  # bytes per tokenising chunk: big enough to amortise numpy calls, small for cache
-_WINDOW = 1 << 25  # bytes per streamed window (iter_run_columns): a few chunks, far below memory
+_WINDOW = 1 << 21  # bytes per streamed window (iter_run_columns): its work stays in a core's cache
 _SMALLEST_WINDOW = 1 << 16  # the first window when the file is smaller than a window
 _SAFE_DIGITS = 15  # decimal mantissas this short convert exactly: m / 10**k is correctly rounded
 
@@ -177,6 +177,7 @@ def shared_prefix(data: bytearray, start: npt.NDArray[np.int64], stop: npt.NDArr
 
 _POW10 = 10.0 ** np.arange(23)
 _TEN = np.uint64(10)
+_LONGEST_SCORE = 24  # bytes: longer fields are left to parse_score
 
 
 def _parse_scores(
@@ -191,8 +192,11 @@ def _parse_scores(
     """
     n = len(start)
     longest = int(length.max()) if n else 0
-    if longest > 24:
-        return np.zeros(n), np.zeros(n, dtype=bool)
+    if longest > _LONGEST_SCORE:  # the longer fields are left to the caller, the rest parsed here
+        value, ok = np.zeros(n), np.zeros(n, dtype=bool)
+        short = np.flatnonzero(length <= _LONGEST_SCORE)
+        value[short], ok[short] = _parse_scores(buf, start[short], length[short])
+        return value, ok
     mantissa, scaled = np.zeros(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)  # wraps past 19 digits: unused
     digits, dots = np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int8)
     dot_at = length.copy()  # no dot: no decimals
@@ -316,21 +320,28 @@ class RunColumns:
     ``segments`` maps each query id to its runs of consecutive rows (one for a file grouped by
     query, as trec_eval writes them; more when a query's lines are scattered); ``rows(query)``
     gives its row indices; ``doc_id(row)`` the doc id bytes; ``line(row)`` its line number.
-    ``doc_hash`` is :func:`hash_ids` of each row's doc id.
+    ``doc_hash`` is :func:`hash_ids` of each row's doc id (``hashes``, found on first use when
+    not given: a streamed window is hashed by the thread that matches it).
     """
 
     path: str
     data: bytearray
     scores: npt.NDArray[np.float64]
-    doc_hash: npt.NDArray[np.uint64]
     doc_start: npt.NDArray[np.int64]
     doc_stop: npt.NDArray[np.int64]
     segments: dict[bytes, list[_Segment]]
     run_id: str
     lines: int = 0  # newlines in `data`: lines read, comment and blank ones included
+    hashes: npt.NDArray[np.uint64] | None = None
 
     def __len__(self) -> int:
         return len(self.scores)
+
+    @property
+    def doc_hash(self) -> npt.NDArray[np.uint64]:
+        if self.hashes is None:
+            self.hashes = _hash_fields(_word_view(self.data), self.doc_start, self.doc_stop - self.doc_start)
+        return self.hashes
 
     def rows(self, query_id: bytes) -> npt.NDArray[np.int64] | slice:
         parts = self.segments[query_id]
@@ -349,12 +360,12 @@ class RunColumns:
             self.path,
             self.data,
             self.scores[:stop],
-            self.doc_hash[:stop],
             self.doc_start[:stop],
             self.doc_stop[:stop],
             segments,
             self.run_id,
             self.lines,
+            None if self.hashes is None else self.hashes[:stop],
         )
 
     def doc_id(self, row: int) -> bytes:
@@ -651,13 +662,17 @@ class _Chunk:
 
 
 class _Rows:
-    """The per-row arrays of a whole file, sized by its line count and filled chunk by chunk."""
+    """The per-row arrays of a whole file, sized by its line count and filled chunk by chunk
+    (the doc ids hashed too when `hashed`)."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, hashed: bool) -> None:
         self.doc_start = np.empty(n, dtype=np.int64)
         self.doc_stop = np.empty(n, dtype=np.int64)
-        self.doc_hash = np.empty(n, dtype=np.uint64)
+        self.doc_hash = np.empty(n, dtype=np.uint64) if hashed else None
         self.scores = np.empty(n, dtype=np.float64)
+
+    def columns(self) -> list[npt.NDArray[Any]]:
+        return [c for c in (self.doc_start, self.doc_stop, self.doc_hash, self.scores) if c is not None]
 
     def chunk(self, name: str, data: bytearray, begin: int, end: int, first: int) -> _Chunk:
         buf = np.frombuffer(data, dtype=np.uint8)
@@ -665,7 +680,8 @@ class _Rows:
         tokens = _tokenise(name, data, buf, begin, end)
         rows = slice(first, first + len(tokens.doc_start))
         self.doc_start[rows], self.doc_stop[rows] = tokens.doc_start, tokens.doc_stop
-        self.doc_hash[rows] = _hash_fields(view, tokens.doc_start, tokens.doc_stop - tokens.doc_start)
+        if self.doc_hash is not None:
+            self.doc_hash[rows] = _hash_fields(view, tokens.doc_start, tokens.doc_stop - tokens.doc_start)
         scores, ok = _parse_scores(buf, tokens.score_start, tokens.score_stop - tokens.score_start)
         self.scores[rows] = scores
         bad = np.flatnonzero(~ok)
@@ -695,7 +711,7 @@ class _Window(bytearray):
 
 
 def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunColumns]:
-    """A run file as :class:`RunColumns` of about `window` bytes each (32 MiB), query group by query group.
+    """A run file as :class:`RunColumns` of about `window` bytes each (2 MiB), query group by query group.
 
     Each window ends where a query's run of lines ends (or where the file does), so a file grouped
     by query, as trec_eval writes them, yields every query once and whole; memory holds one window
@@ -717,7 +733,7 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
         at_start = True
         while True:
             # The block is read straight into the window, after what the last window left. The
-            # first is no larger than the file (zeroing 32 MiB costs ~15 ms), later ones are whole:
+            # first is no larger than the file (zeroing a window costs time), later ones are whole:
             # a size the system under-reports (procfs, some FUSE mounts) costs one more read.
             left = _bytes_left(stream) if at_start else None
             want = size if left is None else min(size, max(left + 1, _SMALLEST_WINDOW))
@@ -748,7 +764,7 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
             data[end : end + _PAD] = bytes(_PAD)
             del data[end + _PAD :]
             data.first_line = first_line
-            columns = _columns(name, data)
+            columns = _columns(name, data, hashed=False)  # hashed where matched: threads balance
             keep = end
             if not final and columns.segments:
                 # The last query may go on in the next block: it waits for it (with all the window
@@ -804,8 +820,9 @@ def _on_threads(function: Callable[[_Job], _Out], jobs: list[_Job]) -> list[_Out
         return list(pool.map(function, jobs))
 
 
-def _columns(name: str, data: bytearray) -> RunColumns:
-    """:class:`RunColumns` of `data`: whole lines, then ``_PAD`` zero bytes."""
+def _columns(name: str, data: bytearray, *, hashed: bool = True) -> RunColumns:
+    """:class:`RunColumns` of `data`: whole lines, then ``_PAD`` zero bytes; the doc ids hashed
+    here on threads when `hashed`, else on first use."""
     size = len(data) - _PAD
     _check_utf8(name, data, size)
     buf = np.frombuffer(data, dtype=np.uint8)
@@ -818,14 +835,14 @@ def _columns(name: str, data: bytearray) -> RunColumns:
     # that comment or blank lines leave is closed afterwards.
     lines = _on_threads(lambda job: int(np.count_nonzero(buf[job[0] : job[1]] == 10)), pairs)
     firsts = [0, *itertools.accumulate(lines)]
-    table = _Rows(firsts[-1])
+    table = _Rows(firsts[-1], hashed)
     jobs = [(a, b, firsts[i]) for i, (a, b) in enumerate(pairs)]
     chunks = _on_threads(lambda job: table.chunk(name, data, *job), jobs)
     # Close the gaps, chunk by chunk (a no-op for a file without comments or blank lines).
     at = 0
     for chunk, first in zip(chunks, firsts, strict=False):
         if first != at:
-            for column in (table.doc_start, table.doc_stop, table.doc_hash, table.scores):
+            for column in table.columns():
                 column[at : at + chunk.rows] = column[first : first + chunk.rows]
         at += chunk.rows
     n = at
@@ -856,9 +873,8 @@ def _columns(name: str, data: bytearray) -> RunColumns:
         segments.setdefault(query_id, []).append(_Segment(query_id, first, stop))
     run_id_at = next((c.run_id for c in reversed(chunks) if c.run_id), None)
     run_id = data[run_id_at[0] : run_id_at[1]].decode() if run_id_at else ""
-    return RunColumns(
-        name, data, scores, table.doc_hash[:n], table.doc_start[:n], table.doc_stop[:n], segments, run_id, firsts[-1]
-    )
+    hashes = None if table.doc_hash is None else table.doc_hash[:n]
+    return RunColumns(name, data, scores, table.doc_start[:n], table.doc_stop[:n], segments, run_id, firsts[-1], hashes)
 
 
 def read_run(path: Source) -> dict[str, dict[str, float]]:
