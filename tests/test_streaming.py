@@ -173,3 +173,30 @@ def test_a_file_whose_size_is_under_reported_is_read_in_few_windows(
     assert [len(w) for w in windows] == [6000]
     assert fills == [1 << 16, ef.io.trec._WINDOW]
     assert read_run(path) == {"q1": {f"d{i}": 1 / (i + 1) for i in range(6000)}}  # read whole, too
+
+
+@pytest.mark.parametrize("head", ["", "# a comment first\n"])
+def test_a_query_longer_than_many_windows_is_tokenised_in_linear_work(
+    head: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A window whose first and last lines are one query's waits for more, untokenised. When the
+    # first line does not tell (a comment), the window is tokenised, carried whole and read again
+    # with as much more as is carried, so the bytes tokenised stay within a few times the file.
+    monkeypatch.setattr(ef.io.trec, "_WINDOW", 1 << 12)
+    path = tmp_path / "run.txt"
+    path.write_text(head + "".join(f"q1 Q0 d{i} {i + 1} {1 / (i + 1)!r} r\n" for i in range(20_000)))  # ~600 KB
+    tokenised: list[int] = []
+    real_columns = ef.io.trec._columns
+
+    def columns(name: str, data: bytearray, *, hashed: bool = True) -> ef.io.trec.RunColumns:
+        tokenised.append(len(data))
+        return real_columns(name, data, hashed=hashed)
+
+    monkeypatch.setattr(ef.io.trec, "_columns", columns)
+    windows = list(iter_run_columns(path))
+    assert [len(w) for w in windows] == [20_000]
+    if head:
+        assert len(tokenised) <= 10  # doubling from 4 KiB (it was 206 passes, one per window)
+        assert sum(tokenised) <= 3 * path.stat().st_size
+    else:
+        assert len(tokenised) == 1

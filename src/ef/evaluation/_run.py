@@ -297,8 +297,8 @@ def _score_error(query_id: str, ranking: Mapping[str, float]) -> ValueError | No
 
 
 def _score_problem(score: object) -> str | None:
-    """Why `score` is refused, or ``None``: a bool or what is no number; NaN; a number whose
-    nearest double is infinite (an infinity is only taken as itself, a float's)."""
+    """Why `score` is refused, or ``None``: a bool, or what ``struct`` cannot pack as a double;
+    NaN; a finite number whose nearest double is infinite (an infinity is taken as itself)."""
     if isinstance(score, _BOOLS):
         return f"is not a number (got {score!r})"
     try:
@@ -892,9 +892,9 @@ def _from_stream(
     return out, run_id
 
 
-# The matcher's prefilter: one bit per value of the low bits of a (query, doc) key. Every judged
-# key sets its bit, so a row whose bit is clear cannot match and skips the binary search. About
-# 64 bits a judged key (at most 2^22, 4 MB, for ~1e5 judged pairs) leave ~98% of rows stopped
+# The matcher's prefilter: one flag per value of the low bits of a (query, doc) key. Every judged
+# key sets its flag, so a row whose flag is clear cannot match and skips the binary search. 64 to
+# 128 flags a judged key (at most 2^22, 4 MB, for ~1e5 judged pairs) leave ~98% of rows stopped
 # after one lookup; a window of a streamed file, with a few hundred, gets a table that stays in cache.
 _PREFILTER_BITS = 22
 _PREFILTER_BITS_A_KEY = 6

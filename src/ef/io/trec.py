@@ -327,12 +327,12 @@ class RunColumns:
     path: str
     data: bytearray
     scores: npt.NDArray[np.float64]
+    hashes: npt.NDArray[np.uint64] | None  # None: hashed on first use of doc_hash
     doc_start: npt.NDArray[np.int64]
     doc_stop: npt.NDArray[np.int64]
     segments: dict[bytes, list[_Segment]]
     run_id: str
     lines: int = 0  # newlines in `data`: lines read, comment and blank ones included
-    hashes: npt.NDArray[np.uint64] | None = None
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -360,12 +360,12 @@ class RunColumns:
             self.path,
             self.data,
             self.scores[:stop],
+            None if self.hashes is None else self.hashes[:stop],
             self.doc_start[:stop],
             self.doc_stop[:stop],
             segments,
             self.run_id,
             self.lines,
-            None if self.hashes is None else self.hashes[:stop],
         )
 
     def doc_id(self, row: int) -> bytes:
@@ -737,6 +737,9 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
             # a size the system under-reports (procfs, some FUSE mounts) costs one more read.
             left = _bytes_left(stream) if at_start else None
             want = size if left is None else min(size, max(left + 1, _SMALLEST_WINDOW))
+            # A query longer than a window is carried whole and tokenised again with more: reading
+            # as much again as is carried keeps that work linear (each pass at least doubles).
+            want = max(want, len(carry))
             data = _Window(len(carry) + want + _PAD)
             data[: len(carry)] = carry
             got = _fill(stream, memoryview(data)[len(carry) : len(carry) + want], name)
@@ -754,6 +757,9 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
                     continue
                 tail = bytes(data[cut:end])
                 end = cut
+                if _one_query(data, end):  # it goes on in the next block: read more before tokenising
+                    carry = bytes(data[:end]) + tail
+                    continue
             elif not end:
                 return
             else:
@@ -781,6 +787,18 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
                 yield columns
             if final:
                 return
+
+
+def _one_query(data: bytearray, end: int) -> bool:
+    """Whether the first and last lines of ``data[:end]`` (whole lines) start with one query id.
+
+    In a file grouped by query every line between is that query's too, so the window is one
+    query's: it waits for more rather than being tokenised. In another file this only makes the
+    window larger; tokenising it then finds the queries as always.
+    """
+    first = data[: data.find(b"\n", 0, end)].split(None, 1)
+    last = data[data.rfind(b"\n", 0, end - 1) + 1 : end].split(None, 1)
+    return bool(first) and bool(last) and first[0] == last[0] and not first[0].startswith(b"#")
 
 
 def _bytes_left(stream: object) -> int | None:
@@ -874,7 +892,7 @@ def _columns(name: str, data: bytearray, *, hashed: bool = True) -> RunColumns:
     run_id_at = next((c.run_id for c in reversed(chunks) if c.run_id), None)
     run_id = data[run_id_at[0] : run_id_at[1]].decode() if run_id_at else ""
     hashes = None if table.doc_hash is None else table.doc_hash[:n]
-    return RunColumns(name, data, scores, table.doc_start[:n], table.doc_stop[:n], segments, run_id, firsts[-1], hashes)
+    return RunColumns(name, data, scores, hashes, table.doc_start[:n], table.doc_stop[:n], segments, run_id, firsts[-1])
 
 
 def read_run(path: Source) -> dict[str, dict[str, float]]:
