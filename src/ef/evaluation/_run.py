@@ -278,8 +278,8 @@ def _scores(
     if len(ordered) and (
         ordered[-1] != ordered[-1]  # NaN
         or (zero_or_one and _bool_at_zero_or_one(ranking, raw))
-        or ordered[0] == -math.inf  # an infinity: is it one, or a number beyond a double?
-        or ordered[-1] == math.inf
+        # An infinity: is it one, or a number beyond a double? Floats' are themselves (marshal tells).
+        or ((ordered[0] == -math.inf or ordered[-1] == math.inf) and _plain_numbers(ranking.values()) is None)
     ):
         refused = _score_error(query_id, ranking)
         if refused is not None:
