@@ -386,3 +386,85 @@ def test_scores_beyond_a_double_are_refused_whatever_the_spelling(tmp_path: Path
     with pytest.raises(ValueError) as info:
         evaluate_run({"q": {"d": 10**400, "e": 1.0}}, {"q": {"d": 1}}, ["map"])
     assert str(info.value) == "run: score of doc 'd' in query 'q' is beyond the range of a double"
+
+
+def _many_scores(n: int, seed: int) -> tuple[object, object, object]:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    pool = [repr(float(x)) for x in rng.random(n)] + ["1e-05", "-0.0", "7", "x1", "inf", "12345678901234567890.5"]
+    tokens = [pool[i] for i in rng.integers(0, len(pool), n)]
+    data = " ".join(tokens).encode()
+    length = np.array([len(t) for t in tokens], dtype=np.int64)
+    start = np.concatenate([[0], np.cumsum(length + 1)[:-1]]).astype(np.int64)
+    return np.frombuffer(data + bytes(16), dtype=np.uint8), start, length
+
+
+@pytest.mark.parametrize("n", [100, (1 << 14) + 1, 50_001])
+def test_scores_parsed_on_two_threads_are_the_ones_parsed_on_one(n: int) -> None:
+    # Above _SHARED_ROWS long scores are split between this thread and a helper: every value (its
+    # bits, so the sign of zero too) and every refusal lands on its own row, in row order.
+    import numpy as np
+
+    from ef.io import trec
+
+    buf, start, length = _many_scores(n, n)
+    value, ok = trec._parse_scores_shared(buf, start, length)
+    alone, alone_ok = trec._parse_scores(buf, start, length)
+    assert np.array_equal(ok, alone_ok)
+    assert 0 < int(ok.sum()) < n
+    assert np.array_equal(value[ok].view(np.uint64), alone[alone_ok].view(np.uint64))
+
+
+def test_a_forked_child_parses_on_a_helper_of_its_own() -> None:
+    # The parent's helper thread does not exist in a fork: a child that used the parent's
+    # executor would wait forever for it.
+    import multiprocessing
+
+    import numpy as np
+
+    from ef.io import trec
+
+    buf, start, length = _many_scores(40_000, 3)
+    expected, ok = trec._parse_scores_shared(buf, start, length)
+    parent = trec._helper
+    assert parent is not None
+    assert parent[0] == os.getpid()
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        got, pid = pool.apply_async(_parse_in_child, (bytes(buf), start, length)).get(timeout=30)
+    assert pid != os.getpid()
+    assert np.array_equal(got[ok].view(np.uint64), expected[ok].view(np.uint64))
+
+
+def _parse_in_child(data: bytes, start: object, length: object) -> tuple[object, int]:
+    import numpy as np
+
+    from ef.io import trec
+
+    value, _ok = trec._parse_scores_shared(np.frombuffer(data, dtype=np.uint8), start, length)  # type: ignore[arg-type]
+    assert trec._helper is not None
+    assert trec._helper[0] == os.getpid()
+    return value, os.getpid()
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "text", "message"),
+    [
+        (9_000, "0.5.5", "score '0.5.5' is not a number"),
+        (39_000, "x", "score 'x' is not a number"),
+        (39_999, "nan", "score is NaN"),
+    ],
+)
+def test_a_bad_score_in_either_half_of_a_long_file_is_named_by_its_line(
+    tmp_path: Path, bad_line: int, text: str, message: str
+) -> None:
+    # 40,000 17-digit scores: parsed half on each thread; the error still names its own line.
+    scores = [repr(0.1 + i * 1e-9) for i in range(40_000)]
+    scores[bad_line - 1] = text
+    run = _write(tmp_path / "run", "".join(f"q Q0 d{i} 1 {s} r\n" for i, s in enumerate(scores)))
+    with pytest.raises(ValueError, match=rf"^{re.escape(run)}:{bad_line}: {re.escape(message)}"):
+        read_run(run)
+    scores[bad_line - 1] = "0.25"
+    _write(tmp_path / "run", "".join(f"q Q0 d{i} 1 {s} r\n" for i, s in enumerate(scores)))
+    assert list(read_run(run)["q"].values()) == [float(s) for s in scores]

@@ -233,6 +233,33 @@ def _parse_scores(
     return value, ok
 
 
+# A window's scores are parsed half here, half on a helper thread, when they are many and long
+# (a 17-digit repr() score costs ~150 ns, tokenising its whole line less): the thread that
+# tokenises is then no longer the one the others wait for.
+_SHARED_ROWS = 1 << 14
+_SHARED_LONGEST = 8  # bytes; shorter scores are parsed in a few column passes, not worth a thread
+_helper: tuple[int, Any] | None = None  # (the process it was started in, its executor)
+
+
+def _parse_scores_shared(
+    buf: npt.NDArray[np.uint8], start: npt.NDArray[np.int64], length: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """:func:`_parse_scores`, the second half of the rows on a helper thread when that pays."""
+    global _helper
+    n = len(start)
+    if n < _SHARED_ROWS or (os.cpu_count() or 1) < 2 or int(length.max()) <= _SHARED_LONGEST:
+        return _parse_scores(buf, start, length)
+    if _helper is None or _helper[0] != os.getpid():  # a forked child has the executor, not its thread
+        from concurrent.futures import ThreadPoolExecutor
+
+        _helper = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="ef-scores"))
+    half = n // 2
+    later = _helper[1].submit(_parse_scores, buf, start[half:], length[half:])
+    first = _parse_scores(buf, start[:half], length[:half])
+    second = later.result()
+    return np.concatenate([first[0], second[0]]), np.concatenate([first[1], second[1]])
+
+
 # x87 extended precision (64-bit mantissa, 16-byte little-endian layout), as on Linux/x86-64.
 _EXTENDED = np.finfo(np.longdouble).nmant == 63 and np.dtype(np.longdouble).itemsize == 16 and sys.byteorder == "little"
 _POW10_EXTENDED = np.longdouble(10) ** np.arange(20, dtype=np.longdouble)  # all exact (5**19 < 2**64)
@@ -682,7 +709,7 @@ class _Rows:
         self.doc_start[rows], self.doc_stop[rows] = tokens.doc_start, tokens.doc_stop
         if self.doc_hash is not None:
             self.doc_hash[rows] = _hash_fields(view, tokens.doc_start, tokens.doc_stop - tokens.doc_start)
-        scores, ok = _parse_scores(buf, tokens.score_start, tokens.score_stop - tokens.score_start)
+        scores, ok = _parse_scores_shared(buf, tokens.score_start, tokens.score_stop - tokens.score_start)
         self.scores[rows] = scores
         bad = np.flatnonzero(~ok)
         new = np.ones(len(scores), dtype=bool)
