@@ -416,6 +416,7 @@ def test_scores_parsed_on_two_threads_are_the_ones_parsed_on_one(n: int) -> None
     assert np.array_equal(value[ok].view(np.uint64), alone[alone_ok].view(np.uint64))
 
 
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one CPU: no helper thread is started")
 def test_a_forked_child_parses_on_a_helper_of_its_own() -> None:
     # The parent's helper thread does not exist in a fork: a child that used the parent's
     # executor would wait forever for it.
@@ -427,9 +428,7 @@ def test_a_forked_child_parses_on_a_helper_of_its_own() -> None:
 
     buf, start, length = _many_scores(40_000, 3)
     expected, ok = trec._parse_scores_shared(buf, start, length)
-    parent = trec._helper
-    assert parent is not None
-    assert parent[0] == os.getpid()
+    assert trec._helper is not None
     context = multiprocessing.get_context("fork")
     with context.Pool(1) as pool:
         got, pid = pool.apply_async(_parse_in_child, (bytes(buf), start, length)).get(timeout=30)
@@ -442,9 +441,9 @@ def _parse_in_child(data: bytes, start: object, length: object) -> tuple[object,
 
     from ef.io import trec
 
+    assert trec._helper is None  # the parent's is forgotten
     value, _ok = trec._parse_scores_shared(np.frombuffer(data, dtype=np.uint8), start, length)  # type: ignore[arg-type]
     assert trec._helper is not None
-    assert trec._helper[0] == os.getpid()
     return value, os.getpid()
 
 
@@ -468,3 +467,20 @@ def test_a_bad_score_in_either_half_of_a_long_file_is_named_by_its_line(
     scores[bad_line - 1] = "0.25"
     _write(tmp_path / "run", "".join(f"q Q0 d{i} 1 {s} r\n" for i, s in enumerate(scores)))
     assert list(read_run(run)["q"].values()) == [float(s) for s in scores]
+
+
+def test_a_thread_still_reading_at_interpreter_exit_parses_without_a_helper(tmp_path: Path) -> None:
+    # Once the main thread has returned, no new thread may start ("can't register atexit after
+    # shutdown"): a non-daemon thread that reads a long file then parses every score itself.
+    run = _write(tmp_path / "run", "".join(f"q Q0 d{i} 1 {0.1 + i * 1e-9!r} r\n" for i in range(40_000)))
+    script = (
+        "import threading, time\n"
+        "from ef.trec import read_run\n"
+        "def late():\n"
+        "    while threading.main_thread().is_alive():\n"
+        "        time.sleep(0.01)\n"
+        f"    print(len(read_run({run!r})['q']))\n"
+        "threading.Thread(target=late).start()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "40000\n", "")

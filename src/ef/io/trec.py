@@ -39,12 +39,15 @@ import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from ef.io.source import BOM, Source, display_name, iter_chunks, open_binary, read_bytes
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = [
     "RunColumns",
@@ -234,11 +237,19 @@ def _parse_scores(
 
 
 # A window's scores are parsed half here, half on a helper thread, when they are many and long
-# (a 17-digit repr() score costs ~150 ns, tokenising its whole line less): the thread that
+# (a 17-digit repr() score costs 150-250 ns, more than tokenising its whole line): the thread that
 # tokenises is then no longer the one the others wait for.
 _SHARED_ROWS = 1 << 14
 _SHARED_LONGEST = 8  # bytes; shorter scores are parsed in a few column passes, not worth a thread
-_helper: tuple[int, Any] | None = None  # (the process it was started in, its executor)
+_helper: ThreadPoolExecutor | None = None  # started on first use and kept: a start costs 0.1-1 ms
+
+
+def _forget_helper() -> None:
+    global _helper
+    _helper = None  # a forked child has the executor but not its thread: it starts its own
+
+
+os.register_at_fork(after_in_child=_forget_helper)
 
 
 def _parse_scores_shared(
@@ -249,12 +260,15 @@ def _parse_scores_shared(
     n = len(start)
     if n < _SHARED_ROWS or (os.cpu_count() or 1) < 2 or int(length.max()) <= _SHARED_LONGEST:
         return _parse_scores(buf, start, length)
-    if _helper is None or _helper[0] != os.getpid():  # a forked child has the executor, not its thread
-        from concurrent.futures import ThreadPoolExecutor
-
-        _helper = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="ef-scores"))
     half = n // 2
-    later = _helper[1].submit(_parse_scores, buf, start[half:], length[half:])
+    try:
+        if _helper is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ef-scores")
+        later = _helper.submit(_parse_scores, buf, start[half:], length[half:])
+    except RuntimeError:  # the interpreter is shutting down (a thread still reading): no new threads
+        return _parse_scores(buf, start, length)
     first = _parse_scores(buf, start[:half], length[:half])
     second = later.result()
     return np.concatenate([first[0], second[0]]), np.concatenate([first[1], second[1]])
