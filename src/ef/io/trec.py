@@ -249,7 +249,8 @@ def _forget_helper() -> None:
     _helper = None  # a forked child has the executor but not its thread: it starts its own
 
 
-os.register_at_fork(after_in_child=_forget_helper)
+if hasattr(os, "register_at_fork"):  # POSIX only; Windows has no fork
+    os.register_at_fork(after_in_child=_forget_helper)
 
 
 def _parse_scores_shared(
