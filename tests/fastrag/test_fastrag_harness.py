@@ -131,14 +131,14 @@ def test_timeouts_are_recorded(kind: str) -> None:
 
         def retrieve_sync(self, query: str, k: int) -> list[Chunk]:
             if query == "query 0":
-                time.sleep(0.5)
+                time.sleep(2.0)
             return [page("p1")]
 
     target = Slow()
     target.retrieve = target.retrieve_async if kind == "async" else target.retrieve_sync  # type: ignore[attr-defined]
     start = time.perf_counter()
     result = run(target, samples(2), [HitRate(key="source_uri")], timeout_s=0.05)
-    assert time.perf_counter() - start < 0.45  # did not wait for the slow call
+    assert time.perf_counter() - start < 1.5  # did not wait for the slow call (2 s)
     timed_out = result.outcomes[0]
     assert timed_out.error == "TimeoutError: no answer within 0.05 s"
     assert timed_out.latency_ms is not None
@@ -184,11 +184,8 @@ def test_sync_targets_run_in_threads_under_the_same_limit() -> None:
                 state["now"] -= 1
             return []
 
-    start = time.perf_counter()
     run(Blocking(), samples(24), [Recall()], concurrency=6)
-    elapsed = time.perf_counter() - start
-    assert state == {"now": 0, "max": 6}
-    assert elapsed < 24 * 0.01  # they overlapped: serial would take 0.24 s
+    assert state == {"now": 0, "max": 6}  # six at once: they overlapped, and never more
 
 
 def test_pipeline_answers_tokens_and_cost() -> None:
