@@ -142,7 +142,7 @@ def test_timeouts_are_recorded(kind: str) -> None:
     timed_out = result.outcomes[0]
     assert timed_out.error == "TimeoutError: no answer within 0.05 s"
     assert timed_out.latency_ms is not None
-    assert 45 <= timed_out.latency_ms < 450
+    assert 45 <= timed_out.latency_ms < 1500  # answered at the timeout, not after the slow call
     assert result.scores["hit_rate@5[source_uri]"] == (None, 1.0)
 
 
