@@ -253,6 +253,55 @@ def test_long_decimal_scores_read_exactly(tmp_path: Path) -> None:
     assert list(read_run(run)["q"].values()) == values
 
 
+_HARD_SCORES = [
+    "123456789012345678901234",  # 24 digits: more than a uint64 holds, read by numpy's strtod
+    "-12345678901234567890123",
+    "18446744073709551621",  # 2**64 + 5: its words wrap to 5, which must not pass for the value
+    "99999999999999999999.999",
+    "0.0000000000000000000001",  # 22 decimals: still 10**22, an exact double
+    ".00000000000000000000001",  # 23 decimals
+    "999999999999999999",  # 18 digits in 24 columns: the most the words read exactly
+    "9007199254740993",  # 2**53 + 1: the first mantissa past the exact doubles
+    "9007199254740992.0",
+    "900719925474099.3",  # the dot read as a 0 makes this mantissa 10 times longer: no overflow
+    "5.",
+    ".5",
+    "-0",
+    "-.0",
+    "0",
+    "00000000000000000000000.",
+]
+_NOT_PLAIN = ["", "-", ".", "-.", "1..2", "1.2.", "--1", "+1", "1-", "1e5", "0x1p3", "inf", "1 2", "١"]
+
+
+def test_scores_of_every_width_read_exactly_across_blocks() -> None:
+    # 20,000 fields (three blocks of rows, each of another width), the hard cases placed at the
+    # data's start, at block edges and at the end: each plain one is float()'s value, sign of zero
+    # included, each other one left to parse_score.
+    import random
+
+    import numpy as np
+
+    from ef.io import trec
+
+    rng = random.Random(7)
+    tokens = [repr(rng.random() * 10 ** rng.randint(-3, 6)) for _ in range(20_000)]
+    tokens[8192:16384] = [str(rng.randint(0, 10)) for _ in range(8192)]  # a block of 8-byte rows
+    special = _HARD_SCORES + _NOT_PLAIN
+    for where in (0, 8191, 8192, 16383, 16384, 20_000 - len(special)):
+        tokens[where : where + len(special)] = special
+    data = " ".join(tokens).encode()
+    buf = np.frombuffer(data + bytes(16), dtype=np.uint8)
+    length = np.array([len(t.encode()) for t in tokens], dtype=np.int64)
+    start = np.concatenate([[0], np.cumsum(length + 1)[:-1]]).astype(np.int64)
+    value, ok = trec._parse_scores(buf, start, length)
+    plain = [_PLAIN.fullmatch(t) is not None and t.isascii() for t in tokens]
+    assert ok.tolist() == plain
+    got = [(v, math.copysign(1, v)) for v, p in zip(value.tolist(), plain, strict=True) if p]
+    assert got == [(float(t), math.copysign(1, float(t))) for t, p in zip(tokens, plain, strict=True) if p]
+    assert ok[: len(special)].tolist() == [True] * len(_HARD_SCORES) + [False] * len(_NOT_PLAIN)
+
+
 _LONG = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.integers(10**15, 10**19 - 1).map(str),  # 2**53..2**63: many exact midpoints between doubles
