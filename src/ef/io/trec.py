@@ -233,10 +233,10 @@ def _parse_rows(
     Each field is right-aligned in a row of 8, 16 or 24 bytes, so a column's place value is the
     same in every row: the checks are byte-wide operations on the whole matrix, and the digits
     (the dot read as a 0) combine eight to a word in three multiplications (Lemire's SWAR). With
-    the dot as a 0, the digits read ``t = high * 10**(d + 1) + low`` for ``d`` decimals ``low``,
-    so the mantissa ``high * 10**d + low`` is ``(t + 9 * low) / 10``. Up to 2**53 it is an exact
-    double, and ``m / 10**d`` is then correctly rounded, i.e. what ``strtod`` gives; longer ones
-    go to :func:`_long_decimals`.
+    the dot as a 0, the digits read ``t = high * 10**(d + 1) + low`` for ``d`` decimals ``low``:
+    the value ``high + low / 10**d`` is ``m / 10**(d + 1)`` for ``m = t + 9 * low``. Up to 2**53
+    ``m`` is an exact double, and the quotient is then correctly rounded, i.e. what ``strtod``
+    gives; longer ones go to :func:`_long_decimals`.
     """
     n = len(start)
     if not n:
@@ -278,9 +278,9 @@ def _parse_rows(
     plain = (any_bad == 0) & (n_dots <= 1) & (length - negative > n_dots)  # a digit at least
     # 24 columns may hold more digits than a uint64: t is exact below 10**18 (2 digits in word 0).
     huge = words[:, 0] >= 100 if width == 24 else None
-    decimals = np.maximum((after >> _TOP_BYTE).astype(np.int64) - 1, 0)
-    low = mantissa % _POW10_U64[np.minimum(decimals, 19)]
-    mantissa = np.where(n_dots == 1, (mantissa + np.uint64(9) * low) // np.uint64(10), mantissa)
+    decimals = (after >> _TOP_BYTE).astype(np.int64)  # one more than after the dot; 0 if none
+    low = mantissa % _POW10_U64[np.clip(decimals - 1, 0, 19)]
+    mantissa += np.uint64(9) * low
     value = mantissa.astype(np.float64) / _POW10[np.minimum(decimals, 22)]
     np.negative(value, out=value, where=negative)
     long = (mantissa > _EXACT_DOUBLE) | (decimals > 22)
@@ -335,7 +335,8 @@ def _parse_scores_shared(
 
 # x87 extended precision (64-bit mantissa, 16-byte little-endian layout), as on Linux/x86-64.
 _EXTENDED = np.finfo(np.longdouble).nmant == 63 and np.dtype(np.longdouble).itemsize == 16 and sys.byteorder == "little"
-_POW10_EXTENDED = np.longdouble(10) ** np.arange(20, dtype=np.longdouble)  # all exact (5**19 < 2**64)
+# 10**k for k <= 20, by exact products (5**20 < 2**64): the dot read as a digit adds one to k.
+_POW10_EXTENDED = np.cumprod(np.array([1] + [10] * 20, dtype=np.longdouble))
 
 
 def _long_decimals(
@@ -347,20 +348,20 @@ def _long_decimals(
     negative: npt.NDArray[np.bool_],
     huge: npt.NDArray[np.bool_] | None,
 ) -> npt.NDArray[np.float64]:
-    """Plain decimals whose mantissa is past 2**53, correctly rounded like ``strtod``.
+    """Plain decimals ``mantissa / 10**decimals`` past 2**53, correctly rounded like ``strtod``.
 
     Below 10**19 (`huge` false) `mantissa` is exact, and ``m / 10**k`` in x87 extended
     precision is rounded once, to 64 bits. Rounding that to a double gives strtod's value unless
     it sits on a midpoint between two doubles (low 11 bits ``10000000000``). Those, longer
-    mantissas, more than 19 decimals and other platforms go through numpy's string conversion
-    (about 250 ns a value). A nonzero value of at most 19 decimals is at least 1e-19, far above
-    the subnormals, where doubles would round at another bit.
+    mantissas, ``k`` over 20 and other platforms go through numpy's string conversion (about
+    250 ns a value). A nonzero ``m / 10**k`` with ``k <= 20`` is at least 1e-20, far above the
+    subnormals, where doubles would round at another bit.
     """
     if _EXTENDED:
-        exact = mantissa.astype(np.longdouble) / _POW10_EXTENDED[np.minimum(decimals, 19)]
+        exact = mantissa.astype(np.longdouble) / _POW10_EXTENDED[np.minimum(decimals, 20)]
         value = exact.astype(np.float64)
         value[negative] *= -1.0
-        slow = (decimals > 19) | (exact.view(np.uint64)[::2] & np.uint64(0x7FF) == 0x400)
+        slow = (decimals > 20) | (exact.view(np.uint64)[::2] & np.uint64(0x7FF) == 0x400)
         if huge is not None:
             slow |= huge
     else:
