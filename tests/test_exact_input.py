@@ -300,6 +300,17 @@ def test_scores_of_every_width_read_exactly_across_blocks() -> None:
     got = [(v, math.copysign(1, v)) for v, p in zip(value.tolist(), plain, strict=True) if p]
     assert got == [(float(t), math.copysign(1, float(t))) for t, p in zip(tokens, plain, strict=True) if p]
     assert ok[: len(special)].tolist() == [True] * len(_HARD_SCORES) + [False] * len(_NOT_PLAIN)
+    # Fields of at most 8 bytes alone take the column-by-column path: the same answers.
+    short = [t for t in special if len(t.encode()) <= 8] + ["3.0", "10.0", "0.25", "-12.3456"]
+    length = np.array([len(t.encode()) for t in short], dtype=np.int64)
+    start = np.concatenate([[0], np.cumsum(length + 1)[:-1]]).astype(np.int64)
+    buf = np.frombuffer(" ".join(short).encode() + bytes(16), dtype=np.uint8)
+    value, ok = trec._parse_scores(buf, start, length)
+    plain = [_PLAIN.fullmatch(t) is not None and t.isascii() for t in short]
+    assert ok.tolist() == plain
+    assert [(v, math.copysign(1, v)) for v, p in zip(value.tolist(), plain, strict=True) if p] == [
+        (float(t), math.copysign(1, float(t))) for t, p in zip(short, plain, strict=True) if p
+    ]
 
 
 _LONG = st.one_of(

@@ -69,7 +69,6 @@ _PAD = 16  # zero bytes after the data, so an 8-byte window at any field start s
 _CHUNK = 1 << 23  # bytes per tokenising chunk: big enough to amortise numpy calls, small for cache
 _WINDOW = 1 << 21  # bytes per streamed window (iter_run_columns): its work stays in a core's cache
 _SMALLEST_WINDOW = 1 << 16  # the first window when the file is smaller than a window
-_SAFE_DIGITS = 15  # decimal mantissas this short convert exactly: m / 10**k is correctly rounded
 
 # C's isspace() in the "C" locale: what trec_eval splits columns on.
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -80,7 +79,7 @@ _SPACE[list(b" \t\n\v\f\r")] = True
 # --- fields as numbers -----------------------------------------------------------------------
 
 
-def _word_view(data: bytearray) -> npt.NDArray[np.uint64]:
+def _word_view(data: bytearray | npt.NDArray[np.uint8]) -> npt.NDArray[np.uint64]:
     """Every 8-byte window of ``data`` as a little-endian integer: ``view[i]`` = bytes ``i..i+7``."""
     return np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
 
@@ -179,8 +178,21 @@ def shared_prefix(data: bytearray, start: npt.NDArray[np.int64], stop: npt.NDArr
 
 
 _POW10 = 10.0 ** np.arange(23)
-_TEN = np.uint64(10)
 _LONGEST_SCORE = 24  # bytes: longer fields are left to parse_score
+_ROWS_AT_ONCE = 1 << 15  # rows parsed together: fewer numpy calls (each holds the GIL) against cache misses
+_TEN = np.uint64(10)
+_SHORT = 8  # bytes: fields this short are parsed digit column by digit column
+# _COLUMNS_FROM[w][f]: a row of w bytes, True from column f on (a field right-aligned in it).
+_COLUMNS_FROM = {w: np.arange(w)[None, :] >= np.arange(w + 1)[:, None] for w in (8, 16, 24)}
+_ONES = np.uint64(0x0101010101010101)
+# _AFTER_DOT[w][k]: times a word k of a w-byte row that holds one 1 (at the dot's byte), it puts
+# in the top byte the number of columns from the dot to the row's end: its decimals plus one.
+_AFTER_DOT = {
+    w: [np.uint64(sum((w - 8 * k - 7 + i) << (8 * i) for i in range(8))) for k in range(w // 8)] for w in (8, 16, 24)
+}
+_TOP_BYTE = np.uint64(56)
+_POW10_U64 = np.array([10**k for k in range(20)], dtype=np.uint64)
+_EXACT_DOUBLE = np.uint64(1 << 53)  # mantissas up to this are exact doubles
 
 
 def _parse_scores(
@@ -188,24 +200,52 @@ def _parse_scores(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """Decimal scores (``-?digits[.digits]``) converted exactly; ``ok`` marks them.
 
-    The mantissa is gathered as an exact uint64 (up to 19 digits). Up to 15 digits, ``m / 10**k``
-    with both exact doubles is the correctly rounded value, i.e. what ``strtod`` gives; longer
-    ones go to :func:`_long_decimals`. Other spellings (exponents, ``inf``, garbage) are left to
-    the caller. Works column by column over all rows, so every step is one vectorised operation.
+    Other spellings (exponents, ``inf``, garbage) and fields over 24 bytes are left to the
+    caller. Fields of at most 8 bytes (``3.0``, ``0.25``, ``12.3456``) go to :func:`_parse_short`,
+    longer ones (``repr()``'s 17 digits) to :func:`_parse_rows`, a block of rows at a time; a field
+    that ends in the data's first 24 bytes is read after 24 zero bytes (a matrix row reaches back 24).
     """
     n = len(start)
     longest = int(length.max()) if n else 0
-    if longest > _LONGEST_SCORE:  # the longer fields are left to the caller, the rest parsed here
+    if longest <= _SHORT:
+        return _parse_short(buf, start, length, longest) if n else (np.zeros(0), np.zeros(0, dtype=bool))
+    stop = start + length
+    if longest > _LONGEST_SCORE or int(stop.min()) < _LONGEST_SCORE:
         value, ok = np.zeros(n), np.zeros(n, dtype=bool)
-        short = np.flatnonzero(length <= _LONGEST_SCORE)
-        value[short], ok[short] = _parse_scores(buf, start[short], length[short])
+        near = stop < _LONGEST_SCORE
+        rest = np.flatnonzero(~near & (length <= _LONGEST_SCORE))
+        value[rest], ok[rest] = _parse_scores(buf, start[rest], length[rest])
+        at = np.flatnonzero(near)
+        if len(at):
+            padded = np.zeros(2 * _LONGEST_SCORE, dtype=np.uint8)
+            head = buf[:_LONGEST_SCORE]
+            padded[_LONGEST_SCORE : _LONGEST_SCORE + len(head)] = head
+            value[at], ok[at] = _parse_rows(padded, start[at] + _LONGEST_SCORE, length[at])
         return value, ok
-    mantissa, scaled = np.zeros(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)  # wraps past 19 digits: unused
+    if n <= _ROWS_AT_ONCE:
+        return _parse_rows(buf, start, length)
+    value, ok = np.empty(n), np.empty(n, dtype=bool)
+    for first in range(0, n, _ROWS_AT_ONCE):
+        rows = slice(first, first + _ROWS_AT_ONCE)
+        value[rows], ok[rows] = _parse_rows(buf, start[rows], length[rows])
+    return value, ok
+
+
+def _parse_short(
+    buf: npt.NDArray[np.uint8], start: npt.NDArray[np.int64], length: npt.NDArray[np.int64], longest: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """:func:`_parse_scores` of fields of at most 8 bytes, `longest` the longest: digit column by
+    digit column over all rows (each step one vectorised operation, a few per column: cheaper
+    than the byte matrix's fixed cost when the fields are this short). Their mantissas of at most
+    8 digits are exact doubles, so ``m / 10**k`` is the correctly rounded value.
+    """
+    n = len(start)
+    mantissa, scaled = np.zeros(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)
     digits, dots = np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int8)
     dot_at = length.copy()  # no dot: no decimals
     byte, digit = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
     is_digit, is_dot, inside = (np.empty(n, dtype=bool) for _ in range(3))
-    shortest = int(length.min()) if n else 0
+    shortest = int(length.min())
     for j in range(longest):
         np.take(buf[j:], start, out=byte, mode="clip")  # clip: bytes past the field are masked
         np.subtract(byte, 48, out=digit)
@@ -224,23 +264,85 @@ def _parse_scores(
         np.copyto(dot_at, j, where=is_dot)
     negative = buf[start] == 45
     plain = (digits + dots + negative == length) & (dots <= 1) & (digits >= 1)
-    ok = plain & (digits <= _SAFE_DIGITS)
     decimals = np.where(dots > 0, length - dot_at - 1, 0)
     value = np.where(negative, -1.0, 1.0) * (mantissa.astype(np.float64) / _POW10[np.clip(decimals, 0, 22)])
-    long = np.flatnonzero(plain & ~ok)
-    if len(long):  # repr() writes 17 digits: too long for the shortcut above
-        value[long] = _long_decimals(
-            buf, start[long], length[long], mantissa[long], digits[long], decimals[long], negative[long]
+    return value, plain
+
+
+def _parse_rows(
+    buf: npt.NDArray[np.uint8], start: npt.NDArray[np.int64], length: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """:func:`_parse_scores` of fields of at most 24 bytes that end at byte 24 or later.
+
+    Each field is right-aligned in a row of 8, 16 or 24 bytes, so a column's place value is the
+    same in every row: the checks are byte-wide operations on the whole matrix, and the digits
+    (the dot read as a 0) combine eight to a word in three multiplications (Lemire's SWAR). With
+    the dot as a 0, the digits read ``t = high * 10**(d + 1) + low`` for ``d`` decimals ``low``:
+    the value ``high + low / 10**d`` is ``m / 10**(d + 1)`` for ``m = t + 9 * low``. Up to 2**53
+    ``m`` is an exact double, and the quotient is then correctly rounded, i.e. what ``strtod``
+    gives; longer ones go to :func:`_long_decimals`.
+    """
+    n = len(start)
+    if not n:
+        return np.zeros(0), np.zeros(0, dtype=bool)
+    width = 8 * max(1, -(-int(length.max()) // 8))
+    if width == 8:  # one word a field: a gather of words is cheaper than one of rows
+        digit = _word_view(buf)[start + length - 8].view(np.uint8).reshape(n, 8)
+    else:  # one row per field, its last byte in the last column
+        digit = np.lib.stride_tricks.as_strided(buf, (len(buf) - width + 1, width), (1, 1))[start + length - width]
+    negative = (buf[start] == 45) & (length > 0)
+    bad = _COLUMNS_FROM[width].take(width - length + negative, axis=0)  # the digits and dot: after a '-'
+    is_dot = digit == 46
+    is_dot &= bad
+    digit ^= np.uint8(48)
+    is_digit = digit < 10
+    is_digit &= bad
+    bad ^= is_digit  # what is left in the field is neither digit nor dot
+    bad ^= is_dot
+    digit *= is_digit  # the dot, the sign and the bytes before the field read as 0
+    words = digit.view(np.uint64)  # (n, width / 8): the first byte of a word is its first digit
+    words *= np.uint64(10 * 256 + 1)
+    words >>= np.uint64(8)
+    words &= np.uint64(0x00FF00FF00FF00FF)
+    words *= np.uint64(100 * 65536 + 1)
+    words >>= np.uint64(16)
+    words &= np.uint64(0x0000FFFF0000FFFF)
+    words *= np.uint64(10000 * (1 << 32) + 1)
+    words >>= np.uint64(32)
+    bad_words, dot_words = bad.view(np.uint64), is_dot.view(np.uint64)
+    mantissa, any_bad = words[:, 0].copy(), bad_words[:, 0].copy()
+    dots, after = dot_words[:, 0] * _ONES, dot_words[:, 0] * _AFTER_DOT[width][0]
+    for k in range(1, width // 8):
+        mantissa *= np.uint64(10**8)
+        mantissa += words[:, k]
+        any_bad |= bad_words[:, k]
+        dots += dot_words[:, k] * _ONES  # the top byte sums every byte: the dots (no carry)
+        after += dot_words[:, k] * _AFTER_DOT[width][k]  # right when there is one dot
+    n_dots = (dots >> _TOP_BYTE).astype(np.int64)
+    plain = (any_bad == 0) & (n_dots <= 1) & (length - negative > n_dots)  # a digit at least
+    # 24 columns may hold more digits than a uint64: t is exact below 10**18 (2 digits in word 0).
+    huge = words[:, 0] >= 100 if width == 24 else None
+    decimals = (after >> _TOP_BYTE).astype(np.int64)  # one more than after the dot; 0 if none
+    low = mantissa % _POW10_U64[np.clip(decimals - 1, 0, 19)]
+    mantissa += np.uint64(9) * low
+    value = mantissa.astype(np.float64) / _POW10[np.minimum(decimals, 22)]
+    np.negative(value, out=value, where=negative)
+    long = (mantissa > _EXACT_DOUBLE) | (decimals > 22)
+    if huge is not None:
+        long |= huge
+    at = np.flatnonzero(plain & long)
+    if len(at):
+        value[at] = _long_decimals(
+            buf, start[at], length[at], mantissa[at], decimals[at], negative[at], None if huge is None else huge[at]
         )
-        ok[long] = True
-    return value, ok
+    return value, plain
 
 
 # A window's scores are parsed half here, half on a helper thread, when they are many and long
-# (a 17-digit repr() score costs 150-250 ns, more than tokenising its whole line): the thread that
-# tokenises is then no longer the one the others wait for.
+# (a 17-digit repr() score costs ~100 ns, about as much as tokenising its whole line): the thread
+# that tokenises is then no longer the one the others wait for.
 _SHARED_ROWS = 1 << 14
-_SHARED_LONGEST = 8  # bytes; shorter scores are parsed in a few column passes, not worth a thread
+_SHARED_LONGEST = _SHORT  # bytes; shorter scores take a few column passes, not worth a thread
 _helper: ThreadPoolExecutor | None = None  # started on first use and kept: a start costs 0.1-1 ms
 
 
@@ -277,7 +379,8 @@ def _parse_scores_shared(
 
 # x87 extended precision (64-bit mantissa, 16-byte little-endian layout), as on Linux/x86-64.
 _EXTENDED = np.finfo(np.longdouble).nmant == 63 and np.dtype(np.longdouble).itemsize == 16 and sys.byteorder == "little"
-_POW10_EXTENDED = np.longdouble(10) ** np.arange(20, dtype=np.longdouble)  # all exact (5**19 < 2**64)
+# 10**k for k <= 20, by exact products (5**20 < 2**64): the dot read as a digit adds one to k.
+_POW10_EXTENDED = np.cumprod(np.array([1] + [10] * 20, dtype=np.longdouble))
 
 
 def _long_decimals(
@@ -285,23 +388,26 @@ def _long_decimals(
     start: npt.NDArray[np.int64],
     length: npt.NDArray[np.int64],
     mantissa: npt.NDArray[np.uint64],
-    digits: npt.NDArray[np.int8],
     decimals: npt.NDArray[np.int64],
     negative: npt.NDArray[np.bool_],
+    huge: npt.NDArray[np.bool_] | None,
 ) -> npt.NDArray[np.float64]:
-    """Plain decimals of 16 or more digits, correctly rounded like ``strtod``.
+    """Plain decimals ``mantissa / 10**decimals`` past 2**53, correctly rounded like ``strtod``.
 
-    Up to 19 digits `mantissa` is exact, and ``m / 10**k`` in x87 extended precision is rounded
-    once, to 64 bits. Rounding that to a double gives strtod's value unless it sits on a midpoint
-    between two doubles (low 11 bits ``10000000000``). Those, longer mantissas and other platforms
-    go through numpy's string conversion (about 250 ns a value). A nonzero value of at most 19
-    decimals is at least 1e-19, far above the subnormals, where doubles would round at another bit.
+    Below 10**19 (`huge` false) `mantissa` is exact, and ``m / 10**k`` in x87 extended
+    precision is rounded once, to 64 bits. Rounding that to a double gives strtod's value unless
+    it sits on a midpoint between two doubles (low 11 bits ``10000000000``). Those, longer
+    mantissas, ``k`` over 20 and other platforms go through numpy's string conversion (about
+    250 ns a value). A nonzero ``m / 10**k`` with ``k <= 20`` is at least 1e-20, far above the
+    subnormals, where doubles would round at another bit.
     """
     if _EXTENDED:
-        exact = mantissa.astype(np.longdouble) / _POW10_EXTENDED[np.minimum(decimals, 19)]
+        exact = mantissa.astype(np.longdouble) / _POW10_EXTENDED[np.minimum(decimals, 20)]
         value = exact.astype(np.float64)
         value[negative] *= -1.0
-        slow = (digits > 19) | (exact.view(np.uint64)[::2] & np.uint64(0x7FF) == 0x400)
+        slow = (decimals > 20) | (exact.view(np.uint64)[::2] & np.uint64(0x7FF) == 0x400)
+        if huge is not None:
+            slow |= huge
     else:
         value, slow = np.empty(len(start)), np.ones(len(start), dtype=bool)
     if slow.any():
