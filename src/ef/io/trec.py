@@ -79,7 +79,7 @@ _SPACE[list(b" \t\n\v\f\r")] = True
 # --- fields as numbers -----------------------------------------------------------------------
 
 
-def _word_view(data: bytearray | npt.NDArray[np.uint8]) -> npt.NDArray[np.uint64]:
+def _word_view(data: bytearray) -> npt.NDArray[np.uint64]:
     """Every 8-byte window of ``data`` as a little-endian integer: ``view[i]`` = bytes ``i..i+7``."""
     return np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
 
@@ -286,10 +286,8 @@ def _parse_rows(
     if not n:
         return np.zeros(0), np.zeros(0, dtype=bool)
     width = 8 * max(1, -(-int(length.max()) // 8))
-    if width == 8:  # one word a field: a gather of words is cheaper than one of rows
-        digit = _word_view(buf)[start + length - 8].view(np.uint8).reshape(n, 8)
-    else:  # one row per field, its last byte in the last column
-        digit = np.lib.stride_tricks.as_strided(buf, (len(buf) - width + 1, width), (1, 1))[start + length - width]
+    # One row per field, its last byte in the last column.
+    digit = np.lib.stride_tricks.as_strided(buf, (len(buf) - width + 1, width), (1, 1))[start + length - width]
     negative = (buf[start] == 45) & (length > 0)
     bad = _COLUMNS_FROM[width].take(width - length + negative, axis=0)  # the digits and dot: after a '-'
     is_dot = digit == 46
@@ -321,20 +319,15 @@ def _parse_rows(
     n_dots = (dots >> _TOP_BYTE).astype(np.int64)
     plain = (any_bad == 0) & (n_dots <= 1) & (length - negative > n_dots)  # a digit at least
     # 24 columns may hold more digits than a uint64: t is exact below 10**18 (2 digits in word 0).
-    huge = words[:, 0] >= 100 if width == 24 else None
+    huge = words[:, 0] >= 100 if width == 24 else np.zeros(n, dtype=bool)
     decimals = (after >> _TOP_BYTE).astype(np.int64)  # one more than after the dot; 0 if none
     low = mantissa % _POW10_U64[np.clip(decimals - 1, 0, 19)]
     mantissa += np.uint64(9) * low
     value = mantissa.astype(np.float64) / _POW10[np.minimum(decimals, 22)]
     np.negative(value, out=value, where=negative)
-    long = (mantissa > _EXACT_DOUBLE) | (decimals > 22)
-    if huge is not None:
-        long |= huge
-    at = np.flatnonzero(plain & long)
+    at = np.flatnonzero(plain & ((mantissa > _EXACT_DOUBLE) | (decimals > 22) | huge))
     if len(at):
-        value[at] = _long_decimals(
-            buf, start[at], length[at], mantissa[at], decimals[at], negative[at], None if huge is None else huge[at]
-        )
+        value[at] = _long_decimals(buf, start[at], length[at], mantissa[at], decimals[at], negative[at], huge[at])
     return value, plain
 
 
@@ -390,7 +383,7 @@ def _long_decimals(
     mantissa: npt.NDArray[np.uint64],
     decimals: npt.NDArray[np.int64],
     negative: npt.NDArray[np.bool_],
-    huge: npt.NDArray[np.bool_] | None,
+    huge: npt.NDArray[np.bool_],
 ) -> npt.NDArray[np.float64]:
     """Plain decimals ``mantissa / 10**decimals`` past 2**53, correctly rounded like ``strtod``.
 
@@ -405,9 +398,7 @@ def _long_decimals(
         exact = mantissa.astype(np.longdouble) / _POW10_EXTENDED[np.minimum(decimals, 20)]
         value = exact.astype(np.float64)
         value[negative] *= -1.0
-        slow = (decimals > 20) | (exact.view(np.uint64)[::2] & np.uint64(0x7FF) == 0x400)
-        if huge is not None:
-            slow |= huge
+        slow = huge | (decimals > 20) | (exact.view(np.uint64)[::2] & np.uint64(0x7FF) == 0x400)
     else:
         value, slow = np.empty(len(start)), np.ones(len(start), dtype=bool)
     if slow.any():
