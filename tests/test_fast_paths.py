@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from ef.evaluation import _run, evaluate_run
 from ef.evaluation._run import _ahead_in_spans, _fixed_width_words, _member_and_judged_words, _plain_numbers
-from ef.io.trec import shared_prefix, write_run
+from ef.io.trec import _hash_fields, _word_view, hash_ids, shared_prefix, write_run
 
 _VALUES = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
@@ -223,6 +223,24 @@ def test_shared_prefix_is_the_common_leading_bytes(fields: list[bytes]) -> None:
     stops = starts + [len(f) for f in fields]
     common = next((i for i in range(min(map(len, fields))) if len({f[i] for f in fields}) > 1), min(map(len, fields)))
     assert shared_prefix(data, starts, stops) == common
+
+
+_IDS_OF_ANY_WIDTH = st.one_of(
+    st.binary(min_size=1, max_size=40), st.sampled_from([b"a" * 8, b"a" * 9, b"a" * 16, b"a" * 17])
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_IDS_OF_ANY_WIDTH, min_size=1, max_size=30))
+def test_a_field_hashes_by_its_bytes_alone_whatever_its_neighbours(fields: list[bytes]) -> None:
+    # Fields of 8-16 bytes hash by their first and last words, others word by word: a batch of
+    # one width and a batch of mixed widths must still give each field one hash.
+    data = bytearray(b" ".join(fields) + bytes(16))
+    starts = np.cumsum([0] + [len(f) + 1 for f in fields[:-1]])
+    lengths = np.array([len(f) for f in fields])
+    together = _hash_fields(_word_view(data), starts, lengths).tolist()
+    assert together == [int(hash_ids([f])[0]) for f in fields] == hash_ids(fields).tolist()
+    assert len(set(together)) == len(set(fields))  # equal bytes, equal hashes; no collision here
 
 
 @pytest.mark.parametrize("broadcast_from", [1, 10**9])  # every span broadcast, or every one pair by pair

@@ -98,28 +98,19 @@ def _hash_fields(
     A field's hash depends on its bytes alone (its length, then its 8-byte words), never on the
     other fields hashed with it: equal ids hash equal whatever their neighbours' widths. Matches
     are confirmed byte for byte by the caller, so a collision costs time, never a wrong number.
+    A field of 8 to 16 bytes (most ids) is its first and its last 8 bytes, which may overlap: two
+    loads and no masks.
     """
     h = length.astype(np.uint64) * _MIX
     if not len(h):
         return h
-    rows: npt.NDArray[np.int64] | None = None  # None: every row still has bytes at this offset
-    offset = 0
-    while True:
-        if rows is None:
-            word = view[start + offset] & _LOW_BYTES[np.minimum(length - offset, 8)]
-            mixed = (h ^ word) * _MIX
-            h = mixed ^ (mixed >> np.uint64(29))
-        else:
-            word = view[start[rows] + offset] & _LOW_BYTES[np.minimum(length[rows] - offset, 8)]
-            mixed = (h[rows] ^ word) * _MIX
-            h[rows] = mixed ^ (mixed >> np.uint64(29))
-        offset += 8
-        longer = length > offset if rows is None else length[rows] > offset
-        if rows is None and longer.all():
-            continue
-        rows = np.flatnonzero(longer) if rows is None else rows[longer]
-        if not len(rows):
-            break
+    if int(length.min()) >= 8 and int(length.max()) <= 16:
+        h = _mix_in(_mix_in(h, view[start]), view[start + length - 8])
+    else:
+        two = (length >= 8) & (length <= 16)
+        mid, rest = np.flatnonzero(two), np.flatnonzero(~two)
+        h[mid] = _mix_in(_mix_in(h[mid], view[start[mid]]), view[start[mid] + length[mid] - 8])
+        h[rest] = _hash_words(view, start[rest], length[rest], h[rest])
     # MurmurHash3's finaliser: every output bit depends on every input bit, so any slice of the
     # hash (the prefilter of the matcher) spreads ids that share a prefix like "doc000".
     h ^= h >> np.uint64(33)
@@ -128,6 +119,35 @@ def _hash_fields(
     h *= _FMIX2
     h ^= h >> np.uint64(33)
     return h
+
+
+def _mix_in(h: npt.NDArray[np.uint64], word: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    mixed = (h ^ word) * _MIX
+    mixed ^= mixed >> np.uint64(29)
+    return mixed
+
+
+def _hash_words(
+    view: npt.NDArray[np.uint64], start: npt.NDArray[np.int64], length: npt.NDArray[np.int64], h: npt.NDArray[np.uint64]
+) -> npt.NDArray[np.uint64]:
+    """`h` with each field's 8-byte words mixed in, the last one masked to the field's end."""
+    if not len(h):
+        return h
+    rows: npt.NDArray[np.int64] | None = None  # None: every row still has bytes at this offset
+    offset = 0
+    while True:
+        if rows is None:
+            h = _mix_in(h, view[start + offset] & _LOW_BYTES[np.minimum(length - offset, 8)])
+        else:
+            word = view[start[rows] + offset] & _LOW_BYTES[np.minimum(length[rows] - offset, 8)]
+            h[rows] = _mix_in(h[rows], word)
+        offset += 8
+        longer = length > offset if rows is None else length[rows] > offset
+        if rows is None and longer.all():
+            continue
+        rows = np.flatnonzero(longer) if rows is None else rows[longer]
+        if not len(rows):
+            return h
 
 
 def hash_ids(ids: Iterable[bytes]) -> npt.NDArray[np.uint64]:
@@ -325,9 +345,14 @@ def _parse_rows(
     mantissa += np.uint64(9) * low
     value = mantissa.astype(np.float64) / _POW10[np.minimum(decimals, 22)]
     np.negative(value, out=value, where=negative)
-    at = np.flatnonzero(plain & ((mantissa > _EXACT_DOUBLE) | (decimals > 22) | huge))
-    if len(at):
-        value[at] = _long_decimals(buf, start[at], length[at], mantissa[at], decimals[at], negative[at], huge[at])
+    long = plain & ((mantissa > _EXACT_DOUBLE) | (decimals > 22) | huge)
+    many = np.count_nonzero(long)
+    if 2 * many > n:  # most rows (repr()'s 17 digits): all rows at once, no gathers
+        np.copyto(value, _long_decimals(buf, start, length, mantissa, decimals, negative, huge, long), where=long)
+    elif many:
+        at = np.flatnonzero(long)
+        where = start[at], length[at], mantissa[at], decimals[at], negative[at], huge[at]
+        value[at] = _long_decimals(buf, *where, np.ones(len(at), dtype=bool))
     return value, plain
 
 
@@ -384,8 +409,10 @@ def _long_decimals(
     decimals: npt.NDArray[np.int64],
     negative: npt.NDArray[np.bool_],
     huge: npt.NDArray[np.bool_],
+    wanted: npt.NDArray[np.bool_],
 ) -> npt.NDArray[np.float64]:
-    """Plain decimals ``mantissa / 10**decimals`` past 2**53, correctly rounded like ``strtod``.
+    """Plain decimals ``mantissa / 10**decimals`` past 2**53, correctly rounded like ``strtod``,
+    where `wanted` (elsewhere the value is moot: the field may not even be a number).
 
     Below 10**19 (`huge` false) `mantissa` is exact, and ``m / 10**k`` in x87 extended
     precision is rounded once, to 64 bits. Rounding that to a double gives strtod's value unless
@@ -397,10 +424,10 @@ def _long_decimals(
     if _EXTENDED:
         exact = mantissa.astype(np.longdouble) / _POW10_EXTENDED[np.minimum(decimals, 20)]
         value = exact.astype(np.float64)
-        value[negative] *= -1.0
-        slow = huge | (decimals > 20) | (exact.view(np.uint64)[::2] & np.uint64(0x7FF) == 0x400)
+        np.negative(value, out=value, where=negative)
+        slow = wanted & (huge | (decimals > 20) | (exact.view(np.uint64)[::2] & np.uint64(0x7FF) == 0x400))
     else:
-        value, slow = np.empty(len(start)), np.ones(len(start), dtype=bool)
+        value, slow = np.empty(len(start)), wanted
     if slow.any():
         width = int(length[slow].max())
         column = np.arange(width)
@@ -589,6 +616,7 @@ class _Tokens:
     score_start: npt.NDArray[np.int64]
     score_stop: npt.NDArray[np.int64]
     run_id: tuple[int, int] | None  # the last row's
+    newlines: int  # the chunk's lines, comment and blank ones included
 
 
 def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int, end: int) -> _Tokens:
@@ -655,7 +683,7 @@ def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int
         head = first[np.flatnonzero(is_data)]
     if not len(head):
         empty = np.zeros(0, dtype=np.int64)
-        return _Tokens(empty, empty, empty, empty, empty, empty, run_id=None)
+        return _Tokens(empty, empty, empty, empty, empty, empty, run_id=None, newlines=n_lines)
     token_start += begin
     token_stop += begin
     last = int(head[-1]) + 5
@@ -667,6 +695,7 @@ def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int
         score_start=token_start[head + 4],
         score_stop=token_stop[head + 4],
         run_id=(int(token_start[last]), int(token_stop[last])),
+        newlines=n_lines,
     )
 
 
@@ -711,17 +740,18 @@ def _grid(
 
 
 def _from_grid(grid: npt.NDArray[np.int64], newline: npt.NDArray[np.int64], begin: int) -> _Tokens:
-    line_start = np.empty(len(grid), dtype=np.int64)
-    line_start[0] = 0
-    line_start[1:] = newline[:-1] + 1
+    query_start = np.empty(len(grid), dtype=np.int64)
+    query_start[0] = begin
+    np.add(newline[:-1], begin + 1, out=query_start[1:])  # offsets folded into one add each
     return _Tokens(
-        query_start=line_start + begin,
+        query_start=query_start,
         query_stop=grid[:, 0] + begin,
-        doc_start=grid[:, 1] + 1 + begin,
+        doc_start=grid[:, 1] + (begin + 1),
         doc_stop=grid[:, 2] + begin,
-        score_start=grid[:, 3] + 1 + begin,
+        score_start=grid[:, 3] + (begin + 1),
         score_stop=grid[:, 4] + begin,
         run_id=(int(grid[-1, 4]) + 1 + begin, int(grid[-1, 5]) + begin),
+        newlines=len(grid),
     )
 
 
@@ -790,7 +820,7 @@ def _check_utf8(name: str, data: bytearray, size: int) -> None:
 
 @dataclass(frozen=True)
 class _Chunk:
-    """What one chunk leaves besides its rows (written in place): the little the merge needs."""
+    """What one chunk leaves besides its rows: the little the merge needs."""
 
     rows: int
     new_query: npt.NDArray[np.int64]  # the chunk's rows that start a query run (row 0 always)
@@ -798,44 +828,59 @@ class _Chunk:
     last_query: tuple[int, int]  # the query id of the chunk's last row
     unparsed: npt.NDArray[np.int64]  # (row, start, stop) of scores parse_score must read
     run_id: tuple[int, int] | None
+    newlines: int  # lines read, comment and blank ones included
 
 
 class _Rows:
-    """The per-row arrays of a whole file, sized by its line count and filled chunk by chunk
-    (the doc ids hashed too when `hashed`)."""
+    """Per-row arrays: a chunk's, or a whole file's, filled chunk by chunk (``doc_hash`` is
+    ``None`` when the doc ids are hashed later)."""
 
-    def __init__(self, n: int, hashed: bool) -> None:
-        self.doc_start = np.empty(n, dtype=np.int64)
-        self.doc_stop = np.empty(n, dtype=np.int64)
-        self.doc_hash = np.empty(n, dtype=np.uint64) if hashed else None
-        self.scores = np.empty(n, dtype=np.float64)
+    def __init__(
+        self,
+        doc_start: npt.NDArray[np.int64],
+        doc_stop: npt.NDArray[np.int64],
+        doc_hash: npt.NDArray[np.uint64] | None,
+        scores: npt.NDArray[np.float64],
+    ) -> None:
+        self.doc_start, self.doc_stop, self.doc_hash, self.scores = doc_start, doc_stop, doc_hash, scores
+
+    @classmethod
+    def empty(cls, n: int, hashed: bool) -> _Rows:
+        doc_hash = np.empty(n, dtype=np.uint64) if hashed else None
+        return cls(np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), doc_hash, np.empty(n))
 
     def columns(self) -> list[npt.NDArray[Any]]:
         return [c for c in (self.doc_start, self.doc_stop, self.doc_hash, self.scores) if c is not None]
 
-    def chunk(self, name: str, data: bytearray, begin: int, end: int, first: int) -> _Chunk:
-        buf = np.frombuffer(data, dtype=np.uint8)
-        view = _word_view(data)
-        tokens = _tokenise(name, data, buf, begin, end)
-        rows = slice(first, first + len(tokens.doc_start))
-        self.doc_start[rows], self.doc_stop[rows] = tokens.doc_start, tokens.doc_stop
-        if self.doc_hash is not None:
-            self.doc_hash[rows] = _hash_fields(view, tokens.doc_start, tokens.doc_stop - tokens.doc_start)
-        scores, ok = _parse_scores_shared(buf, tokens.score_start, tokens.score_stop - tokens.score_start)
-        self.scores[rows] = scores
-        bad = np.flatnonzero(~ok)
-        new = np.ones(len(scores), dtype=bool)
-        new[1:] = ~_same_as_previous(view, tokens.query_start, tokens.query_stop)
-        starts = np.flatnonzero(new)
-        last = (int(tokens.query_start[-1]), int(tokens.query_stop[-1])) if len(scores) else (0, 0)
-        return _Chunk(
-            rows=len(scores),
-            new_query=starts,
-            query_at=np.stack([tokens.query_start[starts], tokens.query_stop[starts]], axis=1),
-            last_query=last,
-            unparsed=np.stack([bad, tokens.score_start[bad], tokens.score_stop[bad]], axis=1),
-            run_id=tokens.run_id,
-        )
+    def put(self, first: int, rows: _Rows) -> None:
+        """Copy `rows` in from row `first` on."""
+        for mine, theirs in zip(self.columns(), rows.columns(), strict=True):
+            mine[first : first + len(theirs)] = theirs
+
+
+def _chunk(name: str, data: bytearray, begin: int, end: int, hashed: bool) -> tuple[_Rows, _Chunk]:
+    """The rows of the whole lines ``data[begin:end]`` and what the merge needs of them."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    view = _word_view(data)
+    tokens = _tokenise(name, data, buf, begin, end)
+    length = tokens.doc_stop - tokens.doc_start
+    doc_hash = _hash_fields(view, tokens.doc_start, length) if hashed else None
+    scores, ok = _parse_scores_shared(buf, tokens.score_start, tokens.score_stop - tokens.score_start)
+    bad = np.flatnonzero(~ok)
+    new = np.ones(len(scores), dtype=bool)
+    new[1:] = ~_same_as_previous(view, tokens.query_start, tokens.query_stop)
+    starts = np.flatnonzero(new)
+    last = (int(tokens.query_start[-1]), int(tokens.query_stop[-1])) if len(scores) else (0, 0)
+    rows = _Rows(tokens.doc_start, tokens.doc_stop, doc_hash, scores)
+    return rows, _Chunk(
+        rows=len(scores),
+        new_query=starts,
+        query_at=np.stack([tokens.query_start[starts], tokens.query_stop[starts]], axis=1),
+        last_query=last,
+        unparsed=np.stack([bad, tokens.score_start[bad], tokens.score_stop[bad]], axis=1),
+        run_id=tokens.run_id,
+        newlines=tokens.newlines,
+    )
 
 
 def read_run_columns(path: Source) -> RunColumns:
@@ -988,21 +1033,29 @@ def _columns(name: str, data: bytearray, *, hashed: bool = True) -> RunColumns:
         cut = data.find(b"\n", min(bounds[-1] + _CHUNK, size - 1), size) + 1
         bounds.append(cut if cut > 0 else size)
     pairs = list(itertools.pairwise(bounds))
-    # A chunk has at most one row per line: its rows go at its first line's offset, and any gap
-    # that comment or blank lines leave is closed afterwards.
-    lines = _on_threads(lambda job: int(np.count_nonzero(buf[job[0] : job[1]] == 10)), pairs)
-    firsts = [0, *itertools.accumulate(lines)]
-    table = _Rows(firsts[-1], hashed)
-    jobs = [(a, b, firsts[i]) for i, (a, b) in enumerate(pairs)]
-    chunks = _on_threads(lambda job: table.chunk(name, data, *job), jobs)
-    # Close the gaps, chunk by chunk (a no-op for a file without comments or blank lines).
-    at = 0
-    for chunk, first in zip(chunks, firsts, strict=False):
-        if first != at:
-            for column in table.columns():
-                column[at : at + chunk.rows] = column[first : first + chunk.rows]
-        at += chunk.rows
-    n = at
+    if len(pairs) == 1:  # one chunk (as a streamed window is): its arrays are the table
+        table, chunk = _chunk(name, data, 0, size, hashed)
+        chunks, n = [chunk], chunk.rows
+    else:
+        # A chunk has at most one row per line: its rows go at its first line's offset (on the
+        # thread that read it), and any gap that comment or blank lines leave is closed afterwards.
+        lines = _on_threads(lambda job: int(np.count_nonzero(buf[job[0] : job[1]] == 10)), pairs)
+        firsts = [0, *itertools.accumulate(lines)]
+        table = _Rows.empty(firsts[-1], hashed)
+
+        def fill(job: tuple[int, int, int]) -> _Chunk:
+            rows, chunk = _chunk(name, data, job[0], job[1], hashed)
+            table.put(job[2], rows)
+            return chunk
+
+        chunks = _on_threads(fill, [(a, b, firsts[i]) for i, (a, b) in enumerate(pairs)])
+        # Close the gaps, chunk by chunk (a no-op for a file without comments or blank lines).
+        n = 0
+        for chunk, first in zip(chunks, firsts, strict=False):
+            if first != n:
+                for column in table.columns():
+                    column[n : n + chunk.rows] = column[first : first + chunk.rows]
+            n += chunk.rows
     scores = table.scores[:n]
     # Queries: runs of consecutive rows with the same query id bytes (chunk edges compared here).
     run_starts: list[int] = []
@@ -1031,7 +1084,8 @@ def _columns(name: str, data: bytearray, *, hashed: bool = True) -> RunColumns:
     run_id_at = next((c.run_id for c in reversed(chunks) if c.run_id), None)
     run_id = data[run_id_at[0] : run_id_at[1]].decode() if run_id_at else ""
     hashes = None if table.doc_hash is None else table.doc_hash[:n]
-    return RunColumns(name, data, scores, hashes, table.doc_start[:n], table.doc_stop[:n], segments, run_id, firsts[-1])
+    newlines = sum(c.newlines for c in chunks)
+    return RunColumns(name, data, scores, hashes, table.doc_start[:n], table.doc_stop[:n], segments, run_id, newlines)
 
 
 def read_run(path: Source) -> dict[str, dict[str, float]]:
