@@ -544,3 +544,48 @@ def test_a_thread_still_reading_at_interpreter_exit_parses_without_a_helper(tmp_
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
     assert (done.returncode, done.stdout, done.stderr) == (0, "40000\n", "")
+
+
+_LINES = st.sampled_from(
+    [
+        "q1 Q0 d1 1 0.5 r\n",
+        "q1 Q0 doc-0002 2 0.25 r\n",
+        "q2 Q0 d1 1 3 r\r\n",
+        "q2\tQ0\td3  1 0.30000001192092896 run-b\n",
+        "q3 Q0 d9 1 -0 r\n",
+        "# a comment\n",
+        "\n",
+        "q3 Q0 d9 2 1 r\n",  # d9 again when drawn twice in a row: an error
+        "q4 Q0 d4 1 x r\n",  # a bad score
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_LINES, min_size=1, max_size=40), st.integers(1, 80))
+def test_a_file_read_in_small_chunks_reads_as_one_chunk(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[str], chunk: int
+) -> None:
+    # Over 8 MB a file is tokenised in chunks, two at a time: rows, queries, lines, run id and
+    # errors must not depend on where the chunks are cut.
+    from ef.io import trec
+
+    path = str(tmp_path_factory.mktemp("chunks") / "run")
+    Path(path).write_text("".join(lines))
+
+    def read() -> object:
+        try:
+            columns = trec.read_run_columns(path)
+            columns.find_duplicate()
+        except ValueError as error:
+            return str(error)
+        segments = {k: [(p.start, p.stop) for p in v] for k, v in columns.segments.items()}
+        return columns.to_dict(), segments, columns.run_id, columns.lines
+
+    whole = read()
+    saved = trec._CHUNK
+    trec._CHUNK = chunk
+    try:
+        assert read() == whole
+    finally:
+        trec._CHUNK = saved

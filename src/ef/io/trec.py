@@ -630,24 +630,30 @@ def _tokenise(name: str, data: bytearray, buf: npt.NDArray[np.uint8], begin: int
     candidates = np.flatnonzero(is_low)
     separator: npt.NDArray[np.bool_] | None = is_low  # None once it marks other bytes than candidates
     byte = chunk[candidates]
-    # Bytes <= 32 that are not C whitespace (0-8, 14-31): rare, so test for any before a lookup.
-    if ((byte < 9) | ((byte > 13) & (byte < 32))).any():
-        space = _SPACE[byte]
-        if (byte == 0).any():
-            at = begin + int(candidates[np.flatnonzero(byte == 0)[0]])
-            raise ValueError(f"{name}:{_line_at(data, at)}: a NUL byte (trec_eval stops reading a file there)")
-        candidates, byte = candidates[space], byte[space]  # other control bytes belong to ids, as in C
-        separator = None
     newline = byte == 10
-    lone = np.flatnonzero(byte[:-1] == 13)
-    lone = lone[(byte[lone + 1] != 10) | (candidates[lone + 1] != candidates[lone] + 1)]
-    if len(lone):  # trec_eval would read it as a space and ignore the rest of the line: a silent drop
-        at = begin + int(candidates[lone[0]])
-        raise ValueError(
-            f"{name}:{_line_at(data, at)}: a carriage return ('\\r') inside a line; line ends must be '\\n' or '\\r\\n'"
-        )
+    newlines = int(np.count_nonzero(newline))
+    # Most files separate with spaces and newlines alone: two counts prove it, and leave nothing
+    # (no tab, '\\r' or control byte) for the checks below.
+    if newlines + int(np.count_nonzero(byte == 32)) != len(byte):
+        # Bytes <= 32 that are not C whitespace (0-8, 14-31): rare, so test for any before a lookup.
+        if ((byte < 9) | ((byte > 13) & (byte < 32))).any():
+            space = _SPACE[byte]
+            if (byte == 0).any():
+                at = begin + int(candidates[np.flatnonzero(byte == 0)[0]])
+                raise ValueError(f"{name}:{_line_at(data, at)}: a NUL byte (trec_eval stops reading a file there)")
+            candidates, byte = candidates[space], byte[space]  # other control bytes belong to ids, as in C
+            separator = None
+            newline = byte == 10
+        lone = np.flatnonzero(byte[:-1] == 13)
+        lone = lone[(byte[lone + 1] != 10) | (candidates[lone + 1] != candidates[lone] + 1)]
+        if len(lone):  # trec_eval would read it as a space and ignore the rest of the line: a silent drop
+            at = begin + int(candidates[lone[0]])
+            raise ValueError(
+                f"{name}:{_line_at(data, at)}: a carriage return ('\\r') inside a line; "
+                "line ends must be '\\n' or '\\r\\n'"
+            )
     # A '#' anywhere (memchr) is rare: without one, no line can be a comment.
-    regular = _grid(chunk, candidates, byte, separator, data.find(b"#", begin, end) >= 0)
+    regular = _grid(chunk, candidates, byte, separator, newlines, data.find(b"#", begin, end) >= 0)
     if regular is not None:
         return _from_grid(*regular, begin)
     # A token lies between separators i and i+1 when they are not adjacent; a virtual separator
@@ -704,12 +710,13 @@ def _grid(
     candidates: npt.NDArray[np.int64],
     byte: npt.NDArray[np.uint8],
     separator: npt.NDArray[np.bool_] | None,
+    newlines: int,
     hash_sign: bool,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
     """The separators as a ``(lines, 6)`` grid, and each line's ``\\n``, when every line is six
     fields one separator apart, LF or CRLF: how ef, Anserini, Pyserini and most tools write runs.
-    `separator` marks the bytes at `candidates` (``None``: it may mark others); `hash_sign`: the
-    chunk holds a ``#``.
+    `separator` marks the bytes at `candidates` (``None``: it may mark others); `newlines`: how
+    many of them are ``\\n``; `hash_sign`: the chunk holds a ``#``.
 
     The layout is proven by a few vectorised checks (so this is exact, not a guess); anything else
     returns ``None`` and takes the general tokeniser.
@@ -721,7 +728,7 @@ def _grid(
         return None
     grid = candidates.reshape(-1, width)
     lines = len(grid)
-    if not (byte[width - 1 :: width] == 10).all() or np.count_nonzero(byte == 10) != lines:
+    if newlines != lines or not (byte[width - 1 :: width] == 10).all():
         return None  # the newlines are not exactly every width-th separator
     if crlf and not ((byte[5::7] == 13).all() and (grid[:, 6] == grid[:, 5] + 1).all()):
         return None
@@ -742,14 +749,18 @@ def _grid(
 def _from_grid(grid: npt.NDArray[np.int64], newline: npt.NDArray[np.int64], begin: int) -> _Tokens:
     query_start = np.empty(len(grid), dtype=np.int64)
     query_start[0] = begin
-    np.add(newline[:-1], begin + 1, out=query_start[1:])  # offsets folded into one add each
+    np.add(newline[:-1], begin + 1, out=query_start[1:])
+
+    def at(column: int, offset: int) -> npt.NDArray[np.int64]:  # one add, none at offset 0 (a view)
+        return grid[:, column] + offset if offset else grid[:, column]
+
     return _Tokens(
         query_start=query_start,
-        query_stop=grid[:, 0] + begin,
-        doc_start=grid[:, 1] + (begin + 1),
-        doc_stop=grid[:, 2] + begin,
-        score_start=grid[:, 3] + (begin + 1),
-        score_stop=grid[:, 4] + begin,
+        query_stop=at(0, begin),
+        doc_start=at(1, begin + 1),
+        doc_stop=at(2, begin),
+        score_start=at(3, begin + 1),
+        score_stop=at(4, begin),
         run_id=(int(grid[-1, 4]) + 1 + begin, int(grid[-1, 5]) + begin),
         newlines=len(grid),
     )
