@@ -341,19 +341,34 @@ def _parse_rows(
     # 24 columns may hold more digits than a uint64: t is exact below 10**18 (2 digits in word 0).
     huge = words[:, 0] >= 100 if width == 24 else np.zeros(n, dtype=bool)
     decimals = (after >> _TOP_BYTE).astype(np.int64)  # one more than after the dot; 0 if none
-    low = mantissa % _POW10_U64[np.clip(decimals - 1, 0, 19)]
-    mantissa += np.uint64(9) * low
-    value = mantissa.astype(np.float64) / _POW10[np.minimum(decimals, 22)]
-    np.negative(value, out=value, where=negative)
+    fraction = _POW10_U64[np.clip(decimals - 1, 0, 19)]
+    if (mantissa < fraction).all():  # no integer part (scores below 1): t is low, so m = 10 t
+        mantissa *= _TEN
+    else:
+        mantissa += np.uint64(9) * (mantissa % fraction)
     long = plain & ((mantissa > _EXACT_DOUBLE) | (decimals > 22) | huge)
     many = np.count_nonzero(long)
-    if 2 * many > n:  # most rows (repr()'s 17 digits): all rows at once, no gathers
-        np.copyto(value, _long_decimals(buf, start, length, mantissa, decimals, negative, huge, long), where=long)
-    elif many:
+    if 2 * many > n:  # most rows (repr()'s 17 digits): all at once, no gathers; the others after
+        value = _long_decimals(buf, start, length, mantissa, decimals, negative, huge, long)
+        at = np.flatnonzero(~long)
+        value[at] = _short_decimals(mantissa[at], decimals[at], negative[at])
+        return value, plain
+    value = _short_decimals(mantissa, decimals, negative)
+    if many:
         at = np.flatnonzero(long)
         where = start[at], length[at], mantissa[at], decimals[at], negative[at], huge[at]
         value[at] = _long_decimals(buf, *where, np.ones(len(at), dtype=bool))
     return value, plain
+
+
+def _short_decimals(
+    mantissa: npt.NDArray[np.uint64], decimals: npt.NDArray[np.int64], negative: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.float64]:
+    """``mantissa / 10**decimals``, signed: correctly rounded for mantissas up to 2**53 (exact
+    doubles) and at most 22 decimals (exact powers), one rounding."""
+    value = mantissa.astype(np.float64) / _POW10[np.minimum(decimals, 22)]
+    np.negative(value, out=value, where=negative)
+    return value
 
 
 # A window's scores are parsed half here, half on a helper thread, when they are many and long
