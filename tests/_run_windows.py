@@ -16,8 +16,8 @@ def spy_windows(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[bytes]]
     seen: list[tuple[str, list[bytes]]] = []
     real = run_module.iter_run_columns
 
-    def spy(path: Any, window: int | None = None) -> Iterator[Any]:
-        for columns in real(path, window):
+    def spy(path: Any, window: int | None = None, *, span: tuple[int, int] | None = None) -> Iterator[Any]:
+        for columns in real(path, window, span=span):
             seen.append((os.fspath(path), sorted(columns.segments)))
             yield columns
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import marshal
@@ -19,12 +20,14 @@ import numpy.typing as npt
 
 from ef.console import format_table
 from ef.evaluation._inputs import normalise, refuse_swap
+from ef.evaluation._split import in_halves
 from ef.io.frames import DataFrameLike, PerQueryFrames
 from ef.io.trec import (
     RunColumns,
     big_endian_words,
     hash_ids,
     iter_run_columns,
+    one_thread,
     read_qrels,
     read_run,
     read_run_columns,
@@ -815,7 +818,7 @@ def _from_columns(
     run: RunColumns, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None
 ) -> _Builder:
     """The hit table of a tokenised run file: judged docs are matched for all rows at once."""
-    if len(run.scores) < _ROWS_FOR_A_THREAD:
+    if len(run.scores) < _ROWS_FOR_A_THREAD or one_thread.get():
         out = _match_columns(run, qrels, query_ids, missing, max_docs)
         run.find_duplicate()
         return out
@@ -847,22 +850,29 @@ def _read_ahead(windows: Iterator[RunColumns]) -> Iterator[RunColumns]:
             yield window
 
 
-def _from_stream(
-    path: str, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None
-) -> tuple[_Builder, str] | None:
-    """The hit table of a run file grouped by query, read window by window; ``None`` if not grouped.
+_Part = tuple[list[str], list[int], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
 
-    Each window holds whole query groups (:func:`~ef.io.trec.iter_run_columns`) and is matched
-    and ranked on its own, so memory holds one window and the hits, however long the file. A query
-    whose lines come back after another query's (a file not grouped by query) cannot be ranked
-    that way: the caller then reads the whole file (:func:`_from_columns`).
-    """
+
+@dataclass(frozen=True)
+class _Streamed:
+    """What a stretch of a run file gives: each window's hits, the query ids seen, the run id."""
+
+    parts: list[_Part]
+    seen: set[bytes]
+    run_id: str
+
+
+def _stream_part(
+    path: str, qrels: Run, max_docs: int | None, span: tuple[int, int] | None = None
+) -> _Streamed | None:
+    """The windows of `path` (its bytes in `span`, or all) matched and ranked one by one; ``None``
+    when a query comes back after another one's lines (not grouped by query)."""
     seen: set[bytes] = set()
-    parts: list[tuple[list[str], list[int], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
+    parts: list[_Part] = []
     run_id = ""
-    windows = iter_run_columns(path)
+    windows = iter_run_columns(path, span=span)
     big = os.path.getsize(path) > _BYTES_FOR_A_THREAD or path.lower().endswith(".gz")  # gzip: bigger inside
-    for columns in _read_ahead(windows) if big else windows:
+    for columns in _read_ahead(windows) if big and not one_thread.get() else windows:
         if not seen.isdisjoint(columns.segments):
             return None
         seen.update(columns.segments)
@@ -870,9 +880,33 @@ def _from_stream(
         judged = sorted(q for q in map(bytes.decode, columns.segments) if q in qrels)
         built = _from_columns(columns, qrels, judged, "skip", max_docs)
         arrays = built.arrays
-        if arrays is None:  # no judged query in this window
-            continue
-        parts.append((built.query_ids, built.num_ret, *arrays))
+        if arrays is not None:  # else no judged query in this window
+            parts.append((built.query_ids, built.num_ret, *arrays))
+    return _Streamed(parts, seen, run_id)
+
+
+def _from_stream(
+    path: str, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None
+) -> tuple[_Builder, str] | None:
+    """The hit table of a run file grouped by query, read window by window; ``None`` if not grouped.
+
+    Each window holds whole query groups (:func:`~ef.io.trec.iter_run_columns`) and is matched
+    and ranked on its own, so memory holds one window and the hits, however long the file. A file
+    over 16 MiB is read in two processes at once, a half each (:func:`~ef.evaluation._split.in_halves`).
+    A query whose lines come back after another query's (a file not grouped by query) cannot be
+    ranked that way: the caller then reads the whole file (:func:`_from_columns`).
+    """
+    halves = in_halves(path, functools.partial(_stream_part, path, qrels, max_docs))
+    if halves is None:
+        streamed = _stream_part(path, qrels, max_docs)
+    else:
+        first, second = halves
+        if first is None or second is None or not first.seen.isdisjoint(second.seen):
+            return None  # a query in both halves: not grouped either
+        streamed = _Streamed(first.parts + second.parts, first.seen | second.seen, second.run_id or first.run_id)
+    if streamed is None:
+        return None
+    parts, run_id = streamed.parts, streamed.run_id
     out = _Builder(qrels)
     where = {q: (p, i) for p, part in enumerate(parts) for i, q in enumerate(part[0])}
     new_index = [np.full(len(part[0]), -1, dtype=np.int64) for part in parts]

@@ -28,6 +28,7 @@ q1 Q0 d1 2 0.5 ef
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import itertools
@@ -38,6 +39,7 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
@@ -379,9 +381,22 @@ _SHARED_LONGEST = _SHORT  # bytes; shorter scores take a few column passes, not 
 _helper: ThreadPoolExecutor | None = None  # started on first use and kept: a start costs 0.1-1 ms
 
 
+# True while a process scores its share of a file split between processes (ef.evaluation._split):
+# there, more threads would only contend with the other process for the cores.
+one_thread: ContextVar[bool] = ContextVar("ef_one_thread", default=False)
+
+
 def _forget_helper() -> None:
     global _helper
     _helper = None  # a forked child has the executor but not its thread: it starts its own
+
+
+def stop_helper() -> None:
+    """End the helper thread, if started (before a fork: a process forks safely with one thread)."""
+    global _helper
+    if _helper is not None:
+        _helper.shutdown(wait=True)
+        _helper = None
 
 
 if hasattr(os, "register_at_fork"):  # POSIX only; Windows has no fork
@@ -394,7 +409,7 @@ def _parse_scores_shared(
     """:func:`_parse_scores`, the second half of the rows on a helper thread when that pays."""
     global _helper
     n = len(start)
-    if n < _SHARED_ROWS or (os.cpu_count() or 1) < 2 or int(length.max()) <= _SHARED_LONGEST:
+    if n < _SHARED_ROWS or (os.cpu_count() or 1) < 2 or one_thread.get() or int(length.max()) <= _SHARED_LONGEST:
         return _parse_scores(buf, start, length)
     half = n // 2
     try:
@@ -920,14 +935,17 @@ class _Window(bytearray):
     first_line: int = 1
 
 
-def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunColumns]:
+def iter_run_columns(
+    path: Source, window: int | None = None, *, span: tuple[int, int] | None = None
+) -> Iterator[RunColumns]:
     """A run file as :class:`RunColumns` of about `window` bytes each (2 MiB), query group by query group.
 
     Each window ends where a query's run of lines ends (or where the file does), so a file grouped
     by query, as trec_eval writes them, yields every query once and whole; memory holds one window
     (more only while one query's lines outgrow it). A query whose lines are scattered may appear
     in several windows: the caller sees it (see :func:`ef.evaluation.evaluate_run`). Errors give
-    the line number in the whole file.
+    the line number in the whole file. `span`, ``(begin, end)`` byte offsets at line starts of a
+    plain regular file, reads those bytes alone (line numbers then count from `begin`).
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
@@ -939,24 +957,28 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
     size = window or _WINDOW
     first_line = 1
     carry = b""
-    with open_binary(path) as stream:
+    with _open_span(path, span) as stream:
         at_start = True
+        remaining = None if span is None else span[1] - span[0]  # bytes of the span not yet read
         while True:
             # The block is read straight into the window, after what the last window left. The
             # first is no larger than the file (zeroing a window costs time), later ones are whole:
             # a size the system under-reports (procfs, some FUSE mounts) costs one more read.
-            left = _bytes_left(stream) if at_start else None
+            left = remaining if remaining is not None else _bytes_left(stream) if at_start else None
             want = size if left is None else min(size, max(left + 1, _SMALLEST_WINDOW))
             # A query longer than a window is carried whole and tokenised again with more: reading
             # as much again as is carried keeps that work linear (each pass at least doubles).
             want = max(want, len(carry))
             data = _Window(len(carry) + want + _PAD)
             data[: len(carry)] = carry
-            got = _fill(stream, memoryview(data)[len(carry) : len(carry) + want], name)
+            reading = want if remaining is None else min(want, remaining)
+            got = _fill(stream, memoryview(data)[len(carry) : len(carry) + reading], name)
+            if remaining is not None:
+                remaining -= got
             end = len(carry) + got
             if at_start:
                 at_start = False
-                if data.startswith(BOM):
+                if (span is None or span[0] == 0) and data.startswith(BOM):
                     del data[: len(BOM)]
                     end -= len(BOM)
             final = got < want
@@ -997,6 +1019,41 @@ def iter_run_columns(path: Source, window: int | None = None) -> Iterator[RunCol
                 yield columns
             if final:
                 return
+
+
+@contextlib.contextmanager
+def _open_span(path: Source, span: tuple[int, int] | None) -> Iterator[IO[bytes]]:
+    """`path` as :func:`open_binary` opens it, or a plain file from ``span[0]`` on."""
+    if span is None:
+        with open_binary(path) as stream:
+            yield stream
+        return
+    with open(os.fspath(path), "rb") as stream:
+        stream.seek(span[0])
+        yield stream
+
+
+def query_boundary(path: PathLike, near: int, reach: int = 1 << 23) -> int | None:
+    """The first line start at or after byte `near` (> 0) of a plain run file where one query's
+    lines end and another's begin (comment and blank lines passed over), within `reach` bytes of
+    `near`; else ``None``."""
+    back = min(near, 1 << 14)  # lines read before `near`, for the query that goes on there
+    offset = near - back
+    with open(os.fspath(path), "rb") as stream:
+        stream.seek(offset)
+        block = stream.read(back + reach)
+    line = block.find(b"\n") + 1 if offset else 0
+    previous = None
+    while True:
+        stop = block.find(b"\n", line) + 1
+        if not stop:
+            return None  # no whole line left within reach
+        fields = block[line:stop].split(None, 1)
+        if fields and not fields[0].startswith(b"#"):
+            if previous is not None and fields[0] != previous and offset + line >= near:
+                return offset + line
+            previous = fields[0]
+        line = stop
 
 
 def _one_query(data: bytearray, end: int) -> bool:
@@ -1040,7 +1097,7 @@ def _fill(stream: IO[bytes], view: memoryview, name: str) -> int:
 def _on_threads(function: Callable[[_Job], _Out], jobs: list[_Job]) -> list[_Out]:
     """``function`` over ``jobs``, on two threads when there are several: numpy releases the GIL
     in its loops, so two chunks are tokenised at once. One job runs here (a thread costs more)."""
-    if len(jobs) < 2 or (os.cpu_count() or 1) < 2:
+    if len(jobs) < 2 or (os.cpu_count() or 1) < 2 or one_thread.get():
         return list(map(function, jobs))
     from concurrent.futures import ThreadPoolExecutor
 
