@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -43,6 +45,7 @@ CASES: dict[str, str] = {
     "a doc twice late": "".join(_lines(range(300), 40)) + "q9999 Q0 a 1 1 r\nq9999 Q0 a 2 0 r\n",
     "a NUL late": "".join(_lines(range(300), 40)) + "q9999 Q0 a\x00 1 1 r\n",
     "one query": "".join(_lines(range(1), 5000)),
+    "plain text named .GZ": "".join(_lines(range(300), 40)),
 }
 
 # In a fresh interpreter (no other thread), every file over 0 bytes is split: per file, the
@@ -52,6 +55,12 @@ import json, os, sys
 from ef.evaluation import _split, evaluate_run
 import ef.evaluation._run as run
 _split.BYTES_TO_SPLIT = 0
+# ef's own helper thread running (it is ended before a fork; any other thread prevents one)
+import numpy as np
+from ef.io import trec
+trec._SHARED_ROWS = 1
+trec._parse_scores_shared(np.frombuffer(b"0.25 0.125 " + bytes(64), np.uint8), np.array([0, 5]), np.array([4, 9]))
+assert trec._helper is not None
 real_fork, real_halves, forks, splits = os.fork, _split.in_halves, [], []
 def fork():
     forks.append(1)
@@ -84,7 +93,7 @@ def test_two_processes_score_and_fail_as_one(tmp_path: Path, monkeypatch: pytest
     qrels = _qrels(tmp_path / "qrels", range(300))
     paths = {}
     for i, (name, text) in enumerate(CASES.items()):
-        paths[name] = str(tmp_path / f"run{i}")
+        paths[name] = str(tmp_path / f"run{i}{'.GZ' if 'GZ' in name else ''}")
         Path(paths[name]).write_text(text)
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, json.dumps(paths), qrels, *MEASURES], capture_output=True, text=True, check=True
@@ -97,9 +106,32 @@ def test_two_processes_score_and_fail_as_one(tmp_path: Path, monkeypatch: pytest
         assert got == _one_process(path, qrels), name
         # Forked at a query boundary near the middle (a file of one query has none); a half that
         # fails gives no split, and one process reads the file again, raising its error.
-        assert (forks, splits) == ((0, [False]) if name == "one query" else (1, [name in clean])), name
+        unsplit = name in ("one query", "plain text named .GZ")
+        assert (forks, splits) == ((0, [False]) if unsplit else (1, [name in clean])), name
     assert split["a bad score late"][0] == f"{paths['a bad score late']}:11001: score 'x' is not a number"
     assert split["a query in both halves"][0]["n_queries"] == 300
+    assert split["plain text named .GZ"][0] == f"{paths['plain text named .GZ']}: named '.gz' but not gzip-compressed"
+
+
+def test_an_interrupt_while_the_child_ends_still_reaps_it() -> None:
+    child = os.fork()
+    if child == 0:  # pragma: no cover  (the child)
+        time.sleep(0.3)
+        os._exit(0)
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.05)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _split._reap(child)  # interrupted in waitpid: kills the child, reaps it, then raises
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child, os.WNOHANG)  # no zombie left
 
 
 def test_the_halves_meet_where_a_query_begins(tmp_path: Path) -> None:

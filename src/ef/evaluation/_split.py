@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Callable
 from typing import TypeVar
 
-from ef.io.trec import one_thread, query_boundary, stop_helper
+from ef.io.trec import HELPER_NAME, one_thread, query_boundary, stop_helper
 
 __all__ = ["in_halves"]
 
@@ -43,9 +43,9 @@ def _cores() -> int:
 def in_halves(path: str, score: Callable[[tuple[int, int]], _T]) -> tuple[_T, _T] | None:
     """``score(span)`` of the file's first and second halves (byte spans meeting at a line where a
     query begins), run in two processes at once; ``None`` when the file is not split (not Linux,
-    one core, under 16 MiB, gzip, other threads running, no query boundary near the middle) or a
-    half failed. `score` runs on one thread in each process."""
-    if sys.platform != "linux" or not hasattr(os, "fork") or _cores() < 2:
+    one core, under 16 MiB, gzip or named so, other threads running, no query boundary near the
+    middle) or a half failed. `score` runs on one thread in each process."""
+    if sys.platform != "linux" or not hasattr(os, "fork") or _cores() < 2 or path.lower().endswith(".gz"):
         return None
     size = os.path.getsize(path)
     if size < BYTES_TO_SPLIT or size < 2:
@@ -53,51 +53,57 @@ def in_halves(path: str, score: Callable[[tuple[int, int]], _T]) -> tuple[_T, _T
     with open(path, "rb") as stream:
         if stream.read(2) == _GZIP_MAGIC:
             return None
+    # Another thread might hold a lock the child would wait on forever; ef's own helper is ended.
+    this = threading.current_thread()
+    if any(t is not this and not t.name.startswith(HELPER_NAME) for t in threading.enumerate()):
+        return None
     middle = query_boundary(path, size // 2)
     if middle is None:
         return None
     stop_helper()
-    if threading.active_count() > 1:  # another thread might hold a lock the child would wait on
-        return None
     read_end, write_end = os.pipe()
+    child, done, code = -1, False, 1
     try:
         with warnings.catch_warnings():
             # Python 3.12+ warns of a fork beside any OS thread, numpy's idle BLAS pool included:
             # the child makes no BLAS call, and no other Python thread exists.
             warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-    except OSError:  # no process to be had (EAGAIN, ENOMEM): one process reads it all
-        os.close(read_end)
+            child = os.fork()
+        if child == 0:
+            _second_half(score, (middle, size), read_end, write_end)  # never returns
         os.close(write_end)
-        return None
-    if pid == 0:  # the child: the second half, its result down the pipe, then out (no cleanup)
-        status = 1
-        try:
-            os.close(read_end)
-            result = _scored(score, (middle, size))
-            with os.fdopen(write_end, "wb") as pipe:
-                pickle.dump(result, pipe, protocol=pickle.HIGHEST_PROTOCOL)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    done = False
-    try:
+        write_end = -1
         with os.fdopen(read_end, "rb") as pipe:
+            read_end = -1
             first = _scored(score, (0, middle))
             second: _T = pickle.load(pipe)
         done = True
-    except Exception:  # a bad line, or the child gone (EOFError): the caller reads it in one process
+    except Exception:  # no fork, a bad line, the child gone (EOFError): the caller reads it in one process
         return None
     finally:
-        if not done:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        try:
-            _, code = os.waitpid(pid, 0)
-        except ChildProcessError:  # reaped already (SIGCHLD ignored): the whole result came back
-            code = 0
+        for fd in (read_end, write_end):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        if child > 0:
+            if not done:
+                _kill(child)
+            code = _reap(child)
     return (first, second) if code == 0 else None
+
+
+def _second_half(score: Callable[[tuple[int, int]], _T], span: tuple[int, int], read_end: int, write_end: int) -> None:
+    """The child: `score` of `span`, pickled down the pipe, then out at once (no cleanup, no
+    atexit handlers: they are the parent's)."""
+    status = 1
+    try:
+        os.close(read_end)
+        result = _scored(score, span)
+        with os.fdopen(write_end, "wb") as pipe:
+            pickle.dump(result, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+        status = 0
+    finally:
+        os._exit(status)
 
 
 def _scored(score: Callable[[tuple[int, int]], _T], span: tuple[int, int]) -> _T:
@@ -106,3 +112,27 @@ def _scored(score: Callable[[tuple[int, int]], _T], span: tuple[int, int]) -> _T
         return score(span)
     finally:
         one_thread.reset(token)
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _reap(pid: int) -> int:
+    """Wait for child `pid` to end, its exit status; an interrupt meanwhile (Ctrl-C) kills it and is
+    raised once it is reaped, so no zombie is left."""
+    interrupted: BaseException | None = None
+    while True:
+        try:
+            status = os.waitpid(pid, 0)[1]
+            break
+        except ChildProcessError:  # reaped already (SIGCHLD ignored): the result says how it went
+            status = 0
+            break
+        except BaseException as error:  # raised below, after the reaping
+            interrupted = error
+            _kill(pid)
+    if interrupted is not None:
+        raise interrupted
+    return status

@@ -391,12 +391,15 @@ def _forget_helper() -> None:
     _helper = None  # a forked child has the executor but not its thread: it starts its own
 
 
+HELPER_NAME = "ef-scores"  # the helper thread's name prefix
+
+
 def stop_helper() -> None:
     """End the helper thread, if started (before a fork: a process forks safely with one thread)."""
     global _helper
-    if _helper is not None:
-        _helper.shutdown(wait=True)
-        _helper = None
+    helper, _helper = _helper, None
+    if helper is not None:
+        helper.shutdown(wait=True)
 
 
 if hasattr(os, "register_at_fork"):  # POSIX only; Windows has no fork
@@ -413,11 +416,12 @@ def _parse_scores_shared(
         return _parse_scores(buf, start, length)
     half = n // 2
     try:
-        if _helper is None:
+        helper = _helper
+        if helper is None:
             from concurrent.futures import ThreadPoolExecutor
 
-            _helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ef-scores")
-        later = _helper.submit(_parse_scores, buf, start[half:], length[half:])
+            helper = _helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix=HELPER_NAME)
+        later = helper.submit(_parse_scores, buf, start[half:], length[half:])
     except RuntimeError:  # the interpreter is shutting down (a thread still reading): no new threads
         return _parse_scores(buf, start, length)
     first = _parse_scores(buf, start[:half], length[:half])
