@@ -113,7 +113,7 @@ def test_two_processes_score_and_fail_as_one(tmp_path: Path, monkeypatch: pytest
     assert split["plain text named .GZ"][0] == f"{paths['plain text named .GZ']}: named '.gz' but not gzip-compressed"
 
 
-def test_an_interrupt_while_the_child_ends_still_reaps_it() -> None:
+def test_an_interrupt_while_the_child_ends_lands_once_it_is_reaped() -> None:
     child = os.fork()
     if child == 0:  # pragma: no cover  (the child)
         time.sleep(0.3)
@@ -126,12 +126,47 @@ def test_an_interrupt_while_the_child_ends_still_reaps_it() -> None:
     signal.setitimer(signal.ITIMER_REAL, 0.05)
     try:
         with pytest.raises(KeyboardInterrupt):
-            _split._reap(child)  # interrupted in waitpid: kills the child, reaps it, then raises
+            _split._end(child, kill=False)  # the alarm waits until the child is reaped
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     with pytest.raises(ChildProcessError):
         os.waitpid(child, os.WNOHANG)  # no zombie left
+
+
+# A Ctrl-C that arrives during the fork, in the parent or in the child: the parent raises it with
+# the child killed and reaped; the child never runs on as a copy of the caller (no atexit of its).
+_INTERRUPTED = """
+import atexit, ctypes, functools, os, signal, sys
+from ef.evaluation import _split, evaluate_run
+_split.BYTES_TO_SPLIT = 0
+side = sys.argv[1]
+me = os.getpid()
+atexit.register(lambda: os.getpid() != me and print("child ran atexit", flush=True))
+# raise(3) from C, as a signal arriving during fork() would: Python's handler runs only after
+# os.fork() has returned (a Python hook would run it inside the hook, where it is ignored)
+hook = functools.partial(getattr(ctypes.CDLL(None), "raise"), int(signal.SIGINT))
+os.register_at_fork(**{"after_in_" + side: hook})
+try:
+    print(evaluate_run(sys.argv[2], sys.argv[3], ["map"]).metrics["map"] > 0, flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+try:
+    os.waitpid(-1, os.WNOHANG)
+    print("a child left", flush=True)
+except ChildProcessError:
+    print("no child left", flush=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux" or (os.cpu_count() or 1) < 2, reason="splits on Linux with 2+ cores")
+@pytest.mark.parametrize(("side", "expected"), [("parent", "interrupted"), ("child", "True")])
+def test_a_ctrl_c_during_the_fork_leaves_no_process_behind(tmp_path: Path, side: str, expected: str) -> None:
+    run = tmp_path / "run"
+    run.write_text("".join(_lines(range(300), 40)))
+    qrels = _qrels(tmp_path / "qrels", range(300))
+    done = subprocess.run([sys.executable, "-c", _INTERRUPTED, side, str(run), qrels], capture_output=True, text=True)
+    assert done.stdout.splitlines() == [expected, "no child left"], done.stderr
 
 
 def test_the_halves_meet_where_a_query_begins(tmp_path: Path) -> None:

@@ -62,15 +62,25 @@ def in_halves(path: str, score: Callable[[tuple[int, int]], _T]) -> tuple[_T, _T
         return None
     stop_helper()
     read_end, write_end = os.pipe()
-    child, done, code = -1, False, 1
+    parent, child, done, code = os.getpid(), -1, False, 1
+    # Signals wait from before the fork until each process is inside its own try: an interrupt
+    # then can neither leave the child unsupervised nor let it run on as a copy of the caller.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
     try:
-        with warnings.catch_warnings():
-            # Python 3.12+ warns of a fork beside any OS thread, numpy's idle BLAS pool included:
-            # the child makes no BLAS call, and no other Python thread exists.
-            warnings.simplefilter("ignore", DeprecationWarning)
-            child = os.fork()
-        if child == 0:
-            _second_half(score, (middle, size), read_end, write_end)  # never returns
+        try:
+            with warnings.catch_warnings():
+                # Python 3.12+ warns of a fork beside any OS thread, numpy's idle BLAS pool
+                # included: the child makes no BLAS call, and no other Python thread exists.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                try:
+                    child = os.fork()
+                except OSError:  # no process to be had (EAGAIN, ENOMEM): one process reads it all
+                    return None
+            if child == 0:
+                _second_half(score, (middle, size), read_end, write_end, mask)  # never returns
+        finally:
+            if os.getpid() == parent:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(write_end)
         write_end = -1
         with os.fdopen(read_end, "rb") as pipe:
@@ -78,25 +88,30 @@ def in_halves(path: str, score: Callable[[tuple[int, int]], _T]) -> tuple[_T, _T
             first = _scored(score, (0, middle))
             second: _T = pickle.load(pipe)
         done = True
-    except Exception:  # no fork, a bad line, the child gone (EOFError): the caller reads it in one process
+    # A bad line in this half (its message is one process's to give), or the child gone (nothing
+    # or part of its result came back): the caller reads the file in one process.
+    except (ValueError, EOFError, pickle.UnpicklingError):
         return None
     finally:
+        if os.getpid() != parent:  # a child that got here by any path: out, as the parent's copy
+            os._exit(1)
         for fd in (read_end, write_end):
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         if child > 0:
-            if not done:
-                _kill(child)
-            code = _reap(child)
+            code = _end(child, kill=not done)
     return (first, second) if code == 0 else None
 
 
-def _second_half(score: Callable[[tuple[int, int]], _T], span: tuple[int, int], read_end: int, write_end: int) -> None:
+def _second_half(
+    score: Callable[[tuple[int, int]], _T], span: tuple[int, int], read_end: int, write_end: int, mask: set[int]
+) -> None:
     """The child: `score` of `span`, pickled down the pipe, then out at once (no cleanup, no
-    atexit handlers: they are the parent's)."""
+    atexit handlers: they are the parent's). Signals wait until it is inside its try."""
     status = 1
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(read_end)
         result = _scored(score, span)
         with os.fdopen(write_end, "wb") as pipe:
@@ -114,25 +129,17 @@ def _scored(score: Callable[[tuple[int, int]], _T], span: tuple[int, int]) -> _T
         one_thread.reset(token)
 
 
-def _kill(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-
-
-def _reap(pid: int) -> int:
-    """Wait for child `pid` to end, its exit status; an interrupt meanwhile (Ctrl-C) kills it and is
-    raised once it is reaped, so no zombie is left."""
-    interrupted: BaseException | None = None
-    while True:
+def _end(pid: int, *, kill: bool) -> int:
+    """Child `pid` killed first if `kill`, then reaped: its exit status. Signals wait meanwhile (it
+    ends at once, killed or done), so an interrupt lands after the reaping and leaves no zombie."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        if kill:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         try:
-            status = os.waitpid(pid, 0)[1]
-            break
+            return os.waitpid(pid, 0)[1]
         except ChildProcessError:  # reaped already (SIGCHLD ignored): the result says how it went
-            status = 0
-            break
-        except BaseException as error:  # raised below, after the reaping
-            interrupted = error
-            _kill(pid)
-    if interrupted is not None:
-        raise interrupted
-    return status
+            return 0
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
