@@ -169,6 +169,42 @@ def test_a_ctrl_c_during_the_fork_leaves_no_process_behind(tmp_path: Path, side:
     assert done.stdout.splitlines() == [expected, "no child left"], done.stderr
 
 
+_TIMED_OUT = """
+import os, signal, sys, time
+from ef.evaluation import _split, evaluate_run
+import ef.evaluation._run as run
+_split.BYTES_TO_SPLIT = 0
+real = run._stream_part
+def slow(*args, **kwargs):
+    time.sleep(0.3)
+    return real(*args, **kwargs)
+run._stream_part = slow
+def deadline(signum, frame):
+    raise TimeoutError("deadline passed")
+signal.signal(signal.SIGALRM, deadline)
+signal.setitimer(signal.ITIMER_REAL, 0.1)
+try:
+    evaluate_run(sys.argv[1], sys.argv[2], ["map"])
+    print("no timeout", flush=True)
+except TimeoutError as error:
+    print(error, flush=True)
+try:
+    os.waitpid(-1, os.WNOHANG)
+    print("a child left", flush=True)
+except ChildProcessError:
+    print("no child left", flush=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux" or (os.cpu_count() or 1) < 2, reason="splits on Linux with 2+ cores")
+def test_a_signal_handlers_exception_is_raised_not_taken_for_a_failed_half(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.write_text("".join(_lines(range(300), 40)))
+    qrels = _qrels(tmp_path / "qrels", range(300))
+    done = subprocess.run([sys.executable, "-c", _TIMED_OUT, str(run), qrels], capture_output=True, text=True)
+    assert done.stdout.splitlines() == ["deadline passed", "no child left"], done.stderr
+
+
 def test_the_halves_meet_where_a_query_begins(tmp_path: Path) -> None:
     path = tmp_path / "run"
     path.write_bytes(b"q1 Q0 a 1 1 r\n# note\nq1 Q0 b 2 0 r\n\nq2 Q0 c 1 1 r\nq2 Q0 d 2 0 r\n")
