@@ -17,6 +17,9 @@ from ef.evaluation import _split, evaluate_run
 from ef.io.trec import query_boundary
 
 MEASURES = ["ndcg@10", "map", "recall@100", "mrr", "P@5"]
+_SPLITS = pytest.mark.skipif(
+    sys.platform != "linux" or (os.cpu_count() or 1) < 2, reason="splits on Linux with 2+ cores"
+)
 
 
 def _lines(queries: range, docs: int, *, score: str = "{s}") -> list[str]:
@@ -88,7 +91,7 @@ def _one_process(run: str, qrels: str) -> object:
         return str(error)
 
 
-@pytest.mark.skipif(sys.platform != "linux" or (os.cpu_count() or 1) < 2, reason="splits on Linux with 2+ cores")
+@_SPLITS
 def test_two_processes_score_and_fail_as_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     qrels = _qrels(tmp_path / "qrels", range(300))
     paths = {}
@@ -134,6 +137,27 @@ def test_an_interrupt_while_the_child_ends_lands_once_it_is_reaped() -> None:
         os.waitpid(child, os.WNOHANG)  # no zombie left
 
 
+# Appended to each script below: whether the evaluation left a process of its own behind.
+_ANY_CHILD_LEFT = """
+try:
+    os.waitpid(-1, os.WNOHANG)
+    print("a child left", flush=True)
+except ChildProcessError:
+    print("no child left", flush=True)
+"""
+
+
+def _in_fresh_python(tmp_path: Path, script: str, *args: str) -> tuple[list[str], str]:
+    """`script` run on a 300-query run file and its qrels (their paths after `args`): its lines
+    of output, and its stderr."""
+    run = tmp_path / "run"
+    run.write_text("".join(_lines(range(300), 40)))
+    qrels = _qrels(tmp_path / "qrels", range(300))
+    command = [sys.executable, "-c", script + _ANY_CHILD_LEFT, *args, str(run), qrels]
+    done = subprocess.run(command, capture_output=True, text=True)
+    return done.stdout.splitlines(), done.stderr
+
+
 # A Ctrl-C that arrives during the fork, in the parent or in the child: the parent raises it with
 # the child killed and reaped; the child never runs on as a copy of the caller (no atexit of its).
 _INTERRUPTED = """
@@ -151,22 +175,14 @@ try:
     print(evaluate_run(sys.argv[2], sys.argv[3], ["map"]).metrics["map"] > 0, flush=True)
 except KeyboardInterrupt:
     print("interrupted", flush=True)
-try:
-    os.waitpid(-1, os.WNOHANG)
-    print("a child left", flush=True)
-except ChildProcessError:
-    print("no child left", flush=True)
 """
 
 
-@pytest.mark.skipif(sys.platform != "linux" or (os.cpu_count() or 1) < 2, reason="splits on Linux with 2+ cores")
+@_SPLITS
 @pytest.mark.parametrize(("side", "expected"), [("parent", "interrupted"), ("child", "True")])
 def test_a_ctrl_c_during_the_fork_leaves_no_process_behind(tmp_path: Path, side: str, expected: str) -> None:
-    run = tmp_path / "run"
-    run.write_text("".join(_lines(range(300), 40)))
-    qrels = _qrels(tmp_path / "qrels", range(300))
-    done = subprocess.run([sys.executable, "-c", _INTERRUPTED, side, str(run), qrels], capture_output=True, text=True)
-    assert done.stdout.splitlines() == [expected, "no child left"], done.stderr
+    out, errors = _in_fresh_python(tmp_path, _INTERRUPTED, side)
+    assert out == [expected, "no child left"], errors
 
 
 _TIMED_OUT = """
@@ -188,21 +204,13 @@ try:
     print("no timeout", flush=True)
 except TimeoutError as error:
     print(error, flush=True)
-try:
-    os.waitpid(-1, os.WNOHANG)
-    print("a child left", flush=True)
-except ChildProcessError:
-    print("no child left", flush=True)
 """
 
 
-@pytest.mark.skipif(sys.platform != "linux" or (os.cpu_count() or 1) < 2, reason="splits on Linux with 2+ cores")
+@_SPLITS
 def test_a_signal_handlers_exception_is_raised_not_taken_for_a_failed_half(tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    run.write_text("".join(_lines(range(300), 40)))
-    qrels = _qrels(tmp_path / "qrels", range(300))
-    done = subprocess.run([sys.executable, "-c", _TIMED_OUT, str(run), qrels], capture_output=True, text=True)
-    assert done.stdout.splitlines() == ["deadline passed", "no child left"], done.stderr
+    out, errors = _in_fresh_python(tmp_path, _TIMED_OUT)
+    assert out == ["deadline passed", "no child left"], errors
 
 
 def test_the_halves_meet_where_a_query_begins(tmp_path: Path) -> None:

@@ -898,15 +898,15 @@ def _from_stream(
     """
     halves = in_halves(path, functools.partial(_stream_part, path, qrels, max_docs))
     if halves is None:
-        streamed = _stream_part(path, qrels, max_docs)
+        whole = _stream_part(path, qrels, max_docs)
+        if whole is None:
+            return None
+        parts, run_id = whole.parts, whole.run_id
     else:
         first, second = halves
         if first is None or second is None or not first.seen.isdisjoint(second.seen):
             return None  # a query in both halves: not grouped either
-        streamed = _Streamed(first.parts + second.parts, first.seen | second.seen, second.run_id or first.run_id)
-    if streamed is None:
-        return None
-    parts, run_id = streamed.parts, streamed.run_id
+        parts, run_id = first.parts + second.parts, second.run_id or first.run_id
     out = _Builder(qrels)
     where = {q: (p, i) for p, part in enumerate(parts) for i, q in enumerate(part[0])}
     new_index = [np.full(len(part[0]), -1, dtype=np.int64) for part in parts]

@@ -22,6 +22,7 @@ import warnings
 from collections.abc import Callable
 from typing import TypeVar
 
+from ef.io.source import is_plain_file
 from ef.io.trec import HELPER_NAME, one_thread, query_boundary, stop_helper
 
 __all__ = ["in_halves"]
@@ -30,7 +31,6 @@ _T = TypeVar("_T")
 
 # Below this a fork (1-5 ms) and a second process cost more than they save.
 BYTES_TO_SPLIT = 1 << 24
-_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _cores() -> int:
@@ -45,14 +45,11 @@ def in_halves(path: str, score: Callable[[tuple[int, int]], _T]) -> tuple[_T, _T
     query begins), run in two processes at once; ``None`` when the file is not split (not Linux,
     one core, under 16 MiB, gzip or named so, other threads running, no query boundary near the
     middle) or a half failed. `score` runs on one thread in each process."""
-    if sys.platform != "linux" or not hasattr(os, "fork") or _cores() < 2 or path.lower().endswith(".gz"):
+    if sys.platform != "linux" or not hasattr(os, "fork") or _cores() < 2:
         return None
     size = os.path.getsize(path)
-    if size < BYTES_TO_SPLIT or size < 2:
+    if size < BYTES_TO_SPLIT or size < 2 or not is_plain_file(path):
         return None
-    with open(path, "rb") as stream:
-        if stream.read(2) == _GZIP_MAGIC:
-            return None
     # Another thread might hold a lock the child would wait on forever; ef's own helper is ended.
     this = threading.current_thread()
     if any(t is not this and not t.name.startswith(HELPER_NAME) for t in threading.enumerate()):

@@ -27,7 +27,7 @@ import zlib
 from collections.abc import Iterator
 from typing import IO
 
-__all__ = ["BOM", "display_name", "iter_chunks", "iter_lines", "open_binary", "read_bytes"]
+__all__ = ["BOM", "display_name", "is_plain_file", "iter_chunks", "iter_lines", "open_binary", "read_bytes"]
 
 BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -40,6 +40,16 @@ def display_name(source: Source) -> str:
     """How errors name `source`: its path, or ``<stdin>`` for ``-``."""
     name = os.fspath(source)
     return "<stdin>" if name == "-" else name
+
+
+def is_plain_file(source: Source) -> bool:
+    """Whether `source` is a regular file whose bytes are its text: not ``-``, not gzip by its
+    name or its magic bytes, so it can be read in place or from any offset."""
+    name = os.fspath(source)
+    if name == "-" or name.lower().endswith(".gz") or not os.path.isfile(name):
+        return False
+    with open(name, "rb") as stream:
+        return stream.read(2) != _GZIP_MAGIC
 
 
 @contextlib.contextmanager

@@ -46,7 +46,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ef.io.source import BOM, Source, display_name, iter_chunks, open_binary, read_bytes
+from ef.io.source import BOM, Source, display_name, is_plain_file, iter_chunks, open_binary, read_bytes
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -73,7 +73,6 @@ _WINDOW = 1 << 21  # bytes per streamed window (iter_run_columns): its work stay
 _SMALLEST_WINDOW = 1 << 16  # the first window when the file is smaller than a window
 
 # C's isspace() in the "C" locale: what trec_eval splits columns on.
-_GZIP_MAGIC = b"\x1f\x8b"
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[list(b" \t\n\v\f\r")] = True
 
@@ -107,11 +106,11 @@ def _hash_fields(
     if not len(h):
         return h
     if int(length.min()) >= 8 and int(length.max()) <= 16:
-        h = _mix_in(_mix_in(h, view[start]), view[start + length - 8])
+        h = _hash_ends(view, start, length, h)
     else:
         two = (length >= 8) & (length <= 16)
         mid, rest = np.flatnonzero(two), np.flatnonzero(~two)
-        h[mid] = _mix_in(_mix_in(h[mid], view[start[mid]]), view[start[mid] + length[mid] - 8])
+        h[mid] = _hash_ends(view, start[mid], length[mid], h[mid])
         h[rest] = _hash_words(view, start[rest], length[rest], h[rest])
     # MurmurHash3's finaliser: every output bit depends on every input bit, so any slice of the
     # hash (the prefilter of the matcher) spreads ids that share a prefix like "doc000".
@@ -127,6 +126,13 @@ def _mix_in(h: npt.NDArray[np.uint64], word: npt.NDArray[np.uint64]) -> npt.NDAr
     mixed = (h ^ word) * _MIX
     mixed ^= mixed >> np.uint64(29)
     return mixed
+
+
+def _hash_ends(
+    view: npt.NDArray[np.uint64], start: npt.NDArray[np.int64], length: npt.NDArray[np.int64], h: npt.NDArray[np.uint64]
+) -> npt.NDArray[np.uint64]:
+    """`h` with the first and the last 8 bytes of each field of 8 to 16 bytes mixed in."""
+    return _mix_in(_mix_in(h, view[start]), view[start + length - 8])
 
 
 def _hash_words(
@@ -823,11 +829,11 @@ def _same_as_previous(
 def _read_padded(source: Source) -> bytearray:
     """All of `source`'s bytes, ending in a newline, then ``_PAD`` zero bytes."""
     name = os.fspath(source)
-    if name != "-" and os.path.isfile(name):
+    if is_plain_file(name):
         with open(name, "rb") as handle:
             head = handle.read(3)
             size = os.fstat(handle.fileno()).st_size
-            if head[:2] != _GZIP_MAGIC and not name.lower().endswith(".gz") and size >= len(head):
+            if size >= len(head):
                 # A plain file: read once, straight into place (no chunk copies).
                 skip = 3 if head == BOM else 0
                 data = bytearray(size - skip + 1 + _PAD)
