@@ -137,12 +137,13 @@ def test_timeouts_are_recorded(kind: str) -> None:
     target = Slow()
     target.retrieve = target.retrieve_async if kind == "async" else target.retrieve_sync  # type: ignore[attr-defined]
     start = time.perf_counter()
-    result = run(target, samples(2), [HitRate(key="source_uri")], timeout_s=0.05)
-    assert time.perf_counter() - start < 1.5  # did not wait for the slow call (2 s)
+    # The fast call gets 0.5 s: room for a thread to start on a loaded machine (0.05 s was not).
+    result = run(target, samples(2), [HitRate(key="source_uri")], timeout_s=0.5)
+    assert time.perf_counter() - start < 1.8  # did not wait for the slow call (2 s)
     timed_out = result.outcomes[0]
-    assert timed_out.error == "TimeoutError: no answer within 0.05 s"
+    assert timed_out.error == "TimeoutError: no answer within 0.5 s"
     assert timed_out.latency_ms is not None
-    assert 45 <= timed_out.latency_ms < 1500  # answered at the timeout, not after the slow call
+    assert 450 <= timed_out.latency_ms < 1800  # answered at the timeout, not after the slow call
     assert result.scores["hit_rate@5[source_uri]"] == (None, 1.0)
 
 
