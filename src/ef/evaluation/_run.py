@@ -229,7 +229,7 @@ class _Builder:
 # count, then each item: a float as b"g" + 8 bytes little-endian, an int of 32 bits as b"i" + 4.
 # A bool is b"T" or b"F", a str or a larger int longer: a list is all floats (or all such ints)
 # exactly when its dump has that length and every item's type byte (by induction) is b"g" (b"i").
-_MARSHALLED = ((b"g", "<f8", 9), (b"i", "<i4", 5))
+_DOUBLE, _INT32 = np.dtype("<f8"), np.dtype("<i4")
 
 
 def _plain_numbers(values: Collection[object]) -> npt.NDArray[np.float64] | None:
@@ -242,11 +242,11 @@ def _plain_numbers(values: Collection[object]) -> npt.NDArray[np.float64] | None
     n = len(values)
     if not n:
         return np.zeros(0)
-    for code, layout, stride in _MARSHALLED:
-        if len(dump) == 5 + stride * n and dump[5::stride].count(code) == n:
-            found = np.ndarray((n,), dtype=layout, buffer=dump, offset=6, strides=(stride,))
-            # The doubles are read in place (unaligned, strided, read-only): np.sort copies them anyway.
-            return found if code == b"g" else found.astype(np.float64)
+    # The doubles are read in place (unaligned, strided, read-only): np.sort copies them anyway.
+    if len(dump) == 5 + 9 * n and dump[5::9].count(b"g") == n:
+        return np.ndarray((n,), _DOUBLE, dump, 6, (9,))
+    if len(dump) == 5 + 5 * n and dump[5::5].count(b"i") == n:
+        return np.ndarray((n,), _INT32, dump, 6, (5,)).astype(np.float64)
     return None
 
 
@@ -368,15 +368,14 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             rank, scores, tied_at = [0] * len(found), found, list(range(len(found)))
         else:
             values = np.array(found, dtype=np.float64)
-            at = ordered.searchsorted(values, "right")
-            right, scores = at.tolist(), values.tolist()
+            # A judged doc's equals sort at [left, right): it ties when there are two or more.
+            right, left, scores = (
+                ordered.searchsorted(values, "right").tolist(),
+                ordered.searchsorted(values, "left").tolist(),
+                values.tolist(),
+            )
             rank = [n - r for r in right]  # the docs with a greater score
-            # A judged doc sorts at right - 1; it ties when the doc sorted just before has its score
-            # (tested in Python for a few judged docs, where numpy's calls cost more).
-            if len(right) <= _FEW_JUDGED:
-                tied_at = [i for i, r in enumerate(right) if r > 1 and ordered[r - 2] == scores[i]]
-            else:
-                tied_at = np.flatnonzero((at > 1) & (ordered[at - 2] == values)).tolist()
+            tied_at = [i for i, (lo, hi) in enumerate(zip(left, right, strict=True)) if hi - lo > 1]
         if tied_at:  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
             doc_ids = list(judged) if present is None else list(itertools.compress(judged, present))
             try:
@@ -384,7 +383,7 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
                     ties.add(len(hit_rank), tied_at, scores, doc_ids, raw, ranking, n, True)
                 else:
                     every = len(tied_at) == len(right)
-                    lows = ordered.searchsorted(values if every else values[tied_at], "left").tolist()
+                    lows = left if every else [left[i] for i in tied_at]
                     highs = right if every else [right[i] for i in tied_at]
                     _rank_ties(raw, ranking, ties, len(hit_rank), rank, lows, highs, scores, tied_at, doc_ids)
             except TypeError:  # a doc id that is not a str (only each query's first is checked up front)
@@ -459,7 +458,6 @@ def _ahead_in_groups(
 # judged doc, id) pair.
 _PYTHON_PAIR, _ARGSORT = 35, 10_000
 _BATCH_QUERY, _JOIN_ID, _SCAN_ID, _GATHER_ID, _BROADCAST_PAIR = 5_000, 15, 10, 25, 1
-_FEW_JUDGED = 32  # up to this many judged docs in a query, ties are found in Python, not numpy
 _GATHER_BELOW = 0.2  # _TieBatch gathers a query's members when they are fewer than this share of its docs
 
 
@@ -519,7 +517,7 @@ class _TieBatch:
         if whole:
             ids = ranking.keys()
         elif n_members > _GATHER_BELOW * len(raw):  # most docs are members: keep them all, skip the gather
-            ids, member_scores = ranking.keys(), np.ascontiguousarray(raw)
+            ids, member_scores = ranking.keys(), raw
         else:  # a tied judged doc has at least one equal: two members or more
             members = np.flatnonzero(np.isin(raw, tied_scores))
             ids = operator.itemgetter(*members.tolist())(list(ranking))
