@@ -123,7 +123,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queries", type=int, default=2_000)
     parser.add_argument("--docs", type=int, default=1_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-file", action="store_true", help="skip the whole-process runs from files")
     args = parser.parse_args()
     kinds = ("integers 0-10", "one decimal", "all tied", "distinct floats")
