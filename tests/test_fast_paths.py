@@ -377,6 +377,35 @@ def _untied(run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
     return out
 
 
+def test_the_tie_batch_ranks_each_full_chunk_at_once_and_lets_its_ids_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The batch once kept every tied query's ids and scores to the end (~20 KB a query of 1,000
+    # docs): memory grew with the run. Now at most a chunk of member ids waits.
+    rng = np.random.default_rng(5)
+    run = {f"q{q:03d}": {f"d{d:04d}": float(rng.integers(0, 3)) for d in rng.permutation(40)} for q in range(60)}
+    qrels = {q: {d: int(rng.integers(0, 3)) for d in list(docs)[:4]} for q, docs in run.items()}
+    waiting, settled = [], []
+    add, settle = _run._TieBatch.add, _run._TieBatch._settle
+
+    def spy_add(self: Any, *args: Any) -> None:
+        add(self, *args)
+        waiting.append(self.n_ids)
+
+    def spy_settle(self: Any) -> None:
+        settle(self)
+        settled.append(len(self.settled))
+
+    monkeypatch.setattr(_run, "_CHUNK_IDS", 100)
+    monkeypatch.setattr(_run._TieBatch, "add", spy_add)
+    monkeypatch.setattr(_run._TieBatch, "_settle", spy_settle)
+    measures = ["map", "ndcg@10", "mrr", "P_1", "P_3"]
+    got = evaluate_run(run, qrels, measures).per_query
+    assert len(waiting) == 60  # every query tied, all in the batch
+    assert max(waiting) == 80  # two queries of 40 members a chunk
+    assert settled == list(range(1, 31))  # 29 full chunks as they fill, the last at the end
+    monkeypatch.undo()
+    assert got == evaluate_run(_untied(run), qrels, measures).per_query
+
+
 def test_judged_grades_are_a_writeable_copy_even_for_one_judgement() -> None:
     # Review finding: np.ascontiguousarray keeps a 1-element view as it is (read-only, unaligned,
     # over the marshal dump), and it would reach HitTable.judged_grade.

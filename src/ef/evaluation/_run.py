@@ -397,7 +397,8 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         ranks = np.array(hit_rank, dtype=np.int64)
         grade = np.array(hit_grade, dtype=np.float64)
         if ties:
-            ranks[ties.hit_at] += ties.ahead()
+            at, ahead = ties.ranked()
+            ranks[at] += ahead
         keep = ranks < max_docs if max_docs is not None else slice(None)
         out.set_hits(query[keep], ranks[keep], grade[keep])
     return out
@@ -478,10 +479,17 @@ class _TieBatch:
     members (the docs sharing one of their scores, or all its docs), the members' ids NUL-joined.
     The ids are then cut into big-endian words, a chunk of queries at a time, so comparing word
     tuples compares bytes, as trec_eval's ``strcmp`` does, and each query's judged docs are
-    compared with its members in broadcasts: no sort, no Python comparison per doc.
+    compared with its members in broadcasts: no sort, no Python comparison per doc. A chunk is
+    ranked as soon as it is full, while its bytes and scores are still in cache.
     """
 
     def __init__(self) -> None:
+        self.settled: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = []  # (hit_at, ahead) of ranked chunks
+        self._empty()
+
+    def _empty(self) -> None:
+        """No query waiting to be ranked."""
+        self.n_ids = 0  # member ids waiting
         # Per tied judged doc: where it sits in the hit lists, its id and its score.
         self.hit_at: list[int] = []
         self.judged_ids: list[str] = []
@@ -494,7 +502,7 @@ class _TieBatch:
         self.member_bytes: list[bytes] = []
 
     def __bool__(self) -> bool:
-        return bool(self.ks)
+        return bool(self.ks or self.settled)
 
     def add(
         self,
@@ -522,8 +530,11 @@ class _TieBatch:
             members = np.flatnonzero(np.isin(raw, tied_scores))
             ids = operator.itemgetter(*members.tolist())(list(ranking))
             member_scores = raw[members]
+        if self.n_ids + len(ids) > _CHUNK_IDS:  # a full chunk waits: ranked now, while in cache
+            self._settle()
         # Joined query by query, while the ids are in cache: one join of millions costs 2x per id.
         self.member_bytes.append("\x00".join(ids).encode("utf-8", "surrogatepass"))
+        self.n_ids += len(ids)
         self.members.append(ids)
         self.member_scores.append(member_scores)
         self.ks.append(len(tied_at))
@@ -531,9 +542,21 @@ class _TieBatch:
         self.judged_ids.extend(doc_ids if every else [doc_ids[i] for i in tied_at])
         self.judged_scores.extend(tied_scores)
 
+    def ranked(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Where each tied judged doc sits in the hit lists, and how many equals with a greater id it has."""
+        self._settle()
+        at, ahead = zip(*self.settled, strict=True)
+        return np.concatenate(at), np.concatenate(ahead)
+
+    def _settle(self) -> None:
+        """Ranks the waiting queries' tied judged docs and lets their ids go."""
+        if self.ks:
+            self.settled.append((np.array(self.hit_at, dtype=np.int64), self.ahead()))
+            self._empty()
+
     def ahead(self) -> npt.NDArray[np.int64]:
-        """How many equals with a greater id each tied judged doc has, in order. Queries are taken
-        in chunks of about ``_CHUNK_IDS`` member ids, cut into words while in cache."""
+        """How many equals with a greater id each waiting tied judged doc has, in order. Queries
+        are taken in chunks of about ``_CHUNK_IDS`` member ids, cut into words while in cache."""
         ks, sizes = self.ks, [len(ids) for ids in self.members]
         judged_scores = np.array(self.judged_scores, dtype=np.float64)
         out: list[npt.NDArray[np.int64]] = []
