@@ -342,7 +342,7 @@ def _has_zero_or_one(ordered: npt.NDArray[np.float64]) -> bool:
 def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, max_docs: int | None) -> _Builder:
     out = _Builder(qrels)
     hit_rank, hit_grade, hit_counts = out.hit_rank, out.hit_grade, out.hit_counts
-    # Ties are resolved after the loop, for all queries at once (see _TieBatch).
+    # Ties are resolved a chunk of queries at a time, all at once (see _TieBatch).
     ties = _TieBatch()
     typed = False  # see _scores
     for query_id in query_ids:
@@ -551,29 +551,17 @@ class _TieBatch:
     def _settle(self) -> None:
         """Ranks the waiting queries' tied judged docs and lets their ids go."""
         if self.ks:
-            self.settled.append((np.array(self.hit_at, dtype=np.int64), self.ahead()))
+            self.settled.append((np.array(self.hit_at, dtype=np.int64), self._ahead()))
             self._empty()
 
-    def ahead(self) -> npt.NDArray[np.int64]:
-        """How many equals with a greater id each waiting tied judged doc has, in order. Queries
-        are taken in chunks of about ``_CHUNK_IDS`` member ids, cut into words while in cache."""
-        ks, sizes = self.ks, [len(ids) for ids in self.members]
-        judged_scores = np.array(self.judged_scores, dtype=np.float64)
-        out: list[npt.NDArray[np.int64]] = []
-        q = j0 = 0
-        while q < len(ks):
-            stop, n_ids = q + 1, sizes[q]
-            while stop < len(ks) and n_ids + sizes[stop] <= _CHUNK_IDS:
-                n_ids += sizes[stop]
-                stop += 1
-            j1 = j0 + sum(ks[q:stop])
-            words = self._words(q, stop, n_ids, self.judged_ids[j0:j1])
-            scores = judged_scores[j0:j1]
-            out.extend(
-                self._by_str(q, stop, j0, scores) if words is None else self._counts(q, stop, sizes, scores, *words)
-            )
-            q, j0 = stop, j1
-        return np.concatenate(out)
+    def _ahead(self) -> npt.NDArray[np.int64]:
+        """How many equals with a greater id each waiting tied judged doc has, in order. What
+        waits is one chunk (see :meth:`add`): at most ``_CHUNK_IDS`` member ids, or one query."""
+        stop, sizes = len(self.ks), [len(ids) for ids in self.members]
+        scores = np.array(self.judged_scores, dtype=np.float64)
+        words = self._words(0, stop, self.n_ids, self.judged_ids)
+        counts = self._by_str(0, stop, 0, scores) if words is None else self._counts(0, stop, sizes, scores, *words)
+        return np.concatenate(list(counts))
 
     def _words(
         self, q: int, stop: int, n_members: int, judged_ids: list[str]
