@@ -16,6 +16,7 @@ import dataclasses
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -29,9 +30,13 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-# `ray start` turns token authentication on (the token is ~/.ray/auth_token); a driver that names
-# the cluster's address joins only in token mode, which Ray reads when it is imported.
+# `ray start` turns token authentication on; a driver that names the cluster's address joins only
+# in token mode, which Ray reads when it is imported. The token is ~/.ray/auth_token where one was
+# made; a fresh machine has none (`ray start` then exits), so the cluster, the driver and every
+# process they start share one made here.
 os.environ.setdefault("RAY_AUTH_MODE", "token")
+if not (Path.home() / ".ray" / "auth_token").exists():
+    os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(32))
 
 import numpy as np
 import pytest
