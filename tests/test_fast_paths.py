@@ -126,7 +126,11 @@ _HUGE = 10**400  # an int beyond a double's range
 def _read(values: list[object], typed: bool) -> tuple[list[float], list[float]] | str:
     """`_scores` of `values` (doc ids "d0", "d1" ...) as lists, or its error message."""
     try:
-        raw, ordered, _ = _run._scores("q", {f"d{i}": v for i, v in enumerate(values)}, typed)  # type: ignore[misc]
+        raw, ordered, order, _ = _run._scores("q", {f"d{i}": v for i, v in enumerate(values)}, typed, typed)  # type: ignore[misc]
+        if typed:  # asked for the order too: it sorts the scores
+            assert raw[order].tolist() == ordered.tolist()
+        else:
+            assert order is None
     except ValueError as error:
         return str(error)
     return raw.tolist(), ordered.tolist()
@@ -170,9 +174,9 @@ def _problem(value: object) -> str:
 
 
 def test_a_query_showing_0_or_1_turns_later_queries_to_marshal_and_a_bool_is_still_refused() -> None:
-    assert _run._scores("q", {"a": 0.5, "b": 0.25}, False)[2] is False
-    assert _run._scores("q", {"a": 1.0, "b": 0.25}, False)[2] is True
-    assert _run._scores("q", {"a": 0.5}, True)[2] is True  # once shown, kept for the run
+    assert _run._scores("q", {"a": 0.5, "b": 0.25}, False)[3] is False
+    assert _run._scores("q", {"a": 1.0, "b": 0.25}, False)[3] is True
+    assert _run._scores("q", {"a": 0.5}, True)[3] is True  # once shown, kept for the run
     run = {"q1": {"a": 1.0, "b": 0.0}, "q2": {"a": 0.5, "b": True}}
     with pytest.raises(ValueError) as raised:
         evaluate_run(run, {"q1": {"a": 1}, "q2": {"a": 1}}, ["map"])
