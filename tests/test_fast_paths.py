@@ -127,7 +127,8 @@ def _read(values: list[object], typed: bool) -> tuple[list[float], list[float]] 
     """`_scores` of `values` (doc ids "d0", "d1" ...) as lists, or its error message."""
     try:
         raw, ordered, order, _ = _run._scores("q", {f"d{i}": v for i, v in enumerate(values)}, typed, typed)  # type: ignore[misc]
-        if typed:  # asked for the order too: it sorts the scores
+        if typed:  # asked for the order too: it sorts the scores, as np.sort does
+            assert ordered.tolist() == np.sort(raw).tolist()
             assert raw[order].tolist() == ordered.tolist()
         else:
             assert order is None

@@ -355,8 +355,9 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
     # Ties are resolved a chunk of queries at a time, all at once (see _TieBatch).
     ties = _TieBatch()
     typed = False  # see _scores
-    # Whether the last query with ties ranked them in Python, which wants their order: the next
-    # one likely will too (a run's scores are alike), so its order is found while it is sorted.
+    # Whether the last query whose ties went to _rank_ties ranked them in Python, which wants
+    # their order: the next one likely will too (a run's scores are alike), so its order is found
+    # while it is sorted (a wrong guess costs ~9 us of 1,000 docs, a right one saves ~11).
     ordering = False
     for query_id in query_ids:
         ranking = run.get(query_id)
