@@ -292,7 +292,7 @@ def _sorted(
     raw: npt.NDArray[np.float64], ordering: bool
 ) -> tuple[npt.NDArray[np.intp] | None, npt.NDArray[np.float64]]:
     """The order that sorts `raw` (if `ordering`, else ``None``) and `raw` sorted."""
-    if ordering:  # one argsort and a gather, not a sort and then an argsort (~15 us of 1,000 docs)
+    if ordering:  # one argsort and a gather, not a sort and then an argsort (~11 us less of 1,000 docs)
         order = raw.argsort()
         return order, raw[order]
     ordered = raw.copy()  # np.sort's own wrapper costs a microsecond more a query
