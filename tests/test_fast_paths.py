@@ -432,3 +432,135 @@ def test_qrels_ids_with_a_lone_surrogate_match_nothing_in_a_run_file(tmp_path: P
     qrels = {"q": {"\udc80": 1, "b": 1}, "\udc81": {"a": 1}}
     report = evaluate_run(str(path), qrels, ["num_rel_ret", "num_q"])
     assert (report.metrics, report.per_query["q"]) == ({"num_rel_ret": 1, "num_q": 2}, {"num_rel_ret": 1, "num_q": 1})
+
+
+def _dense_queries(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The queries `_from_mapping` ranks densely from now on (their scores read unsorted)."""
+    seen: list[str] = []
+    proven = _run._proven_scores
+
+    def spy(query_id: str, ranking: Any) -> Any:
+        raw = proven(query_id, ranking)
+        if raw is not None:
+            seen.append(query_id)
+        return raw
+
+    monkeypatch.setattr(_run, "_proven_scores", spy)
+    return seen
+
+
+def _graded_run(seed: int, n_queries: int, n_docs: int, grades: list[float]) -> tuple[dict[str, Any], dict[str, Any]]:
+    rng = np.random.default_rng(seed)
+    run = {
+        f"q{q:02d}": {f"d{int(d)}": grades[int(rng.integers(len(grades)))] for d in rng.permutation(n_docs)}
+        for q in range(n_queries)
+    }
+    picked = {q: rng.choice(list(docs), 4, replace=False) for q, docs in run.items()}
+    qrels = {q: {d: int(rng.integers(0, 3)) for d in docs} for q, docs in picked.items()}
+    return run, qrels
+
+
+@pytest.mark.parametrize(
+    "grades",
+    [
+        [0.0, 1.0, 2.0, 3.0],  # floats: read by marshal as doubles
+        [0, 1, 2, 3],  # ints: read by marshal as 32-bit ints
+        [-math.inf, -2.5, -0.0, 0.0, 7.0, math.inf],  # -0.0 ties with 0.0, as in trec_eval
+        [5, 6, 7],  # no 0 or 1: struct reads the usual way's queries
+    ],
+)
+@pytest.mark.parametrize("max_docs", [None, 7])
+def test_integer_grades_rank_densely_in_trec_eval_order(
+    grades: list[float], max_docs: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ids of 2 to 4 digits: words of several widths. Every _DENSE_RUN-th query after the first
+    # is ranked the usual way, the others densely; all must rank as the untied run does.
+    run, qrels = _graded_run(3, 40, 30, grades)
+    measures = ["map", "ndcg@10", "mrr", "P_5", "num_rel_ret", "recall@20"]
+    expected = evaluate_run(_untied(run), qrels, measures, max_docs=max_docs).per_query
+    monkeypatch.setattr(_run, "_DENSE_RUN", 3)
+    dense = _dense_queries(monkeypatch)
+    assert evaluate_run(run, qrels, measures, max_docs=max_docs).per_query == expected
+    assert dense == [q for i, q in enumerate(sorted(run)) if i % 4]  # q00, q04 ... the usual way
+
+
+def test_dense_ranking_matches_pytrec_eval_on_integer_grades() -> None:
+    run, qrels = _graded_run(11, 60, 200, [float(g) for g in range(11)])
+    trec = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10", "recip_rank"}).evaluate(run)
+    got = evaluate_run(run, qrels, ["map", "ndcg@10", "mrr"]).per_query
+    for q, values in got.items():
+        assert (values["map"], values["ndcg@10"], values["mrr"]) == pytest.approx(
+            (trec[q]["map"], trec[q]["ndcg_cut_10"], trec[q]["recip_rank"]), abs=1e-15
+        )
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_dense_ranking_orders_as_trec_eval_in_any_chunks_and_runs(data: st.DataObject) -> None:
+    # Scores from a few values (floats, ints or a mix, which marshal does not prove), ids of one
+    # or several widths, with NUL or not; dense runs, blocks and chunks drawn tiny.
+    alphabet = data.draw(st.sampled_from(["ab", "ab\x00", "aé\U0001f600"]))
+    widths = data.draw(st.sampled_from([(3,), (1, 2, 3)]))
+    pool = data.draw(
+        st.sampled_from([[0.0, 1.0], [0, 1, 2], [-0.0, 0.0, 2.5], [1.0, 2, -math.inf], [math.inf, 0.5, 0.5]])
+    )
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(data.draw(st.integers(1, 12))):
+        n = data.draw(st.integers(1, 8))
+        ids = data.draw(
+            st.lists(
+                st.sampled_from(widths).flatmap(lambda w: st.text(alphabet, min_size=w, max_size=w)),
+                min_size=n,
+                max_size=n,
+                unique=True,
+            )
+        )
+        run[f"q{q:02d}"] = {d: data.draw(st.sampled_from(pool)) for d in ids}
+        judged = data.draw(st.lists(st.sampled_from([*ids, "unranked"]), min_size=1, max_size=n + 1, unique=True))
+        qrels[f"q{q:02d}"] = {d: data.draw(st.integers(0, 2)) for d in judged}
+    measures = ["map", "ndcg@10", "mrr", "P_1", "P_3", "num_rel_ret"]
+    max_docs = data.draw(st.sampled_from([None, 2]))
+    expected = evaluate_run(_untied(run), qrels, measures, max_docs=max_docs).per_query
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_run, "_batch_is_cheaper", lambda *_: True)
+        patch.setattr(_run, "_DENSE_RUN", data.draw(st.integers(1, 4)))
+        patch.setattr(_run, "_BLOCK_PAIRS", data.draw(st.integers(1, 40)))
+        patch.setattr(_run, "_CHUNK_IDS", data.draw(st.integers(1, 12)))
+        assert evaluate_run(run, qrels, measures, max_docs=max_docs).per_query == expected
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "message"),
+    [
+        (math.nan, ValueError, "run: score of doc 'd7' in query 'q02' is NaN"),
+        (True, ValueError, "run: score of doc 'd7' in query 'q02' is not a number (got True)"),
+        ("0.5", ValueError, "run: score of doc 'd7' in query 'q02' is not a number (got '0.5')"),
+        (np.float32(2.0), None, None),  # not proven by marshal: read the usual way, and scored
+    ],
+)
+def test_a_bad_score_in_a_query_meant_for_dense_ranking_is_named(
+    bad: object, error: type[Exception] | None, message: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run, qrels = _graded_run(5, 3, 30, [0.0, 1.0, 2.0])
+    run["q02"]["d7"] = bad  # type: ignore[assignment]
+    dense = _dense_queries(monkeypatch)
+    if error is None:
+        expected = evaluate_run(_untied({**run, "q02": {**run["q02"], "d7": 2.0}}), qrels, ["map"]).per_query
+        assert evaluate_run(run, qrels, ["map"]).per_query == expected
+        assert dense == ["q01"]  # q02 left dense ranking for the usual way
+        return
+    with pytest.raises(error) as raised:
+        evaluate_run(run, qrels, ["map"])
+    assert str(raised.value) == message
+    assert dense == ["q01"]
+
+
+def test_a_doc_id_that_is_not_a_str_in_a_dense_query_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    run, qrels = _graded_run(5, 3, 30, [0.0, 1.0, 2.0])
+    run["q02"][7] = 1.0  # type: ignore[index]
+    dense = _dense_queries(monkeypatch)
+    with pytest.raises(TypeError) as raised:
+        evaluate_run(run, qrels, ["map"])
+    assert str(raised.value) == "'run['q02']' has a doc id that is not a str: 7 (int)"
+    assert dense == ["q01", "q02"]

@@ -267,7 +267,7 @@ def _scores(
         if raw is not None:  # floats, or small ints: only NaN is left to refuse
             order, ordered = _sorted(raw, ordering)
             if len(ordered) and ordered[-1] != ordered[-1]:  # NaN sorts last
-                raise _score_error(query_id, ranking) or ValueError(f"run: a score of query {query_id!r} is NaN")
+                raise _nan_error(query_id, ranking)
             return raw, ordered, order, True
     try:
         raw = np.frombuffer(struct.pack(f"{len(ranking)}d", *ranking.values()))
@@ -286,6 +286,23 @@ def _scores(
         if refused is not None:
             raise refused
     return raw, ordered, order, typed or zero_or_one
+
+
+def _proven_scores(query_id: str, ranking: Mapping[str, float]) -> npt.NDArray[np.float64] | None:
+    """One query's scores as given, unsorted, when marshal proves them all floats (or 32-bit ints)
+    and there is one at least; ``None`` when it cannot (then :func:`_scores` checks them, sorting).
+    ``ValueError`` naming the doc if one is NaN."""
+    raw = _plain_numbers(ranking.values())
+    if raw is None or not len(raw):
+        return None
+    top = np.maximum.reduce(raw)  # NaN if any score is
+    if top != top:
+        raise _nan_error(query_id, ranking)
+    return raw
+
+
+def _nan_error(query_id: str, ranking: Mapping[str, float]) -> ValueError:
+    return _score_error(query_id, ranking) or ValueError(f"run: a score of query {query_id!r} is NaN")
 
 
 def _sorted(
@@ -359,6 +376,14 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
     # their order: the next one likely will too (a run's scores are alike), so its order is found
     # while it is sorted (a wrong guess costs ~9 us of 1,000 docs, a right one saves ~11).
     ordering = False
+    # Queries left to rank "densely": when a query's ties took every doc into the batch (scores
+    # of a few values, such as integer grades), the next ones likely will too, so they go there
+    # at once, unsorted: each judged doc counts the docs ahead of it by score, then id, in the
+    # batch's broadcasts. Every _DENSE_RUN queries one is ranked the usual way, which decides
+    # whether the next ones go on so. Of 1,000 docs and 6 judged, a right guess saves ~10 us
+    # (no sort, no binary search) and a wrong one costs ~28 (the ids joined and compared);
+    # more than _DENSE_JUDGED judged docs would make a wrong guess cost too much.
+    dense = 0
     for query_id in query_ids:
         ranking = run.get(query_id)
         if ranking is None:
@@ -367,8 +392,13 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             continue
         n = len(ranking)
         index = out.add(query_id, n if max_docs is None else min(n, max_docs))
-        raw, ordered, order, typed = _scores(query_id, ranking, typed, ordering)
         judged = qrels[query_id]
+        proven = _proven_scores(query_id, ranking) if dense and len(judged) <= _DENSE_JUDGED else None
+        if proven is None:
+            raw, ordered, order, typed = _scores(query_id, ranking, typed, ordering)
+            dense = 0
+        else:
+            raw, dense = proven, dense - 1
         # In C: the scores of the judged docs, None where a judged doc is not in the ranking.
         found: list[Any] = list(map(ranking.get, judged))  # no None left once filtered below
         present = None
@@ -377,8 +407,8 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
             found = list(itertools.compress(found, present))
             if not found:
                 continue
-        one_score = n > 1 and ordered[0] == ordered[-1]  # every doc ties with every other: ids alone rank
-        if one_score:
+        one_score = proven is None and n > 1 and ordered[0] == ordered[-1]  # every doc ties: ids alone rank
+        if proven is not None or one_score:
             rank, scores, tied_at = [0] * len(found), found, list(range(len(found)))
         else:
             values = np.array(found, dtype=np.float64)
@@ -393,15 +423,18 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         if tied_at:  # ties go to the greater doc id (byte-wise: str order is UTF-8 byte order)
             doc_ids = list(judged) if present is None else list(itertools.compress(judged, present))
             try:
-                if one_score:
+                if proven is not None:
+                    ties.add(len(hit_rank), tied_at, scores, doc_ids, raw, ranking, n, False, True)
+                elif one_score:
                     ties.add(len(hit_rank), tied_at, scores, doc_ids, raw, ranking, n, True)
                 else:
                     every = len(tied_at) == len(right)
                     lows = left if every else [left[i] for i in tied_at]
                     highs = right if every else [right[i] for i in tied_at]
-                    ordering = _rank_ties(
+                    way = _rank_ties(
                         raw, order, ranking, ties, len(hit_rank), rank, lows, highs, scores, tied_at, doc_ids
                     )
+                    ordering, dense = way == "python", _DENSE_RUN if way == "every doc" else 0
             except TypeError:  # a doc id that is not a str (only each query's first is checked up front)
                 _check_nested({query_id: ranking}, "run", "score", every_doc=True)
                 raise
@@ -432,23 +465,28 @@ def _rank_ties(
     scores: list[float],
     tied_at: list[int],
     doc_ids: list[str],
-) -> bool:
+) -> Literal["python", "members", "every doc"]:
     """One query's tied judged docs (at `tied_at`) ranked among their equals: here, one pass over
-    each group's ids (adding to `rank`), or later in `ties` (the cost model decides); whether here.
-    `order` sorts `raw`, if known."""
+    each group's ids (adding to `rank`), or later in `ties` (the cost model decides), with their
+    members or every doc of the query; which of the three. `order` sorts `raw`, if known."""
     n = len(raw)
     # Each tied judged doc's equals sort at [low, high); a group is known by its low.
     groups = dict(zip(lows, highs, strict=True))
     pairs = sum(highs) - sum(lows)
     n_members = sum(groups.values()) - sum(groups)
     if _batch_is_cheaper(pairs, len(tied_at), n_members, n):
-        ties.add(offset, tied_at, scores, doc_ids, raw, ranking, n_members, n_members == n and len(groups) == 1)
-        return False
+        whole = n_members == n and len(groups) == 1
+        # Every judged doc tied, most docs with them: ranked densely, as the next queries may be.
+        dense = len(tied_at) == len(rank) and not whole and n_members > _GATHER_BELOW * n
+        if dense:  # the batch counts the docs of greater scores too
+            rank[:] = [0] * len(rank)
+        ties.add(offset, tied_at, scores, doc_ids, raw, ranking, n_members, whole, dense)
+        return "every doc" if dense else "members"
     spans = list(zip(lows, highs, strict=True))
     ahead = _ahead_in_groups(ranking, raw.argsort() if order is None else order, spans, [doc_ids[i] for i in tied_at])
     for i, extra in zip(tied_at, ahead, strict=True):
         rank[i] += extra
-    return True
+    return "python"
 
 
 def _ahead_in_groups(
@@ -479,6 +517,8 @@ def _ahead_in_groups(
 _PYTHON_PAIR, _ARGSORT = 35, 10_000
 _BATCH_QUERY, _JOIN_ID, _SCAN_ID, _GATHER_ID, _BROADCAST_PAIR = 5_000, 15, 10, 25, 1
 _GATHER_BELOW = 0.2  # _TieBatch gathers a query's members when they are fewer than this share of its docs
+_DENSE_RUN = 16  # queries ranked densely (see _from_mapping) before one is ranked the usual way
+_DENSE_JUDGED = 32  # the most judged docs of a query ranked densely
 
 
 def _batch_is_cheaper(pairs: int, k: int, n_members: int, n: int) -> bool:
@@ -514,11 +554,12 @@ class _TieBatch:
         self.judged_ids: list[str] = []
         self.judged_scores: list[float] = []
         # Per query: how many tied judged docs, its members and their scores (None: every doc
-        # has the one score), the members' ids NUL-joined as UTF-8.
+        # has the one score), the members' ids NUL-joined as UTF-8, whether it is ranked densely.
         self.ks: list[int] = []
         self.members: list[Collection[str]] = []
         self.member_scores: list[npt.NDArray[np.float64] | None] = []
         self.member_bytes: list[bytes] = []
+        self.dense: list[bool] = []
 
     def __bool__(self) -> bool:
         return bool(self.ks or self.settled)
@@ -533,17 +574,20 @@ class _TieBatch:
         ranking: Mapping[str, float],
         n_members: int,
         whole: bool,
+        dense: bool = False,
     ) -> None:
         """A query's judged docs `doc_ids` with scores `found`, those at `tied_at` tied, its first
         in the hit lists at `offset`; `n_members`: the docs sharing a score with a tied judged
-        doc; `whole`: every doc of the query has the tied judged docs' one score."""
+        doc; `whole`: every doc of the query has the tied judged docs' one score; `dense`: every
+        judged doc, unsorted, to count every doc ahead of it (by score, then id), not only its
+        equals: the caller's ranks of them are 0."""
         ids: Collection[str]
         member_scores: npt.NDArray[np.float64] | None = None
         every = len(tied_at) == len(found)  # often so: no picking
         tied_scores = found if every else [found[i] for i in tied_at]
         if whole:
             ids = ranking.keys()
-        elif n_members > _GATHER_BELOW * len(raw):  # most docs are members: keep them all, skip the gather
+        elif dense or n_members > _GATHER_BELOW * len(raw):  # most docs are members: keep them all, skip the gather
             ids, member_scores = ranking.keys(), raw
         else:  # a tied judged doc has at least one equal: two members or more
             members = np.flatnonzero(np.isin(raw, tied_scores))
@@ -556,6 +600,7 @@ class _TieBatch:
         self.n_ids += len(ids)
         self.members.append(ids)
         self.member_scores.append(member_scores)
+        self.dense.append(dense)
         self.ks.append(len(tied_at))
         self.hit_at.extend(range(offset, offset + len(found)) if every else [offset + i for i in tied_at])
         self.judged_ids.extend(doc_ids if every else [doc_ids[i] for i in tied_at])
@@ -613,15 +658,16 @@ class _TieBatch:
         """Each judged id of queries ``q:stop`` against its members' ids (`sizes` per query), in
         order. Queries of one size are stacked into blocks of at most ``_BLOCK_PAIRS`` pairs (a few numpy calls
         for many queries), their judged docs padded to the block's most."""
-        ks, scored = self.ks, self.member_scores
+        ks, scored, dense = self.ks, self.member_scores, self.dense
         m0 = j0 = 0
         while q < stop:
-            m, has_scores = sizes[q], scored[q] is not None
+            m, has_scores, by_score = sizes[q], scored[q] is not None, dense[q]
             end, most = q + 1, ks[q]
             while (
                 end < stop
                 and sizes[end] == m
                 and (scored[end] is not None) == has_scores
+                and dense[end] == by_score
                 and (end + 1 - q) * max(most, ks[end]) * m <= _BLOCK_PAIRS
             ):
                 most = max(most, ks[end])
@@ -634,8 +680,11 @@ class _TieBatch:
                 for r in range(j0, j0 + n_judged, step):
                     rows = slice(r, min(j0 + n_judged, r + step))
                     b = [w[rows, None] for w in judged_words]
-                    equal = None if member_scores is None else member_scores == judged_scores[rows, None]
-                    yield _greater_counts(a, b, equal)
+                    equal = above = None
+                    if member_scores is not None:
+                        equal = member_scores == judged_scores[rows, None]
+                        above = member_scores > judged_scores[rows, None] if by_score else None
+                    yield _greater_counts(a, b, equal, above)
             else:
                 a = [w[m0 : m0 + g * m].reshape(g, 1, m) for w in member_words]
                 counts = np.array(ks[q:end])
@@ -643,11 +692,13 @@ class _TieBatch:
                 valid = np.arange(most) < counts[:, None]
                 at = np.where(valid, j0 + np.cumsum(counts)[:, None] - counts[:, None] + np.arange(most), j0)
                 b = [w[at][..., None] for w in judged_words]
-                equal = None
+                equal = above = None
                 if has_scores:
-                    block = np.concatenate([x for x in scored[q:end] if x is not None])  # none is None here
-                    equal = block.reshape(g, 1, m) == judged_scores[at][..., None]
-                yield _greater_counts(a, b, equal)[valid]
+                    block = np.concatenate([x for x in scored[q:end] if x is not None]).reshape(g, 1, m)  # none is None
+                    judged = judged_scores[at][..., None]
+                    equal = block == judged
+                    above = block > judged if by_score else None
+                yield _greater_counts(a, b, equal, above)[valid]
             m0 += g * m
             j0 += n_judged
             q = end
@@ -657,15 +708,16 @@ class _TieBatch:
     ) -> Iterator[npt.NDArray[np.int64]]:
         """As :meth:`_counts`, comparing the ids as UTF-8 bytes in Python (an id holds NUL)."""
         row = 0
-        for k, ids, member_scores in zip(
-            self.ks[q:stop], self.members[q:stop], self.member_scores[q:stop], strict=True
+        for k, ids, member_scores, by_score in zip(
+            self.ks[q:stop], self.members[q:stop], self.member_scores[q:stop], self.dense[q:stop], strict=True
         ):
             members = [_key(d) for d in ids]
             counts = []
             for doc_id in self.judged_ids[j0 + row : j0 + row + k]:
                 key = _key(doc_id)
                 equal = np.ones(len(ids), dtype=bool) if member_scores is None else member_scores == judged_scores[row]
-                counts.append(sum(1 for col in np.flatnonzero(equal).tolist() if members[col] > key))
+                above = int(np.count_nonzero(member_scores > judged_scores[row])) if by_score else 0
+                counts.append(above + sum(1 for col in np.flatnonzero(equal).tolist() if members[col] > key))
                 row += 1
             yield np.array(counts, dtype=np.int64)
 
@@ -767,15 +819,19 @@ def _greater_counts(
     members: list[npt.NDArray[np.uint64]],
     judged: list[npt.NDArray[np.uint64]],
     equal: npt.NDArray[np.bool_] | None = None,
+    above: npt.NDArray[np.bool_] | None = None,
 ) -> npt.NDArray[np.int64]:
     """For each judged id (word columns of shape ``(k, 1)``), how many member ids (``(m,)``;
-    only where `equal`, if given) are greater: all k x m pairs in one broadcast."""
+    only where `equal`, if given) are greater, plus the members where `above` is: all k x m
+    pairs in one broadcast."""
     # Lexicographic over the words: a word decides where all the words before it are equal.
     greater = members[-1] > judged[-1]
     for x, y in zip(members[-2::-1], judged[-2::-1], strict=True):
         greater = (x > y) | ((x == y) & greater)
     if equal is not None:
         greater &= equal
+    if above is not None:
+        greater |= above
     # Summed as bytes into 32-bit counts: 4x faster than summing bools (which widens to int64).
     counts: npt.NDArray[np.uint32] = np.add.reduce(greater.view(np.uint8), axis=-1, dtype=np.uint32)
     return counts.astype(np.int64)
