@@ -339,6 +339,12 @@ def test_a_doc_id_that_is_not_a_str_among_ties_is_named(ranking: dict[object, fl
     assert str(raised.value) == message
 
 
+def _draw_ids(data: st.DataObject, alphabet: str, widths: tuple[int, ...], n: int) -> list[str]:
+    """`n` distinct ids of `alphabet`'s characters, each of one of `widths` characters."""
+    of_width = st.sampled_from(widths).flatmap(lambda w: st.text(alphabet, min_size=w, max_size=w))
+    return data.draw(st.lists(of_width, min_size=n, max_size=n, unique=True))
+
+
 @settings(max_examples=80, deadline=None)
 @given(data=st.data())
 def test_the_tie_batch_ranks_in_trec_eval_order_in_any_blocks_and_chunks(data: st.DataObject) -> None:
@@ -352,14 +358,7 @@ def test_the_tie_batch_ranks_in_trec_eval_order_in_any_blocks_and_chunks(data: s
     qrels: dict[str, dict[str, int]] = {}
     for q in range(data.draw(st.integers(1, 10))):
         n = data.draw(st.sampled_from([3, 5]))
-        ids = data.draw(
-            st.lists(
-                st.sampled_from(widths).flatmap(lambda w: st.text(alphabet, min_size=w, max_size=w)),
-                min_size=n,
-                max_size=n,
-                unique=True,
-            )
-        )
+        ids = _draw_ids(data, alphabet, widths, n)
         one = data.draw(st.booleans())
         run[f"q{q}"] = {d: 1.0 if one else float(data.draw(st.integers(0, 1))) for d in ids}
         judged = data.draw(st.lists(st.sampled_from(ids), min_size=1, max_size=n, unique=True))
@@ -508,14 +507,7 @@ def test_dense_ranking_orders_as_trec_eval_in_any_chunks_and_runs(data: st.DataO
     qrels: dict[str, dict[str, int]] = {}
     for q in range(data.draw(st.integers(1, 12))):
         n = data.draw(st.integers(1, 8))
-        ids = data.draw(
-            st.lists(
-                st.sampled_from(widths).flatmap(lambda w: st.text(alphabet, min_size=w, max_size=w)),
-                min_size=n,
-                max_size=n,
-                unique=True,
-            )
-        )
+        ids = _draw_ids(data, alphabet, widths, n)
         run[f"q{q:02d}"] = {d: data.draw(st.sampled_from(pool)) for d in ids}
         judged = data.draw(st.lists(st.sampled_from([*ids, "unranked"]), min_size=1, max_size=n + 1, unique=True))
         qrels[f"q{q:02d}"] = {d: data.draw(st.integers(0, 2)) for d in judged}
