@@ -248,14 +248,17 @@ def test_a_field_hashes_by_its_bytes_alone_whatever_its_neighbours(fields: list[
     assert len(set(together)) == len(set(fields))  # equal bytes, equal hashes; no collision here
 
 
-@pytest.mark.parametrize("broadcast_from", [1, 10**9])  # every span broadcast, or every one pair by pair
+@pytest.mark.parametrize("broadcast_from", [1, 4, 10**9])  # every span broadcast, those of 4 pairs or more, none
 @settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_ahead_in_spans_counts_the_greater_ids_of_each_span(broadcast_from: int, data: st.DataObject) -> None:
     ids = data.draw(
         st.lists(st.binary(min_size=1, max_size=19).filter(lambda b: 0 not in b), min_size=1, max_size=40, unique=True)
     )
-    cuts = sorted(set(data.draw(st.lists(st.integers(0, len(ids)), max_size=5))) | {0, len(ids)})
+    if data.draw(st.booleans()):  # spans of any sizes
+        cuts = sorted(set(data.draw(st.lists(st.integers(0, len(ids)), max_size=5))) | {0, len(ids)})
+    else:  # spans of one size, one after another (a file's all-tied queries): stacked in blocks
+        cuts = sorted({*range(0, len(ids), data.draw(st.integers(1, 8))), len(ids)})
     spans = [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
     # Each judged doc is a member of its span, maybe several judged docs per span.
     judged = data.draw(
@@ -272,7 +275,25 @@ def test_ahead_in_spans_counts_the_greater_ids_of_each_span(broadcast_from: int,
     expected = [sum(1 for m in ids[a:b] if m > ids[i]) for a, b, i in judged]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_run, "_BROADCAST_PAIRS", broadcast_from)
+        patch.setattr(_run, "_BLOCK_PAIRS", data.draw(st.sampled_from([1, 24, 1 << 17])))
         assert _ahead_in_spans(*words, lo, hi).tolist() == expected
+
+
+@pytest.mark.parametrize("block_pairs", [1, 1 << 17])  # each span alone, or those of one size stacked
+def test_spans_of_one_size_stack_only_where_they_follow_one_another(block_pairs: int) -> None:
+    # Ids a c | b d | f e, spans of 2. Judged: a and e (the middle span has none, so the two are
+    # not neighbours in the members: stacked, e would be counted against b d), then c, b and d.
+    ids = [b"a", b"c", b"b", b"d", b"f", b"e"]
+    starts = np.array([0, 2, 4, 6, 8, 10], dtype=np.int64)
+    run = SimpleNamespace(data=bytearray(b" ".join(ids) + bytes(16)), doc_start=starts, doc_stop=starts + 1)
+    rows = np.array([0, 5, 1, 2, 3], dtype=np.int64)
+    lo, hi = np.array([0, 4, 0, 2, 2], dtype=np.int64), np.array([2, 6, 2, 4, 4], dtype=np.int64)
+    words = _member_and_judged_words(run, np.arange(6), rows)  # type: ignore[arg-type]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_run, "_BROADCAST_PAIRS", 1)
+        patch.setattr(_run, "_BLOCK_PAIRS", block_pairs)
+        assert _ahead_in_spans(*words, lo, hi).tolist() == [1, 1, 0, 1, 0]
+        assert _ahead_in_spans(*words, lo[:2], hi[:2]).tolist() == [1, 1]  # a and e alone
 
 
 def test_an_all_tied_run_file_ranks_as_pytrec_eval(tmp_path: Path) -> None:

@@ -856,11 +856,30 @@ def _ahead_in_spans(
         by_span = np.argsort(where, kind="stable")
         bounds = np.zeros(len(starts) + 1, dtype=np.int64)
         np.cumsum(counts, out=bounds[1:])
-        for g in broadcast.tolist():
-            judged = by_span[bounds[g] : bounds[g + 1]]
-            a = [w[starts[g] : stops[g]] for w in member_words]
-            ahead[judged] = _greater_counts(a, [w[judged, None] for w in judged_words])
+        spans, first, size, n_judged = broadcast.tolist(), starts.tolist(), (stops - starts).tolist(), counts.tolist()
+        i = 0
+        while i < len(spans):
+            # Spans of one size that follow one another (every doc of a query tied: one a query)
+            # stack into one broadcast of at most _BLOCK_PAIRS pairs, their judged docs padded.
+            m, most, j = size[spans[i]], n_judged[spans[i]], i + 1
+            while (
+                j < len(spans)
+                and size[spans[j]] == m
+                and first[spans[j]] == first[spans[j - 1]] + m
+                and (j + 1 - i) * max(most, n_judged[spans[j]]) * m <= _BLOCK_PAIRS
+            ):
+                most = max(most, n_judged[spans[j]])
+                j += 1
+            block = broadcast[i:j]
+            column = np.arange(most)
+            valid = column < counts[block][:, None]
+            # A padded entry repeats its span's last judged doc; its count is dropped.
+            at = by_span[bounds[block][:, None] + np.minimum(column, counts[block][:, None] - 1)]
+            a = [w[first[spans[i]] : first[spans[i]] + (j - i) * m].reshape(j - i, 1, m) for w in member_words]
+            judged = at[valid]
+            ahead[judged] = _greater_counts(a, [w[at][..., None] for w in judged_words])[valid]
             paired[judged] = False
+            i = j
     rest = np.flatnonzero(paired)
     if len(rest):
         ahead[rest] = _count_ahead(member_words, [w[rest] for w in judged_words], lo[rest], hi[rest])
