@@ -17,6 +17,8 @@ import bm25s
 import numpy as np
 import pytest
 import Stemmer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ef.source_manager
 import ef.source_manager._models
@@ -68,6 +70,23 @@ def test_hits_are_ranked_segments_with_bm25s_scores(bm25_index: SearchableCorpus
                             show_progress=False)
     expected = model.get_scores(tokens[0])
     assert [h.score for h in hits] == pytest.approx([float(expected[1]), float(expected[0])], rel=1e-6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40), min_size=1, max_size=6))
+def test_documents_tokenize_as_bm25s_tokenizes_them(texts: list[str]) -> None:
+    # ef's tokenizer splits on a faster regex than bm25s's r"(?u)\b\w\w+\b": the same tokens,
+    # stopwords and stems, for any Unicode text (letters, digits, marks, underscores, scripts).
+    from ef.source_manager._bm25 import _SPLIT, _Tokenizer
+
+    padded = [f"{t} le chat_2 x{t}y ÉTÉ 12" for t in texts]
+    assert [_SPLIT(t.lower()) for t in padded] == [re.findall(r"(?u)\b\w\w+\b", t.lower()) for t in padded]
+    stemmer = Stemmer.Stemmer("english")
+    expected = bm25s.tokenize(padded, stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False)
+    tokenizer = _Tokenizer({})
+    got = [tokenizer.ids(t, grow=True) for t in padded]
+    stems = {token: stem for stem, token in tokenizer.vocab.items()}
+    assert [[stems[i] for i in doc] for doc in got] == expected
 
 
 def test_only_documents_sharing_a_term_are_returned(bm25_index: SearchableCorpus) -> None:

@@ -25,7 +25,9 @@ BM25_PARAMS: dict[str, Any] = {
     "stopwords": "bm25s english",
     "stemmer": "snowball english (PyStemmer)",
 }
-_SPLIT = re.compile(BM25_PARAMS["token_pattern"]).findall
+# The token pattern's matches are the maximal runs of 2+ word characters, so its \b's decide
+# nothing: without them the regex finds the same tokens in 0.77x the time (SciFact's corpus).
+_SPLIT = re.compile(r"\w\w+").findall
 BM25_DIR = "bm25"
 _CHUNK = 4096  # texts per progress-bar update
 _STOP = -1  # the id a stopword maps to in the word cache
