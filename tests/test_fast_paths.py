@@ -493,8 +493,8 @@ def _graded_run(seed: int, n_queries: int, n_docs: int, grades: list[float]) -> 
 def test_integer_grades_rank_densely_in_trec_eval_order(
     grades: list[float], max_docs: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Ids of 2 to 4 digits: words of several widths. Every _DENSE_RUN-th query after the first
-    # is ranked the usual way, the others densely; all must rank as the untied run does.
+    # Ids of 1 or 2 digits: words of several widths. With _DENSE_RUN = 3, one query in 4 is
+    # ranked the usual way, the others densely; all must rank as the untied run does.
     run, qrels = _graded_run(3, 40, 30, grades)
     measures = ["map", "ndcg@10", "mrr", "P_5", "num_rel_ret", "recall@20"]
     expected = evaluate_run(_untied(run), qrels, measures, max_docs=max_docs).per_query
@@ -502,6 +502,22 @@ def test_integer_grades_rank_densely_in_trec_eval_order(
     dense = _dense_queries(monkeypatch)
     assert evaluate_run(run, qrels, measures, max_docs=max_docs).per_query == expected
     assert dense == [q for i, q in enumerate(sorted(run)) if i % 4]  # q00, q04 ... the usual way
+
+
+def test_a_dense_query_and_a_usual_one_of_one_size_are_not_stacked_in_one_block() -> None:
+    # Review finding: q0's judged d29 is untied, so q0 keeps its 30 scores in the batch but only
+    # counts equals; q1, every judged doc tied, is dense and counts the docs ahead by score too.
+    # One broadcast for both would count one of them the other's way.
+    base = {f"d{i:02d}": float(i % 3) for i in range(30)}
+    run = {"q0": {**base, "d29": 5.0}, "q1": base}
+    qrels = {"q0": {"d00": 1, "d29": 1}, "q1": {"d00": 1, "d01": 1}}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_run, "_batch_is_cheaper", lambda *_: True)
+        table = _run._from_mapping(run, qrels, ["q0", "q1"], "skip", None).table(1.0)
+    # q0: d29 first (5.0); d00 (0.0) after the 20 docs of 1.0, 2.0 or 5.0 and the 9 other 0.0s
+    # (d03 ... d27, greater ids): rank 29. q1: d01 (1.0) after the 10 docs of 2.0 and the 9 of
+    # 1.0 with greater ids (d04 ... d28): rank 19; d00 after 20 + 9: rank 29.
+    assert (table.hit_query.tolist(), table.hit_rank.tolist()) == ([0, 0, 1, 1], [0, 29, 19, 29])
 
 
 def test_dense_ranking_matches_pytrec_eval_on_integer_grades() -> None:
@@ -577,3 +593,19 @@ def test_a_doc_id_that_is_not_a_str_in_a_dense_query_is_named(monkeypatch: pytes
         evaluate_run(run, qrels, ["map"])
     assert str(raised.value) == "'run['q02']' has a doc id that is not a str: 7 (int)"
     assert dense == ["q01", "q02"]
+
+
+def test_a_query_of_distinct_scores_after_integer_grades_is_ranked_the_usual_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Review finding: a wrong guess (distinct scores ranked densely) costs ~28 us of 1,000 docs;
+    # a query whose first 32 scores take more than 16 values leaves dense ranking at once.
+    run, qrels = _graded_run(5, 4, 40, [0.0, 1.0, 2.0])
+    run["q02"] = {d: 0.5 + i / 64 for i, d in enumerate(run["q02"])}  # 40 distinct scores
+    dense = _dense_queries(monkeypatch)
+    expected = evaluate_run(_untied(run), qrels, ["map", "ndcg@10"]).per_query
+    assert evaluate_run(run, qrels, ["map", "ndcg@10"]).per_query == expected
+    assert dense == ["q01"]  # q02 the usual way; q03 too, the next query that decides
+    assert _run._few_values({f"d{i}": float(i % 16) for i in range(40)})
+    assert not _run._few_values({f"d{i}": float(i % 17) for i in range(40)})
+    assert not _run._few_values({"a": [1.0], "b": 2.0})  # unhashable: left to the usual checks

@@ -301,6 +301,15 @@ def _proven_scores(query_id: str, ranking: Mapping[str, float]) -> npt.NDArray[n
     return raw
 
 
+def _few_values(ranking: Mapping[str, float]) -> bool:
+    """Whether the first _SAMPLE scores of `ranking` take at most half as many values: the scores
+    of a few values (integer grades) that dense ranking suits, seen in ~1.5 us."""
+    try:
+        return 2 * len(set(itertools.islice(ranking.values(), _SAMPLE))) <= _SAMPLE
+    except TypeError:  # an unhashable score: refused the usual way
+        return False
+
+
 def _nan_error(query_id: str, ranking: Mapping[str, float]) -> ValueError:
     return _score_error(query_id, ranking) or ValueError(f"run: a score of query {query_id!r} is NaN")
 
@@ -379,10 +388,11 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
     # Queries left to rank "densely": when a query's ties took every doc into the batch (scores
     # of a few values, such as integer grades), the next ones likely will too, so they go there
     # at once, unsorted: each judged doc counts the docs ahead of it by score, then id, in the
-    # batch's broadcasts. Every _DENSE_RUN queries one is ranked the usual way, which decides
+    # batch's broadcasts. After _DENSE_RUN of them, one is ranked the usual way, which decides
     # whether the next ones go on so. Of 1,000 docs and 6 judged, a right guess saves ~10 us
-    # (no sort, no binary search) and a wrong one costs ~28 (the ids joined and compared);
-    # more than _DENSE_JUDGED judged docs would make a wrong guess cost too much.
+    # (no sort, no binary search) and a wrong one costs ~28 (the ids joined and compared): a
+    # query whose first scores are not of a few values (_few_values), or with more than
+    # _DENSE_JUDGED judged docs, is ranked the usual way at once.
     dense = 0
     for query_id in query_ids:
         ranking = run.get(query_id)
@@ -393,7 +403,8 @@ def _from_mapping(run: Run, qrels: Run, query_ids: list[str], missing: Missing, 
         n = len(ranking)
         index = out.add(query_id, n if max_docs is None else min(n, max_docs))
         judged = qrels[query_id]
-        proven = _proven_scores(query_id, ranking) if dense and len(judged) <= _DENSE_JUDGED else None
+        dense_now = dense and len(judged) <= _DENSE_JUDGED and _few_values(ranking)
+        proven = _proven_scores(query_id, ranking) if dense_now else None
         if proven is None:
             raw, ordered, order, typed = _scores(query_id, ranking, typed, ordering)
             dense = 0
@@ -519,6 +530,7 @@ _BATCH_QUERY, _JOIN_ID, _SCAN_ID, _GATHER_ID, _BROADCAST_PAIR = 5_000, 15, 10, 2
 _GATHER_BELOW = 0.2  # _TieBatch gathers a query's members when they are fewer than this share of its docs
 _DENSE_RUN = 16  # queries ranked densely (see _from_mapping) before one is ranked the usual way
 _DENSE_JUDGED = 32  # the most judged docs of a query ranked densely
+_SAMPLE = 32  # scores _few_values looks at
 
 
 def _batch_is_cheaper(pairs: int, k: int, n_members: int, n: int) -> bool:
@@ -534,7 +546,8 @@ class _TieBatch:
     """The tied judged docs of every query, ranked among their equals in a few vectorised steps.
 
     A judged doc's rank counts the docs with a greater score (a binary search) plus the docs with
-    an equal score and a greater id. Each query with ties keeps its tied judged docs and its
+    an equal score and a greater id; a query ranked densely counts both here, its judged docs
+    against every doc by score, then id (see _from_mapping). Each query with ties keeps its
     members (the docs sharing one of their scores, or all its docs), the members' ids NUL-joined.
     The ids are then cut into big-endian words, a chunk of queries at a time, so comparing word
     tuples compares bytes, as trec_eval's ``strcmp`` does, and each query's judged docs are
@@ -587,7 +600,7 @@ class _TieBatch:
         tied_scores = found if every else [found[i] for i in tied_at]
         if whole:
             ids = ranking.keys()
-        elif dense or n_members > _GATHER_BELOW * len(raw):  # most docs are members: keep them all, skip the gather
+        elif n_members > _GATHER_BELOW * len(raw):  # most docs are members (all, when dense): keep them all
             ids, member_scores = ranking.keys(), raw
         else:  # a tied judged doc has at least one equal: two members or more
             members = np.flatnonzero(np.isin(raw, tied_scores))
@@ -607,7 +620,8 @@ class _TieBatch:
         self.judged_scores.extend(tied_scores)
 
     def ranked(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """Where each tied judged doc sits in the hit lists, and how many equals with a greater id it has."""
+        """Where each tied judged doc sits in the hit lists, and how many equals with a greater id it
+        has (a densely ranked one: how many docs are ahead of it)."""
         self._settle()
         at, ahead = zip(*self.settled, strict=True)
         return np.concatenate(at), np.concatenate(ahead)
@@ -619,8 +633,9 @@ class _TieBatch:
             self._empty()
 
     def _ahead(self) -> npt.NDArray[np.int64]:
-        """How many equals with a greater id each waiting tied judged doc has, in order. What
-        waits is one chunk (see :meth:`add`): at most ``_CHUNK_IDS`` member ids, or one query."""
+        """How many equals with a greater id (docs ahead, if dense) each waiting tied judged doc
+        has, in order. What waits is one chunk (see :meth:`add`): at most ``_CHUNK_IDS`` member
+        ids, or one query."""
         stop, sizes = len(self.ks), [len(ids) for ids in self.members]
         scores = np.array(self.judged_scores, dtype=np.float64)
         words = self._words(0, stop, self.n_ids, self.judged_ids)
