@@ -703,9 +703,7 @@ class _TieBatch:
             else:
                 a = [w[m0 : m0 + g * m].reshape(g, 1, m) for w in member_words]
                 counts = np.array(ks[q:end])
-                # Padded rows repeat the block's first judged doc; their counts are dropped.
-                valid = np.arange(most) < counts[:, None]
-                at = np.where(valid, j0 + np.cumsum(counts)[:, None] - counts[:, None] + np.arange(most), j0)
+                at, valid = _padded_rows(j0 + np.cumsum(counts) - counts, counts, most)
                 b = [w[at][..., None] for w in judged_words]
                 equal = above = None
                 if has_scores:
@@ -810,6 +808,16 @@ _BLOCK_PAIRS = 1 << 17  # pairs per block of queries stacked together: its tempo
 _CHUNK_IDS = 1 << 14
 
 
+def _padded_rows(
+    first: npt.NDArray[np.int64], counts: npt.NDArray[np.int64], most: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """Rows ``first[g] .. first[g] + counts[g] - 1`` of each group as one ``(groups, most)`` matrix
+    (a group's last row repeated where it has fewer), and which entries are real: the padding's
+    counts are dropped."""
+    column = np.arange(most)
+    return first[:, None] + np.minimum(column, counts[:, None] - 1), column < counts[:, None]
+
+
 def _padded(
     member_words: list[npt.NDArray[np.uint64]],
     judged_words: list[npt.NDArray[np.uint64]],
@@ -886,10 +894,8 @@ def _ahead_in_spans(
                 most = max(most, n_judged[spans[j]])
                 j += 1
             block = broadcast[i:j]
-            column = np.arange(most)
-            valid = column < counts[block][:, None]
-            # A padded entry repeats its span's last judged doc; its count is dropped.
-            at = by_span[bounds[block][:, None] + np.minimum(column, counts[block][:, None] - 1)]
+            rows, valid = _padded_rows(bounds[block], counts[block], most)
+            at = by_span[rows]
             a = [w[first[spans[i]] : first[spans[i]] + (j - i) * m].reshape(j - i, 1, m) for w in member_words]
             judged = at[valid]
             ahead[judged] = _greater_counts(a, [w[at][..., None] for w in judged_words])[valid]
