@@ -185,13 +185,13 @@ def test_heap_merge_of_shard_rankings_equals_top_k_over_the_whole() -> None:
 
 def test_missing_faiss_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "faiss", None)
-    with pytest.raises(ImportError, match=r"pip install 'ef\[ann\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'ef-eval\[ann\]'"):
         ingest({"d1": "text"}, embedder=MODEL, ann="hnsw", show_progress=False)
 
 
 def test_missing_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(ImportError, match=r"engine='ray' needs Ray Data, .*: pip install 'ef\[ray\]'"):
+    with pytest.raises(ImportError, match=r"engine='ray' needs Ray Data, .*: pip install 'ef-eval\[ray\]'"):
         ingest({"d1": "text"}, embedder=MODEL, engine="ray", show_progress=False)
 
 

@@ -136,7 +136,7 @@ def test_corrections_equal_hand_written_references(seed: int) -> None:
 
 @pytest.mark.slow  # ranx's numba JIT warm-up: about 25 s
 def test_t_test_equals_ranx_on_the_same_runs() -> None:
-    ranx = pytest.importorskip("ranx", reason="ranx is not installed: pip install 'ef[test]' (the ranx parity test)")
+    ranx = pytest.importorskip("ranx", reason="ranx is not installed: pip install 'ef-eval[test]' (the ranx parity test)")
     rng = np.random.default_rng(18)
     qrels = {f"q{i}": {f"d{j}": 1 for j in rng.choice(50, 4, replace=False)} for i in range(60)}
 
@@ -423,11 +423,11 @@ def test_json_has_a_schema_version_and_per_query_differences() -> None:
 
 
 def test_dataframes() -> None:
-    pandas = pytest.importorskip("pandas", reason="pandas is not installed: pip install 'ef[pandas]'")
+    pandas = pytest.importorskip("pandas", reason="pandas is not installed: pip install 'ef-eval[pandas]'")
     frame = _small().to_dataframe()
     assert isinstance(frame, pandas.DataFrame)
     assert frame.loc[0, "p_value"] == 0.015625  # 4 of the 2**8 sign flips
-    polars = pytest.importorskip("polars", reason="polars is not installed: pip install 'ef[polars]'")
+    polars = pytest.importorskip("polars", reason="polars is not installed: pip install 'ef-eval[polars]'")
     assert _small().to_dataframe("polars")["verdict"].to_list() == ["better"]
     assert isinstance(_small().to_dataframe("polars"), polars.DataFrame)
     with pytest.raises(ValueError, match=r"'library' must be 'pandas' or 'polars' \(got 'arrow'\)"):

@@ -231,10 +231,10 @@ def test_empty_report_gives_an_empty_frame_with_the_columns() -> None:
 @pytest.mark.parametrize("library", ["pandas", "polars"])
 def test_a_missing_library_is_an_import_error_with_the_install_hint(library, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setitem(sys.modules, library, None)
-    hint = rf"^this needs {library}, an optional dependency of ef: pip install 'ef\[{library}\]'$"
+    hint = rf"^this needs {library}, an optional dependency of ef: pip install 'ef-eval\[{library}\]'$"
     with pytest.raises(ImportError, match=hint):
         long_frame({"q1": {"mrr": 1.0}}, library)
-    with pytest.raises(ImportError, match=rf"pip install 'ef\[{library}\]'"):
+    with pytest.raises(ImportError, match=rf"pip install 'ef-eval\[{library}\]'"):
         getattr(RunEvalReport({}, {}, 0), f"to_{library}")()
 
 

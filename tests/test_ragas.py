@@ -135,7 +135,7 @@ def test_missing_ragas_gives_the_install_command(monkeypatch: pytest.MonkeyPatch
     # None in sys.modules makes `import ragas` fail as if it were not installed.
     monkeypatch.setitem(sys.modules, "ragas", None)
     monkeypatch.setitem(sys.modules, "ragas.dataset_schema", None)
-    with pytest.raises(ImportError, match=r"install it with: pip install 'ef\[ragas\]'$") as info:
+    with pytest.raises(ImportError, match=r"install it with: pip install 'ef-eval\[ragas\]'$") as info:
         as_ragas_dataset([{"user_input": "q"}])
     assert str(info.value).startswith("as_ragas_dataset needs the optional 'ragas' package, which could not be")
     assert isinstance(info.value.__cause__, ImportError)

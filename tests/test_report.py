@@ -189,7 +189,7 @@ def test_without_the_extra_the_error_says_how_to_install_it(monkeypatch: pytest.
 
     monkeypatch.delitem(sys.modules, "altair", raising=False)
     monkeypatch.setattr(builtins, "__import__", no_altair)
-    with pytest.raises(ImportError, match=re.escape("pip install 'ef[report]'")):
+    with pytest.raises(ImportError, match=re.escape("pip install 'ef-eval[report]'")):
         evaluation_report(_run_report())
 
 

@@ -86,7 +86,7 @@ class Browser:
         try:
             from playwright.sync_api import sync_playwright
         except ImportError:
-            _unavailable("playwright is not installed (pip install 'ef[dev]')")
+            _unavailable("playwright is not installed (pip install 'ef-eval[dev]')")
         if not Path(CHROMIUM).exists():
             _unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
         self.profile = tempfile.mkdtemp(prefix="ef-chromium-")

@@ -413,7 +413,7 @@ def test_dense_without_sentence_transformers_says_how_to_install(monkeypatch: py
     with pytest.raises(ImportError, match=re.escape("need sentence-transformers and torch, which are not "
                                                     "installed")) as caught:
         ingest({"d": "x"}, embedder=MODEL, show_progress=False)
-    assert str(caught.value).endswith("pip install 'ef[dense]'")
+    assert str(caught.value).endswith("pip install 'ef-eval[dense]'")
 
 
 def test_an_unknown_model_is_never_downloaded_and_the_error_says_what_to_do() -> None:

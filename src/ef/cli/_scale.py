@@ -47,7 +47,7 @@ def add_scale_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("large corpora (docs/scale.md)")
     group.add_argument(
         "--engine", choices=("local", "ray"), default="local",
-        help="where a dense model encodes and searches: here (default) or on a Ray cluster (pip install 'ef[ray]')",
+        help="where a dense model encodes and searches: here (default) or on a Ray cluster (pip install 'ef-eval[ray]')",
     )
     group.add_argument(
         "--ray-address", metavar="ADDRESS",
@@ -63,7 +63,7 @@ def add_scale_flags(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--ann", choices=("none", "hnsw", "ivf"),
-        help="approximate search through FAISS (pip install 'ef[ann]'); default: exact search for a new index, "
+        help="approximate search through FAISS (pip install 'ef-eval[ann]'); default: exact search for a new index, "
              "as saved for one loaded from --index-dir",
     )
     group.add_argument(

@@ -32,7 +32,7 @@ __all__ = [
 
 def add_output_flags(parser: argparse.ArgumentParser) -> None:
     """``--html FILE``, ``--png DIR`` and ``--svg DIR``."""
-    group = parser.add_argument_group("report (needs the 'report' extra: pip install 'ef[report]')")
+    group = parser.add_argument_group("report (needs the 'report' extra: pip install 'ef-eval[report]')")
     group.add_argument("--html", metavar="REPORT.html", help="write a self-contained HTML report with charts")
     group.add_argument("--png", metavar="DIR", help="write the report's charts as PNG images into DIR")
     group.add_argument("--svg", metavar="DIR", help="write the report's charts as SVG images into DIR")

@@ -256,7 +256,7 @@ class ComparisonReport:
         """Write a self-contained HTML report with charts to `path` (atomically); returns the path.
 
         With `runs` (name -> ``{query_id: {doc_id: score}}``) the largest losses show both
-        rankings side by side. Needs the ``report`` extra (``pip install 'ef[report]'``); see
+        rankings side by side. Needs the ``report`` extra (``pip install 'ef-eval[report]'``); see
         :func:`ef.report.comparison_report`.
         """
         from ef.report import comparison_report

@@ -142,7 +142,7 @@ class RagEvalReport:
         """The means as a pandas DataFrame: ``measure``, ``value``, ``n_samples`` (the samples it applied to).
 
         A RAG report keeps no per-sample values, so this is one row per metric. Raises
-        ``ImportError`` with the install hint (``pip install 'ef[pandas]'``) without pandas.
+        ``ImportError`` with the install hint (``pip install 'ef-eval[pandas]'``) without pandas.
         """
         return self._frame("pandas")
 

@@ -16,7 +16,7 @@ from ef.evaluation._rag import RagSample, _check_sample
 
 __all__ = ["as_ragas_dataset"]
 
-_INSTALL_HINT = "pip install 'ef[ragas]'"
+_INSTALL_HINT = "pip install 'ef-eval[ragas]'"
 _DO_NOT_TRACK = "RAGAS_DO_NOT_TRACK"
 
 
@@ -92,7 +92,7 @@ def as_ragas_dataset(samples: Iterable[RagSample | Mapping[str, Any]]) -> Any:
     ------
     ImportError
         If the optional ``ragas`` package is not installed (or fails to import); the message
-        gives the install command, ``pip install 'ef[ragas]'``.
+        gives the install command, ``pip install 'ef-eval[ragas]'``.
     ValueError
         If `samples` is empty, or a sample has a key Ragas' ``SingleTurnSample`` cannot hold or
         a value Ragas would not store unchanged (the message names the sample's index and key).

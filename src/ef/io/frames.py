@@ -1,7 +1,7 @@
 """pandas and polars DataFrames in and out: runs and qrels as long frames, reports as long frames.
 
 Neither library is a dependency of ef: each is imported only when a frame is built, and a missing
-one is an ``ImportError`` with the command that installs it (``pip install 'ef[pandas]'``). A
+one is an ``ImportError`` with the command that installs it (``pip install 'ef-eval[pandas]'``). A
 frame is recognised by its class's module, so reading a mapping never imports either library.
 
 A run frame has exactly the columns ``query_id``, ``doc_id`` and ``score``; a qrels frame
@@ -78,7 +78,8 @@ def require(library: str) -> ModuleType:
     try:
         return importlib.import_module(library)
     except ImportError as error:
-        raise ImportError(f"this needs {library}, an optional dependency of ef: pip install 'ef[{library}]'") from error
+        hint = f"pip install 'ef-eval[{library}]'"
+        raise ImportError(f"this needs {library}, an optional dependency of ef: {hint}") from error
 
 
 def frame_library(value: object) -> Library | None:
@@ -215,9 +216,9 @@ class PerQueryFrames:
     per_query: Mapping[str, Mapping[str, float]]
 
     def to_pandas(self) -> Any:
-        """``per_query`` as a long pandas DataFrame (``ImportError``: ``pip install 'ef[pandas]'``)."""
+        """``per_query`` as a long pandas DataFrame (``ImportError``: ``pip install 'ef-eval[pandas]'``)."""
         return long_frame(self.per_query, "pandas")
 
     def to_polars(self) -> Any:
-        """``per_query`` as a long polars DataFrame (``ImportError``: ``pip install 'ef[polars]'``)."""
+        """``per_query`` as a long polars DataFrame (``ImportError``: ``pip install 'ef-eval[polars]'``)."""
         return long_frame(self.per_query, "polars")

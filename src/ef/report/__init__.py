@@ -4,7 +4,7 @@ Each ``*_report`` function returns a :class:`Report`; ``report.to_html(path)`` w
 self-contained HTML file (Vega's JavaScript inlined: no CDN, no request of any kind when it is
 opened) and ``report.save_figures(directory, "png")`` writes the same charts as images.
 Charts are Vega-Lite specs built with Altair and rendered offline by vl-convert: the ``report``
-extra (``pip install 'ef[report]'``).
+extra (``pip install 'ef-eval[report]'``).
 
 >>> from ef.evaluation import evaluate_run
 >>> run = {"q1": {"d1": 0.9, "d2": 0.8}, "q2": {"d3": 0.4, "d4": 0.3}}

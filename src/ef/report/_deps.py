@@ -6,7 +6,7 @@ from types import ModuleType
 
 __all__ = ["altair", "require_report_extra", "vl_convert"]
 
-_HINT = "the HTML report needs the 'report' extra: pip install 'ef[report]'"
+_HINT = "the HTML report needs the 'report' extra: pip install 'ef-eval[report]'"
 
 
 def altair() -> ModuleType:

@@ -30,7 +30,7 @@ from ef.validate import check_choice, check_instance, check_positive_int
 
 __all__ = ["ANN_FILE", "ANN_KINDS", "INSTALL_HINT", "AnnIndex", "AnnSpec", "recall_against_exact", "require_faiss"]
 
-INSTALL_HINT = "pip install 'ef[ann]'"
+INSTALL_HINT = "pip install 'ef-eval[ann]'"
 ANN_FILE = "ann.faiss"
 ANN_KINDS = ("none", "hnsw", "ivf")
 _DEFAULTS: dict[str, dict[str, int | None]] = {

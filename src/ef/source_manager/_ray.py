@@ -51,7 +51,7 @@ __all__ = [
     "shard_path",
 ]
 
-INSTALL_HINT = "pip install 'ef[ray]'"
+INSTALL_HINT = "pip install 'ef-eval[ray]'"
 DEFAULT_SHARD_ROWS = 50_000  # 73 MiB of 384-d float32 per shard: small enough to redo, few enough to list
 SHARD_STATE = "shards.json"
 # Queries evaluate_retrieval retrieves at a time (and writes to its run file, then lets go): every

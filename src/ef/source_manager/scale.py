@@ -29,10 +29,10 @@ def dense_index(index: Any) -> Any:
 
 
 def require_faiss() -> Any:
-    """The ``faiss`` module; ``ImportError`` with the install command (``pip install 'ef[ann]'``) without it."""
+    """The ``faiss`` module; ``ImportError`` with the install command (``pip install 'ef-eval[ann]'``) without it."""
     return _ann.require_faiss()
 
 
 def require_ray() -> Any:
-    """The ``ray`` module; ``ImportError`` with the install command (``pip install 'ef[ray]'``) without it."""
+    """The ``ray`` module; ``ImportError`` with the install command (``pip install 'ef-eval[ray]'``) without it."""
     return _ray.require_ray()

@@ -108,7 +108,7 @@ class BenchmarkResult:
     def to_html(self, path: str | os.PathLike[str], *, title: str | None = None) -> Path:
         """Write a self-contained HTML report with charts to `path` (atomically); returns the path.
 
-        Needs the ``report`` extra (``pip install 'ef[report]'``); see :func:`ef.report.benchmark_report`.
+        Needs the ``report`` extra (``pip install 'ef-eval[report]'``); see :func:`ef.report.benchmark_report`.
         """
         from ef.report import benchmark_report
 
