@@ -139,10 +139,11 @@ def run(args: argparse.Namespace) -> int:
     if len(names) < 2:
         raise ValueError(f"give at least 2 runs to compare (got {len(names)})")
     output = None if args.output == "-" else args.output
-    check_output("--output", output)
+    inputs = [args.qrels, *names.values()]
+    check_output("--output", output, inputs)
     from ef.cli.report import check_outputs, wants_report, write_comparison_report
 
-    check_outputs(args)
+    check_outputs(args, inputs)
     for path in (args.qrels, *names.values()):
         if not os.path.exists(path):  # a pipe or <(zcat run.gz) exists too
             raise FileNotFoundError(f"{path}: no such file")

@@ -90,7 +90,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     from ef.cli._scale import add_scale_flags
 
     add_scale_flags(parser)  # --engine, --ray-address, --workers, --ann, --ann-param
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     from ef.cli.report import add_output_flags
 
     add_output_flags(parser)  # --html, --png, --svg
@@ -181,20 +181,21 @@ def _run(args: argparse.Namespace) -> int:
     # Every output is checked before the work, not after it; with one of them on standard output,
     # the tables go to stderr so that stdout holds exactly that output.
     _output.one_stdout(json=args.json, run_out=args.run_out)
-    _output.check_output("--json", args.json)
-    _output.check_output("--run-out", args.run_out)
+    from ef.cli.report import check_outputs, dataset_files, wants_report, write_evaluation_report
+
+    dataset = Path(args.dataset) if args.dataset is not None else DEMO_DATASET
+    inputs = dataset_files(dataset, args.split)  # the dataset must not be written over
+    _output.check_output("--json", args.json, inputs)
+    _output.check_output("--run-out", args.run_out, inputs)
     if args.index_dir is not None:
         _check_index_dir(args.index_dir)
     human = sys.stderr if _output.is_stdout(args.json) or _output.is_stdout(args.run_out) else sys.stdout
-    from ef.cli.report import check_outputs, wants_report, write_evaluation_report
-
-    check_outputs(args)
+    check_outputs(args, inputs)
     run_path = args.run_out  # the HTML report shows the worst queries' rankings from the report's run
     scratch = None
     if _output.is_stdout(args.run_out):  # written to a scratch file, then copied to stdout
         scratch = tempfile.TemporaryDirectory(prefix="ef-run-")
         run_path = os.path.join(scratch.name, "run.trec")
-    dataset = Path(args.dataset) if args.dataset is not None else DEMO_DATASET
     if not dataset.is_dir():
         raise FileNotFoundError(f"dataset directory {dataset} does not exist")
     show = not args.quiet

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         path, json_out = json_out, _output.STDOUT  # `--json SAMPLES.jsonl`: the one path is the samples
     if path is None:
         raise ValueError("the following arguments are required: SAMPLES.jsonl")
-    _output.check_output("--json", json_out)  # before the work
+    _output.check_output("--json", json_out, [path])  # before the work
     samples = read_rag_samples(path)
     report = evaluate_rag(samples, metrics=metrics)
     if json_out is None:

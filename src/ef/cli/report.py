@@ -18,6 +18,7 @@ __all__ = [
     "add_output_flags",
     "add_parser",
     "check_outputs",
+    "dataset_files",
     "read_result",
     "report_for",
     "report_kind",
@@ -43,25 +44,33 @@ def wants_report(args: argparse.Namespace) -> bool:
     return any(getattr(args, flag, None) is not None for flag in ("html", "png", "svg"))
 
 
-def check_outputs(args: argparse.Namespace) -> None:
-    """Fail before any work if a report output cannot be written (and the extra is missing)."""
+def check_outputs(args: argparse.Namespace, inputs: Sequence[str | os.PathLike[str] | None] = ()) -> None:
+    """Fail before any work if a report output cannot be written (and the extra is missing), or
+    ``--html`` is the same file as one of `inputs`."""
     if not wants_report(args):
         return
     from ef.report import require_report_extra
 
     require_report_extra()
-    from pathlib import Path
+    from ef.cli._output import check_output, check_writable_folder
 
-    if args.html is not None:
-        target = Path(args.html)
-        if target.is_dir():
-            raise IsADirectoryError(f"--html {args.html} is a directory")
-        if not target.parent.is_dir():
-            raise FileNotFoundError(f"--html {args.html}: directory {target.parent} does not exist")
+    check_output("--html", args.html, inputs)
     for flag in ("png", "svg"):
         folder = getattr(args, flag)
-        if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
-            raise NotADirectoryError(f"--{flag} {folder} exists and is not a directory")
+        if folder is None:
+            continue
+        check_writable_folder(f"--{flag}", folder)
+        parent = os.path.dirname(os.path.abspath(folder))
+        if not os.path.isdir(parent):  # as --html: the folder may be made, not the folders above it
+            raise FileNotFoundError(f"--{flag} {folder}: directory {parent} does not exist")
+
+
+def dataset_files(dataset: str | os.PathLike[str] | None, split: str) -> list[str]:
+    """The files ``read_beir`` may read from `dataset` for `split` (to refuse outputs that name them)."""
+    if dataset is None:
+        return []
+    names = ("corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv", "qrels.tsv")
+    return [os.path.join(dataset, name + gz) for name in names for gz in ("", ".gz")]
 
 
 def write_outputs(args: argparse.Namespace, report: Any) -> None:
@@ -277,7 +286,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("nothing to write: give --html REPORT.html, --png DIR or --svg DIR")
     if args.worst < 0:
         raise ValueError(f"--worst must be a non-negative integer (got {args.worst})")
-    check_outputs(args)
+    inputs = [args.result, args.qrels, *dataset_files(args.dataset, args.split or "test")]
+    from ef.cli.compare import run_names
+
+    inputs += run_names(args.run or []).values()
+    check_outputs(args, inputs)
     data = read_result(args.result)
     write_outputs(args, report_for(data, args, where=args.result))
     return 0

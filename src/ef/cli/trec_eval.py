@@ -158,11 +158,12 @@ def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(_outputs_in(argv))
     from ef.cli import _output
 
-    _output.check_output("--json", args.json)  # before any reading
-    _output.check_output("--csv", args.csv)
+    inputs = [args.qrels, args.run]
+    _output.check_output("--json", args.json, inputs)  # before any reading
+    _output.check_output("--csv", args.csv, inputs)
     from ef.cli.report import check_outputs, wants_report, write_run_report
 
-    check_outputs(args)
+    check_outputs(args, inputs)
     specs = args.measures or ["official"]
     labelled = _measures(specs)
     measures = [m for _, m in labelled]
