@@ -8,11 +8,12 @@ the chunks it used and its token usage and cost. Either method may be sync or as
 run on the event loop, sync ones in a thread pool of `concurrency` threads so they overlap too
 and a timeout can fire while they block.
 
-At most `concurrency` samples are in flight at once. The harness times each call itself; a call
-that raises or exceeds `timeout_s` becomes an outcome with its ``error`` set, whose scores are all
-missing, and the run goes on. A target that cannot be called as ``retrieve(query, k)`` is refused
-before anything runs, and one that returns the wrong type stops the run with a ``TypeError``
-naming the target, the query and what came back: that is a bug to fix, not a flaky answer.
+At most `concurrency` samples are in flight at once. The harness times each call itself, from
+when it starts; a call that raises or exceeds `timeout_s` becomes an outcome with its ``error``
+set, whose scores are all missing, and the run goes on. A target that cannot be called as
+``retrieve(query, k)`` is refused before anything runs, and one that returns the wrong type
+stops the run with a ``TypeError`` naming the target, the query and what came back: that is a
+bug to fix, not a flaky answer.
 With `results_path`, each outcome is appended to that JSONL file as soon as it finishes, so an
 interrupted run loses nothing; rerunning with ``resume=True`` keeps
 the successful outcomes recorded there and runs only the rest (failed samples are retried). The
@@ -27,6 +28,7 @@ import asyncio
 import inspect
 import math
 import os
+import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -161,19 +163,124 @@ def _check_arguments(
     return is_pipeline, top_k
 
 
-def _call_target(target: Any, is_pipeline: bool, executor: ThreadPoolExecutor) -> Callable[[str, int], Awaitable[Any]]:
-    """A coroutine function running the target's method, on the loop or in the thread pool."""
+class _NotRunError(Exception):
+    """A sync call that got no thread in time: it never started, so the target did not fail."""
+
+
+class _ExpiredError(TimeoutError):
+    """The harness's deadline for a call in a thread; `started` is when the call started."""
+
+    def __init__(self, started: float) -> None:
+        super().__init__()
+        self.started = started
+
+
+class _CallState:
+    """Whether a call in a thread has started, and whether its waiter gave up on it."""
+
+    __slots__ = ("cancelled", "started")
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self.started = False
+
+
+class _Threads:
+    """Runs a sync target's calls in a pool with room for the calls that timed out.
+
+    A sync call that times out keeps its thread until it returns (Python cannot stop a thread).
+    The pool has `concurrency` threads for the calls in flight plus as many for such abandoned
+    calls, so a few slow calls do not starve the healthy ones; a call that still finds no free
+    thread within the timeout is not started at all (:class:`_NotRunError`).
+    """
+
+    def __init__(self, concurrency: int) -> None:
+        self.executor = ThreadPoolExecutor(max_workers=2 * concurrency, thread_name_prefix="fastrag-benchmark")
+        self.abandoned = 0  # calls that timed out and still hold a thread
+        self.lock = threading.Lock()
+
+    async def call(
+        self, method: Callable[[str, int], Any], query: str, k: int, timeout_s: float | None
+    ) -> tuple[Any, float]:
+        """Run ``method(query, k)`` in a thread; its deadline, `timeout_s`, starts when it starts.
+
+        Returns the answer and when the call started (``time.monotonic()``).
+        """
+        loop = asyncio.get_running_loop()
+        started: asyncio.Future[float] = loop.create_future()
+        state = _CallState()
+
+        def mark(at: float) -> None:
+            if not started.done():
+                started.set_result(at)
+
+        def job() -> Any:
+            with self.lock:  # decided once: either it runs, or the waiter gave up on it
+                if state.cancelled:
+                    return None
+                state.started = True
+            loop.call_soon_threadsafe(mark, time.monotonic())  # loop.time() is time.monotonic()
+            try:
+                return method(query, k)
+            finally:
+                self._finished(state)
+
+        future = loop.run_in_executor(self.executor, job)
+        try:
+            at = await asyncio.wait_for(asyncio.shield(started), timeout_s)
+        except TimeoutError:
+            with self.lock:
+                if not state.started:
+                    state.cancelled = True
+                    future.cancel()
+                    raise _NotRunError(
+                        f"not run: no thread came free within {timeout_s} s ({self.abandoned} calls that "
+                        "timed out still hold theirs)"
+                    ) from None
+            at = await started  # it started just now: its own deadline applies
+        limit = asyncio.timeout_at(None if timeout_s is None else at + timeout_s)
+        try:
+            async with limit:
+                result = await asyncio.shield(future)
+        except TimeoutError:
+            if not limit.expired():
+                raise  # the target's own TimeoutError (a socket read, say)
+            with self.lock:
+                if not future.done():
+                    state.cancelled = True  # the thread is left to finish; job() counts it back
+                    self.abandoned += 1
+            raise _ExpiredError(at) from None
+        # A sync method may still hand back an awaitable (e.g. a wrapped coroutine function).
+        return (await result if inspect.isawaitable(result) else result), at
+
+    def _finished(self, state: _CallState) -> None:
+        """A call's thread is free again: an abandoned call no longer holds one."""
+        with self.lock:
+            if state.cancelled:
+                self.abandoned -= 1
+
+    def shutdown(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _call_target(
+    target: Any, is_pipeline: bool, threads: _Threads, timeout_s: float | None
+) -> tuple[Callable[[str, int], Awaitable[tuple[Any, float]]], bool]:
+    """A coroutine function running the target's method, on the loop or in `threads`, returning
+    the answer and when the call started; and whether it runs in threads (its call then enforces
+    `timeout_s` itself, from the moment a thread takes it)."""
     method = target.answer if is_pipeline else target.retrieve
     if inspect.iscoroutinefunction(method):
-        return method  # type: ignore[no-any-return]
-    loop = asyncio.get_running_loop()
 
-    async def in_thread(query: str, k: int) -> Any:
-        result = await loop.run_in_executor(executor, method, query, k)
-        # A sync method may still hand back an awaitable (e.g. a wrapped coroutine function).
-        return await result if inspect.isawaitable(result) else result
+        async def on_loop(query: str, k: int) -> tuple[Any, float]:
+            return await method(query, k), time.monotonic()  # the tuple is built after the await: see _run_one
 
-    return in_thread
+        return on_loop, False
+
+    async def in_thread(query: str, k: int) -> tuple[Any, float]:
+        return await threads.call(method, query, k, timeout_s)
+
+    return in_thread, True
 
 
 def _outcome(
@@ -222,8 +329,12 @@ async def run_benchmark(
     concurrency
         Most samples in flight at once (and the thread-pool size for a sync target).
     timeout_s
-        Seconds one call may take before it is recorded as failed; ``None`` waits forever.
-        A sync call that times out keeps its thread until it returns, Python cannot stop it.
+        Seconds one call may take before it is recorded as failed, counted from when the call
+        starts; ``None`` waits forever. A sync call that times out keeps its thread until it
+        returns (Python cannot stop it); the pool holds `concurrency` more threads for such
+        calls, so that the samples behind them still run. A sample that finds no free thread
+        within `timeout_s` is recorded as not run (its ``error`` starts ``"not run: "``; a
+        resumed run runs it again).
     top_k
         How many chunks to ask the target for. ``None`` uses the largest ``k`` among the
         retrieval metrics (10 when there is none); raise it for ``key="source_uri"`` metrics
@@ -303,8 +414,8 @@ async def run_benchmark(
     scores: dict[str, list[float | None]] = {metric.name: [None] * len(samples) for metric in metrics}
     columns = [(metric, scores[metric.name]) for metric in metrics]
     positions = iter(range(len(samples)))
-    executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="fastrag-benchmark")
-    call = _call_target(target, is_pipeline, executor)
+    threads = _Threads(concurrency)
+    call, in_threads = _call_target(target, is_pipeline, threads, timeout_s)
     # Closed in the finally below; a with-block would have to wrap the whole run.
     sink: TextIO | None = (
         None if results_path is None else open(results_path, "a", encoding="utf-8")  # noqa: SIM115
@@ -317,7 +428,7 @@ async def run_benchmark(
             sample = samples[position]
             outcome = outcomes[position]
             if outcome is None:  # not recovered from results_path: run it
-                outcome = await _run_one(target, call, sample, k, is_pipeline, timeout_s)
+                outcome = await _run_one(target, call, sample, k, is_pipeline, timeout_s, in_threads)
                 outcomes[position] = outcome
                 if sink is not None:
                     sink.write(dump_line(outcome.to_dict()))
@@ -338,7 +449,7 @@ async def run_benchmark(
             await asyncio.gather(*workers, return_exceptions=True)
             raise
     finally:
-        executor.shutdown(wait=False, cancel_futures=True)
+        threads.shutdown()
         bar.close()
         if sink is not None:
             sink.close()
@@ -358,21 +469,33 @@ async def _run_one(
     k: int,
     is_pipeline: bool,
     timeout_s: float | None,
+    in_threads: bool,
 ) -> QueryOutcome:
-    """Call the target for one sample and time it; a raise or a timeout becomes the outcome's error."""
-    deadline = asyncio.timeout(timeout_s)
-    start = time.perf_counter()
+    """Call the target for one sample and time it; a raise or a timeout becomes the outcome's error.
+
+    The latency and the deadline count from the moment the call starts: a sync call waiting for a
+    thread is not yet running (``in_threads``: the call enforces the deadline itself).
+    """
+    deadline = asyncio.timeout(None if in_threads else timeout_s)
+    start = time.monotonic()  # an async call starts now; a call in a thread says when it started
     try:
         async with deadline:
-            response = await call(sample.query, k)
-        elapsed = time.perf_counter() - start
-        if timeout_s is not None and elapsed > timeout_s:
+            response, started = await call(sample.query, k)
+        if not in_threads:
+            started = start
+        elapsed = time.monotonic() - started
+        if timeout_s is not None and elapsed > timeout_s and not in_threads:
             # An async target that blocks the event loop (time.sleep in a coroutine) keeps the
             # deadline from firing; it still answered too late, so it did not answer in time.
             error = (
                 f"TimeoutError: no answer within {timeout_s} s (the call blocked the event loop for {elapsed:.3f} s)"
             )
             return QueryOutcome(sample.id, sample.query, latency_ms=elapsed * 1000, error=error)
+    except _NotRunError as exc:
+        return QueryOutcome(sample.id, sample.query, error=str(exc))
+    except _ExpiredError as exc:
+        start = exc.started
+        error = f"TimeoutError: no answer within {timeout_s} s"
     except TimeoutError as exc:
         # The target's own TimeoutError (a socket read, say) keeps its message; ours says the limit.
         error = f"TimeoutError: no answer within {timeout_s} s" if deadline.expired() else f"TimeoutError: {exc}"
@@ -387,7 +510,7 @@ async def _run_one(
     else:
         # Outside the try: a wrong return type is the target's bug and stops the run, named.
         return _outcome(target, sample, response, is_pipeline, elapsed * 1000)
-    return QueryOutcome(sample.id, sample.query, latency_ms=(time.perf_counter() - start) * 1000, error=error)
+    return QueryOutcome(sample.id, sample.query, latency_ms=(time.monotonic() - start) * 1000, error=error)
 
 
 def _checked_score(metric: Metric, sample: EvalSample, value: object) -> float | None:
