@@ -1,7 +1,9 @@
 """``ef compare QRELS RUN [RUN ...]``: paired significance tests between TREC runs.
 
 Each RUN is a TREC run file named by its file stem (``runs/bm25.trec`` is ``bm25``) or
-``NAME=PATH``. The report is :func:`ef.compare.compare`'s, printed as a table (default),
+``NAME=PATH``; a NAME given several times is one system run several times (seeds, averaged per
+query, or folds, joined). ``--fail-on worse`` exits 1 when a comparison is significantly worse
+than its baseline. The report is :func:`ef.compare.compare`'s, printed as a table (default),
 Markdown, LaTeX, CSV or JSON, to standard output or, atomically, to ``--output PATH``.
 """
 
@@ -9,20 +11,57 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from ef.cli._output import check_output
 from ef.compare import CORRECTIONS, TESTS
 
-__all__ = ["add_parser", "run", "run_names"]
+__all__ = ["add_parser", "run", "run_groups", "run_names"]
 
 _FORMATS = ("table", "markdown", "latex", "csv", "json")
 
 
 def _measure_names(value: str) -> list[str]:
-    names = [name.strip() for name in value.split(",")]
-    if not all(names):
-        raise argparse.ArgumentTypeError(f"expected measure names separated by commas (got {value!r})")
+    """Comma-separated names; a piece that starts with a digit or '.' is a parameter of the
+    trec_eval form before it (``P.5,10``, ``iprec_at_recall..25,.5``), as ``ef trec-eval -m`` reads it.
+
+    >>> _measure_names("P.5,10,ndcg@10, map")
+    ['P.5,10', 'ndcg@10', 'map']
+    """
+    names: list[str] = []
+    for piece in (part.strip() for part in value.split(",")):
+        if not piece:
+            raise argparse.ArgumentTypeError(f"expected measure names separated by commas (got {value!r})")
+        if (piece[0].isdigit() or piece[0] == ".") and names and "." in names[-1]:
+            names[-1] += "," + piece
+        elif piece[0].isdigit() or piece[0] == ".":
+            raise argparse.ArgumentTypeError(f"{piece!r} is no measure name (in {value!r})")
+        else:
+            names.append(piece)
+    return names
+
+
+def _k_values(text: str) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or any(k < 1 for k in values):
+        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers such as 1,10,100 (got {text!r})")
+    return sorted(set(values))
+
+
+def _cutoff_names(text: str) -> list[str]:
+    from ef.measures import cutoff_metric
+
+    names = [part.strip() for part in text.split(",")]
+    bad = [name for name in names if not cutoff_metric(name)]
+    if bad or not all(names):
+        raise argparse.ArgumentTypeError(
+            f"expected ranking measures that take a cutoff, as ef eval --metrics (ndcg, recall, precision, mrr, "
+            f"map, hit_rate ...) (got {text!r})"
+        )
     return names
 
 
@@ -60,11 +99,29 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("qrels", metavar="QRELS", help="the TREC qrels file (or a BEIR qrels TSV)")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="two or more TREC run files: PATH or NAME=PATH")
-    parser.add_argument("--baseline", metavar="NAME", help="compare every other run with this one (default: all pairs)")
+    parser.add_argument(
+        "--baseline", metavar="NAME", action="append",
+        help="compare every other run with this one; repeatable: every other run against each (default: all pairs)",
+    )
     parser.add_argument(
         "-m", "--measure", dest="measures", action="extend", type=_measure_names, metavar="MEASURE",
-        help="a measure, as ef trec-eval / evaluate_run spell them (ndcg@10, P_5, map ...); repeatable "
-             "or comma-separated (default: ndcg@10, recall@100, map, mrr)",
+        help="a measure in any spelling ef trec-eval reads (ndcg@10, P_5, P.5,10, ndcg_cut.10, P, official ...); "
+             "repeatable or comma-separated (default: ndcg@10, recall@100, map, mrr)",
+    )
+    parser.add_argument(
+        "--metrics", type=_cutoff_names, metavar="NAMES",
+        help="as ef eval: ranking measures to take at every cutoff of -k (ndcg,recall ...); adds NAME@K to -m",
+    )
+    parser.add_argument(
+        "-k", dest="k", type=_k_values, metavar="K,...", help="the cutoffs of --metrics (default: 10)"
+    )
+    parser.add_argument(
+        "-l", dest="level", type=lambda v: _natural(v, 1), default=1, metavar="LEVEL",
+        help="lowest grade that counts as relevant, as ef trec-eval -l (default 1)",
+    )
+    parser.add_argument(
+        "-M", dest="max_docs", type=lambda v: _natural(v, 1), default=None, metavar="MAX",
+        help="evaluate only the top MAX documents of each query, as ef trec-eval -M",
     )
     parser.add_argument("--test", choices=tuple(TESTS), default="t", help="the paired test (default: t)")
     parser.add_argument(
@@ -85,6 +142,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="a judged query a run lacks: score it 0 (default, trec_eval -c) or skip it for every run",
     )
     parser.add_argument("--format", choices=_FORMATS, default="table", help="output format (default: table)")
+    parser.add_argument(
+        "--layout", choices=("comparisons", "systems"), default="comparisons",
+        help="one row per comparison (default), or systems x measures with significance superscripts "
+             "(table, markdown and latex formats)",
+    )
+    parser.add_argument(
+        "--fail-on", choices=("worse", "different"), default=None,
+        help="exit 1 when a comparison is significantly worse (or different either way) than its baseline",
+    )
     parser.add_argument("--output", "-o", default="-", metavar="PATH", help="where to write: - (stdout) or a file")
     from ef.cli.report import add_output_flags
 
@@ -105,20 +171,46 @@ def run_names(arguments: list[str]) -> dict[str, str]:
     {'bm25': 'runs/bm25.trec', 'stem': 'runs/other.trec.gz'}
     """
     out: dict[str, str] = {}
+    for name, paths in run_groups(arguments).items():
+        if len(paths) > 1:
+            raise ValueError(f"two runs are named {name!r} ({paths[0]} and {paths[1]}): name them with NAME=PATH")
+        out[name] = paths[0]
+    return out
+
+
+def run_groups(arguments: list[str]) -> dict[str, list[str]]:
+    """``RUN`` arguments -> {name: [path, ...]}: a NAME given with ``NAME=PATH`` several times
+    is one system's seeds or folds; two files with the same stem are an error.
+
+    >>> run_groups(["runs/bm25.trec", "dense=s1.trec", "dense=s2.trec"])
+    {'bm25': ['runs/bm25.trec'], 'dense': ['s1.trec', 's2.trec']}
+    """
+    out: dict[str, list[str]] = {}
+    named: set[str] = set()
     for argument in arguments:
         if "=" in argument and not os.path.exists(argument):
             name, path = argument.split("=", 1)
             if not name or not path:
                 raise ValueError(f"run {argument!r}: expected PATH or NAME=PATH")
+            explicit = True
         else:
             name, path = _stem(argument), argument
-        if name in out:
-            raise ValueError(f"two runs are named {name!r} ({out[name]} and {path}): name them with NAME=PATH")
-        out[name] = path
+            explicit = False
+        if name in out and not (explicit and name in named):
+            raise ValueError(f"two runs are named {name!r} ({out[name][0]} and {path}): name them with NAME=PATH")
+        if name in out and path in out[name]:
+            raise ValueError(f"run {name!r} is given {path} twice")
+        if explicit:
+            named.add(name)
+        out.setdefault(name, []).append(path)
     return out
 
 
-def _render(report: object, form: str) -> str:
+def _render(report: object, form: str, layout: str = "comparisons") -> str:
+    if layout == "systems":
+        if form not in ("table", "markdown", "latex"):
+            raise ValueError(f"--layout systems prints a table, markdown or latex (got --format {form})")
+        return report.to_systems_table("text" if form == "table" else form)  # type: ignore[attr-defined, no-any-return]
     if form == "json":
         return report.to_json(indent=2) + "\n"  # type: ignore[attr-defined, no-any-return]
     if form == "markdown":
@@ -135,22 +227,28 @@ def run(args: argparse.Namespace) -> int:
     from ef.compare import compare
     from ef.io.atomic import atomic_writer
 
-    names = run_names(args.runs)
-    if len(names) < 2:
-        raise ValueError(f"give at least 2 runs to compare (got {len(names)})")
+    groups = run_groups(args.runs)
+    if len(groups) < 2:
+        raise ValueError(f"give at least 2 runs to compare (got {len(groups)})")
+    names = {name: paths[0] for name, paths in groups.items()}  # the HTML report shows the first of each
+    if args.layout == "systems" and args.format not in ("table", "markdown", "latex"):
+        raise ValueError(f"--layout systems prints a table, markdown or latex (got --format {args.format})")
+    measures = list(args.measures or [])
+    if args.metrics is not None or args.k is not None:
+        measures += [f"{m}@{k}" for m in (args.metrics or ["ndcg"]) for k in (args.k or [10])]
     output = None if args.output == "-" else args.output
-    inputs = [args.qrels, *names.values()]
+    inputs = [args.qrels, *(p for paths in groups.values() for p in paths)]
     check_output("--output", output, inputs)
     from ef.cli.report import check_outputs, wants_report, write_comparison_report
 
     check_outputs(args, inputs)
-    for path in (args.qrels, *names.values()):
+    for path in (args.qrels, *(p for paths in groups.values() for p in paths)):
         if not os.path.exists(path):  # a pipe or <(zcat run.gz) exists too
             raise FileNotFoundError(f"{path}: no such file")
     report = compare(
-        names,
+        {name: paths[0] if len(paths) == 1 else paths for name, paths in groups.items()},
         args.qrels,
-        args.measures,
+        measures or None,
         baseline=args.baseline,
         test=args.test,
         correction=args.correction,
@@ -159,10 +257,12 @@ def run(args: argparse.Namespace) -> int:
         resamples=args.resamples,
         seed=args.seed,
         missing=args.missing,
+        relevance_level=args.level,
+        max_docs=args.max_docs,
     )
     if wants_report(args):
         write_comparison_report(args, report, names)
-    text = _render(report, args.format)
+    text = _render(report, args.format, args.layout)
     if output is None:
         print(text, end="")
     else:
@@ -171,4 +271,17 @@ def run(args: argparse.Namespace) -> int:
                 stream.write(text.encode("utf-8"))
         except OSError as error:
             raise OSError(f"--output {output}: cannot write the report ({error.strerror or error})") from error
+    if args.fail_on is not None:
+        bad = [c for c in report.comparisons
+               if c.verdict == "worse" or (args.fail_on == "different" and c.verdict == "better")]
+        if bad:
+            first = bad[0]
+            print(
+                f"ef compare: {len(bad)} comparison{'s' if len(bad) != 1 else ''} significantly "
+                f"{'worse' if args.fail_on == 'worse' else 'different'} (--fail-on {args.fail_on}); first: "
+                f"{first.system} vs {first.baseline} on {first.measure}: {first.diff:+.4f}, "
+                f"p ({report.correction}) {first.p_adjusted:.4g}",
+                file=sys.stderr,
+            )
+            return 1
     return 0

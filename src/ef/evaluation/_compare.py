@@ -13,7 +13,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -30,7 +30,7 @@ from ef.evaluation._stats import (
     paired_statistics,
 )
 from ef.io.frames import DataFrameLike, is_frame, qrels_from_frame
-from ef.measures import parse_measure
+from ef.measures import resolve
 from ef.validate import check_choice
 
 __all__ = ["SCHEMA", "Comparison", "ComparisonReport", "build_report", "compare"]
@@ -98,9 +98,12 @@ class ComparisonReport:
 
     ``comparisons`` are ordered by pair (as the runs were given), then by measure; together they
     are the family the p-values were corrected over. ``queries`` are the query ids compared
-    (sorted); ``scores[system][measure]`` holds that system's per-query values aligned with
-    `queries` (``None`` where a benchmark sample was not scored; that measure then compares the
-    samples every system scored). ``lacked[system]`` counts the queries the system had no
+    (sorted); ``baselines`` every baseline (the first is ``baseline``; empty in all-pairs mode);
+    ``replicates[system][measure]`` each seed's (or fold's) mean, for a system given as several
+    runs, whose per-query values were averaged (seeds) or joined (folds);
+    ``scores[system][measure]`` holds that system's per-query values aligned with `queries`
+    (``None`` where a benchmark sample was not scored; that measure then compares the samples
+    every system scored). ``lacked[system]`` counts the queries the system had no
     result for. ``unit`` names what was paired: ``"queries"`` or ``"samples"``.
 
     Renderings: ``str(report)`` (a terminal table with markers and a legend), :meth:`to_markdown`,
@@ -126,6 +129,8 @@ class ComparisonReport:
     lacked: Mapping[str, int]
     warnings: tuple[str, ...]
     unit: str = "queries"
+    baselines: tuple[str, ...] = ()
+    replicates: Mapping[str, Mapping[str, tuple[float, ...]]] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         """Short: the per-query values would fill a screen."""
@@ -148,11 +153,12 @@ class ComparisonReport:
     def family(self) -> str:
         """The family of comparisons, in words."""
         pairs = len(self.comparisons) // max(len(self.measures), 1)
-        what = (
-            f"{pairs} system{'s' if pairs != 1 else ''} against the baseline {self.baseline!r}"
-            if self.baseline is not None
-            else f"{pairs} pair{'s' if pairs != 1 else ''} of systems"
-        )
+        if len(self.baselines) > 1:
+            what = f"{pairs} (system, baseline) pairs, baselines {', '.join(map(repr, self.baselines))}"
+        elif self.baseline is not None:
+            what = f"{pairs} system{'s' if pairs != 1 else ''} against the baseline {self.baseline!r}"
+        else:
+            what = f"{pairs} pair{'s' if pairs != 1 else ''} of systems"
         return (
             f"every (system, measure) comparison: {what} x {len(self.measures)} "
             f"measure{'s' if len(self.measures) != 1 else ''} = {self.family_size}"
@@ -197,6 +203,8 @@ class ComparisonReport:
             "unit": self.unit,
             "systems": list(self.systems),
             "baseline": self.baseline,
+            "baselines": list(self.baselines or ([] if self.baseline is None else [self.baseline])),
+            "replicates": {s: {m: list(v) for m, v in by.items()} for s, by in self.replicates.items()},
             "measures": [{"name": m, "higher_is_better": self.higher_is_better[m]} for m in self.measures],
             "family": {"description": self.family, "size": self.family_size},
             "n_queries": self.n_queries,
@@ -223,6 +231,11 @@ class ComparisonReport:
     def to_latex(self) -> str:
         """A LaTeX ``tabular`` with booktabs rules (needs ``\\usepackage{booktabs,amssymb}``)."""
         return render.latex(self)
+
+    def to_systems_table(self, form: str = "markdown") -> str:
+        """Systems x measures: each mean, with superscripts naming the systems it is significantly
+        better than, as papers print it; `form` is ``"markdown"``, ``"latex"`` or ``"text"``."""
+        return render.systems_table(self, form)
 
     def to_csv(self) -> str:
         """One CSV row per comparison, full precision, no per-query values."""
@@ -277,10 +290,12 @@ def _finite_number(value: object) -> bool:
     )
 
 
-def _pairs(systems: Sequence[str], baseline: str | None) -> list[tuple[str, str]]:
-    if baseline is None:
+def _pairs(systems: Sequence[str], baselines: Sequence[str]) -> list[tuple[str, str]]:
+    if not baselines:
         return list(itertools.combinations(systems, 2))
-    return [(baseline, s) for s in systems if s != baseline]
+    if len(baselines) == 1:
+        return [(baselines[0], s) for s in systems if s != baselines[0]]
+    return [(b, s) for b in baselines for s in systems if s not in baselines]
 
 
 def _warnings(
@@ -320,7 +335,7 @@ def build_report(
     queries: Sequence[str],
     scores: Mapping[str, Mapping[str, Sequence[float | None]]],
     lacked: Mapping[str, int],
-    baseline: str | None,
+    baseline: str | Sequence[str] | None,
     test: Test,
     correction: Correction,
     alpha: float,
@@ -329,14 +344,19 @@ def build_report(
     seed: int,
     missing: str,
     unit: str = "queries",
+    notes: Sequence[str] = (),
+    replicates: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
 ) -> ComparisonReport:
     """Test every (pair, measure) comparison on per-query `scores` and correct over the family.
 
     `scores[system][measure]` is aligned with `queries`; a ``None`` leaves that query out of the
     measure's comparisons for every system, so one measure's comparisons share their queries.
-    Options are checked by the caller.
+    `baseline` is one name, several (every other system against each) or ``None`` (all pairs).
+    `notes` lead the report's warnings; `replicates` is each seed's mean of a system given as
+    several runs. Options are checked by the caller.
     """
-    pairs = _pairs(systems, baseline)
+    baselines = (baseline,) if isinstance(baseline, str) else tuple(baseline or ())
+    pairs = _pairs(systems, baselines)
     position = {s: i for i, s in enumerate(systems)}
     columns: list[tuple[tuple[str, str], str]] = [(pair, m) for pair in pairs for m in measures]
     values: dict[str, np.ndarray] = {}
@@ -405,7 +425,7 @@ def build_report(
         )
     return ComparisonReport(
         systems=tuple(systems),
-        baseline=baseline,
+        baseline=baselines[0] if baselines else None,
         measures=tuple(measures),
         higher_is_better={m: higher_is_better[m] for m in measures},
         comparisons=tuple(comparisons),
@@ -420,23 +440,54 @@ def build_report(
         queries=tuple(queries),
         scores={s: {m: tuple(scores[s][m]) for m in measures} for s in systems},
         lacked=dict(lacked),
-        warnings=tuple(_warnings(comparisons, lacked, len(queries), missing, unit)),
+        warnings=(*notes, *_warnings(comparisons, lacked, len(queries), missing, unit)),
         unit=unit,
+        baselines=baselines,
+        replicates={s: {m: tuple(v) for m, v in by.items()} for s, by in (replicates or {}).items()},
     )
 
 
-def _direction(measure: str) -> bool:
-    """Whether higher is better; ``ValueError`` for a measure that is not a per-query mean."""
-    try:
-        spec = parse_measure(measure).spec
-    except ValueError:
-        return True  # a report's own metric name (a RAG metric, say): scores, higher is better
-    if spec.aggregate != "mean":
+def _expand_measures(names: Sequence[str]) -> tuple[list[str], dict[str, bool], list[str]]:
+    """Every name as ``ef trec-eval -m`` / :func:`ef.measures.resolve` reads it, with its direction.
+
+    ``P.5,10`` gives ``P_5`` and ``P_10``, ``P`` trec_eval's default cutoffs, ``official`` its
+    measures; a name no measure has is a report's own metric (a RAG score: higher is better).
+    The measures of a nickname or family form that are no per-query mean (``num_q``, ``gm_map``)
+    are left out and returned third, to be named in the report's warnings; a measure named
+    alone that is no per-query mean is refused.
+    """
+    labels: list[str] = []
+    direction: dict[str, bool] = {}
+    left_out: list[str] = []
+    for name in names:
+        try:
+            pairs = resolve([name], rankings=False)
+        except ValueError:
+            pairs = []
+        if not pairs:  # a report's own metric name (a RAG metric, say): scores, higher is better
+            labels.append(name)
+            direction[name] = True
+            continue
+        several = len(pairs) > 1 or pairs[0][0] != name
+        for label, measure in pairs:
+            spec = measure.spec
+            if spec.aggregate != "mean":
+                if several:
+                    left_out.append(label)
+                    continue
+                raise ValueError(
+                    f"'measures': {label!r} is summarised as a {spec.aggregate}, not a mean over queries; "
+                    "compare tests mean differences, so pick a per-query score"
+                )
+            if label in direction:  # P.5,10 and P both hold P_5: compared once, as ef trec-eval does
+                continue
+            labels.append(label)
+            direction[label] = spec.higher_is_better
+    if not labels:
         raise ValueError(
-            f"'measures': {measure!r} is summarised as a {spec.aggregate}, not a mean over queries; "
-            "compare tests mean differences, so pick a per-query score"
+            f"'measures' {list(names)!r} name no per-query score to compare (left out: {', '.join(left_out)})"
         )
-    return spec.higher_is_better
+    return labels, direction, left_out
 
 
 def _is_report(run: object) -> bool:
@@ -478,9 +529,11 @@ def _from_report(name: str, report: Any, measures: Sequence[str]) -> dict[str, t
     return out
 
 
-def _from_run(name: str, run: Any, qrels: Mapping[str, Any], measures: Sequence[str]) -> dict[str, tuple[float, ...]]:
+def _from_run(
+    name: str, run: Any, qrels: Mapping[str, Any], measures: Sequence[str], options: Mapping[str, Any]
+) -> dict[str, tuple[float, ...]]:
     try:
-        report = evaluate_run(run, qrels, list(measures), missing="skip")
+        report = evaluate_run(run, qrels, list(measures), missing="skip", **options)
     except ValueError as error:
         message = str(error).removeprefix("run: ")  # evaluate_run's own prefix: the name says it now
         if message.startswith("no query to evaluate"):  # evaluated with missing="skip", whatever the caller's
@@ -499,7 +552,12 @@ def _zeros(run: Any, qrels: Mapping[str, Any], lacking: Sequence[str], measures:
     return {q: tuple(float(v[m]) for m in measures) for q, v in report.per_query.items()}
 
 
-def _check_runs(runs: object, baseline: object) -> list[str]:
+def _members(run: Any) -> list[Any]:
+    """A system's runs: a list or tuple is several (seeds or folds), anything else one."""
+    return list(run) if isinstance(run, list | tuple) else [run]
+
+
+def _check_runs(runs: object, baseline: object) -> tuple[list[str], tuple[str, ...]]:
     if not isinstance(runs, Mapping):
         raise TypeError(f"'runs' must be a mapping of name -> run (got {type(runs).__name__})")
     systems = list(runs)
@@ -508,17 +566,35 @@ def _check_runs(runs: object, baseline: object) -> list[str]:
             raise TypeError(f"'runs': every name must be a non-empty str (got {name!r})")
         if not name:
             raise ValueError(f"'runs': every name must be a non-empty str (got {name!r})")
+        if isinstance(runs[name], list | tuple) and not runs[name]:
+            raise ValueError(f"'runs': {name!r} is an empty list of runs")
     if len(systems) < 2:
         raise ValueError(f"'runs' must hold at least 2 runs to compare (got {len(systems)})")
-    if baseline is not None and baseline not in runs:
-        raise ValueError(f"'baseline' {baseline!r} is not one of the runs ({', '.join(map(repr, systems))})")
-    return systems
+    if baseline is None:
+        return systems, ()
+    if isinstance(baseline, str):
+        baselines: tuple[str, ...] = (baseline,)
+    elif isinstance(baseline, Sequence) and all(isinstance(b, str) for b in baseline):
+        baselines = tuple(baseline)
+    else:
+        raise TypeError(f"'baseline' must be a run name, a sequence of run names or None (got {baseline!r})")
+    if not baselines:
+        raise ValueError("'baseline' is an empty sequence: give a name or None for all pairs")
+    for b in baselines:
+        if b not in runs:
+            raise ValueError(f"'baseline' {b!r} is not one of the runs ({', '.join(map(repr, systems))})")
+    if len(set(baselines)) != len(baselines):
+        raise ValueError(f"'baseline' names a run twice ({', '.join(map(repr, baselines))})")
+    if len(baselines) == len(systems):
+        raise ValueError("'baseline' names every run: leave at least one to compare with them")
+    return systems, baselines
 
 
 def _check_measures(measures: object, runs: Mapping[str, Any]) -> list[str]:
     if measures is None:
-        reports = [r for r in runs.values() if _is_report(r)]
-        if len(reports) < len(runs):
+        members = [r for run in runs.values() for r in _members(run)]
+        reports = [r for r in members if _is_report(r)]
+        if len(reports) < len(members):
             return list(DEFAULT_MEASURES)
         first: Mapping[str, Any] = next(iter(reports[0].per_query.values()), {})
         shared = [m for m in first if all(all(m in v for v in r.per_query.values()) for r in reports)]
@@ -539,12 +615,42 @@ def _check_measures(measures: object, runs: Mapping[str, Any]) -> list[str]:
     return names
 
 
+Rows = dict[str, tuple[float, ...]]
+
+
+def _combine(name: str, parts: list[Rows], measures: Sequence[str]) -> tuple[Rows, dict[str, tuple[float, ...]]]:
+    """One system's runs as one: seeds (the same queries) averaged per query, folds (disjoint
+    queries) joined; with each run's mean per measure."""
+    means = {
+        m: tuple(float(np.mean([row[j] for row in part.values()])) if part else 0.0 for part in parts)
+        for j, m in enumerate(measures)
+    }
+    if len(parts) == 1:
+        return parts[0], {}
+    sets = [set(part) for part in parts]
+    if all(s == sets[0] for s in sets):  # seeds: average each query over them
+        mean_rows = {q: tuple(float(v) for v in np.mean([part[q] for part in parts], axis=0)) for q in parts[0]}
+        return mean_rows, means
+    for i, j in itertools.combinations(range(len(parts)), 2):
+        shared = sets[i] & sets[j]
+        if shared:
+            raise ValueError(
+                f"run {name!r}: its runs {i + 1} and {j + 1} are neither seeds (the same queries: "
+                f"{len(sets[i])} and {len(sets[j])} judged queries) nor folds (disjoint: they share "
+                f"{len(shared)}, e.g. {sorted(shared)[0]!r})"
+            )
+    joined: Rows = {}
+    for part in parts:
+        joined.update(part)
+    return joined, means
+
+
 def compare(
     runs: Mapping[str, Any],
     qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | DataFrameLike | None,
     measures: Sequence[str] | None = None,
     *,
-    baseline: str | None = None,
+    baseline: str | Sequence[str] | None = None,
     test: Test = "t",
     correction: Correction = "holm",
     alpha: float = 0.05,
@@ -552,6 +658,8 @@ def compare(
     resamples: int = 10_000,
     seed: int = 0,
     missing: Missing = "zero",
+    relevance_level: float = 1,
+    max_docs: int | None = None,
 ) -> ComparisonReport:
     """Compare systems on the same queries with paired tests, corrected over every comparison.
 
@@ -561,7 +669,9 @@ def compare(
         Name -> run: a ``{query_id: {doc_id: score}}`` mapping, the path of a TREC run file, a
         DataFrame (``query_id``, ``doc_id``, ``score``), or a report that holds per-query values
         (:func:`~ef.evaluation.evaluate_run`'s or :func:`~ef.evaluation.evaluate_retrieval`'s),
-        in the order the table should list them.
+        in the order the table should list them. A list or tuple of runs is one system run
+        several times: seeds (the same queries: averaged per query before testing) or folds
+        (disjoint queries: joined); each one's mean is kept in ``report.replicates``.
         A report's queries count as present (one made with ``missing="zero"`` already holds
         zeros); those `qrels` does not judge are not compared.
     qrels
@@ -569,11 +679,15 @@ def compare(
         ``relevance``); its judged queries are the queries compared. ``None`` only when every
         run is a report (then their queries are).
     measures
-        Measure names as :func:`~ef.evaluation.evaluate_run` spells them (for a report: its
-        keys). ``None``: ``ndcg@10``, ``recall@100``, ``map``, ``mrr`` (for reports only: the
+        Measure names in any spelling ``ef trec-eval`` and :func:`~ef.measures.resolve` read
+        (``ndcg@10``, ``P_5``, ``nDCG@10``, ``P.5,10``, ``ndcg_cut.10``, ``P``, ``official``; for a
+        report: its keys). A nickname or family form compares its per-query means and names the
+        rest (``num_q``, ``gm_map`` ...) in the warnings.
+        ``None``: ``ndcg@10``, ``recall@100``, ``map``, ``mrr`` (for reports only: the
         measures they share). Only per-query scores: counts such as ``num_rel`` are refused.
     baseline
-        Compare every other system with this one; ``None`` compares all pairs.
+        Compare every other system with this one; several names compare every other system with
+        each of them; ``None`` compares all pairs.
     test
         ``"t"`` (paired Student t, scipy's ``ttest_rel``), ``"randomization"`` (two-sided sign
         flips, ``p = (b + 1) / (B + 1)``; exact enumeration when ``2**n <= resamples``),
@@ -594,6 +708,8 @@ def compare(
     missing
         A judged query a run lacks: ``"zero"`` scores it 0 (trec_eval ``-c``), ``"skip"`` leaves it
         out for every system. The report counts, per system, the queries it lacked.
+    relevance_level, max_docs
+        As :func:`~ef.evaluation.evaluate_run` (trec_eval ``-l`` and ``-M``), for runs.
 
     Returns
     -------
@@ -619,14 +735,14 @@ def compare(
     >>> c.p_value, report.exact  # exact: 14 of all 2**6 sign flips reach |sum| = 2
     (0.21875, True)
     """
-    systems = _check_runs(runs, baseline)
+    systems, baselines = _check_runs(runs, baseline)
     check_options(test, correction, alpha, confidence, resamples, seed)
     check_choice(missing, "missing", ("zero", "skip"))
-    names = _check_measures(measures, runs)
-    direction = {m: _direction(m) for m in names}
+    names, direction, left_out = _expand_measures(_check_measures(measures, runs))
+    options: dict[str, Any] = {"relevance_level": relevance_level, "max_docs": max_docs}
     if qrels is None:
         loaded: Mapping[str, Any] | None = None
-        plain = [s for s in systems if not _is_report(runs[s])]
+        plain = [s for s in systems if not all(_is_report(r) for r in _members(runs[s]))]
         if plain:
             raise ValueError(f"'qrels' is None but run {plain[0]!r} is a run, not a report with per-query values")
     elif isinstance(qrels, str | os.PathLike):
@@ -640,19 +756,24 @@ def compare(
     else:
         raise TypeError(f"'qrels' must be a mapping, a path, a DataFrame or None (got {type(qrels).__name__})")
 
-    present: dict[str, dict[str, tuple[float, ...]]] = {}
+    present: dict[str, Rows] = {}
+    replicates: dict[str, dict[str, tuple[float, ...]]] = {}
     for s in systems:
-        run = runs[s]
-        if _is_report(run):
-            present[s] = _from_report(s, run, names)
-        elif loaded is not None:
-            present[s] = _from_run(s, run, loaded, names)
-    if loaded is not None:
-        judged = sorted(map(str, loaded))
-        for s in systems:  # a report may hold queries the qrels do not judge: not compared
-            present[s] = {q: v for q, v in present[s].items() if q in loaded}
-    else:
-        judged = sorted(set().union(*(present[s] for s in systems)))
+        parts: list[Rows] = []
+        for member in _members(runs[s]):
+            if _is_report(member):
+                part = _from_report(s, member, names)
+            elif loaded is not None:
+                part = _from_run(s, member, loaded, names, options)
+            else:  # pragma: no cover - refused above
+                raise ValueError(f"'qrels' is None but run {s!r} is a run")
+            if loaded is not None:  # a report may hold queries the qrels do not judge: not compared
+                part = {q: v for q, v in part.items() if q in loaded}
+            parts.append(part)
+        present[s], means = _combine(s, parts, names)
+        if means:
+            replicates[s] = means
+    judged = sorted(map(str, loaded)) if loaded is not None else sorted(set().union(*(present[s] for s in systems)))
     lacked = {s: sum(1 for q in judged if q not in present[s]) for s in systems}
     if missing == "skip":
         queries = [q for q in judged if all(q in present[s] for s in systems)]
@@ -662,12 +783,15 @@ def compare(
         rows = {}
         for s in systems:
             lacking = [q for q in judged if q not in present[s]]
-            rows[s] = {**present[s], **_zeros(runs[s], loaded or {}, lacking, names)}
+            rows[s] = {**present[s], **_zeros(_members(runs[s])[0], loaded or {}, lacking, names)}
     if len(queries) < 2:
         raise ValueError(
             f"only {len(queries)} queries to compare (missing={missing!r}): a paired test needs at least 2"
         )
     scores = {s: {m: [rows[s][q][j] for q in queries] for j, m in enumerate(names)} for s in systems}
+    notes = []
+    if left_out:
+        notes.append(f"not compared, as they are no per-query means: {', '.join(left_out)}")
     return build_report(
         systems=systems,
         measures=names,
@@ -675,7 +799,7 @@ def compare(
         queries=queries,
         scores=scores,
         lacked=lacked,
-        baseline=baseline,
+        baseline=baselines or None,
         test=test,
         correction=correction,
         alpha=alpha,
@@ -683,6 +807,8 @@ def compare(
         resamples=resamples,
         seed=seed,
         missing=missing,
+        notes=notes,
+        replicates=replicates,
     )
 
 

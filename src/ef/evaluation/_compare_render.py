@@ -14,7 +14,7 @@ from ef.evaluation._stats import CORRECTIONS, TESTS
 if TYPE_CHECKING:
     from ef.evaluation._compare import Comparison, ComparisonReport
 
-__all__ = ["csv_text", "dataframe", "latex", "markdown", "table"]
+__all__ = ["csv_text", "dataframe", "latex", "markdown", "systems_table", "table"]
 
 _BETTER, _WORSE = "▲", "▼"
 _NAME_COLUMNS = 3
@@ -190,3 +190,97 @@ def dataframe(report: ComparisonReport, library: str) -> Any:
     if library == "pandas":
         return module.DataFrame.from_records(records, columns=list(_CSV_FIELDS))
     return module.DataFrame(records)
+
+
+def _letters(report: ComparisonReport) -> dict[str, str]:
+    """A letter per system (a, b, ... z, then aa, ab ...), in the report's order."""
+    out: dict[str, str] = {}
+    for i, system in enumerate(report.systems):
+        out[system] = chr(97 + i) if i < 26 else chr(96 + i // 26) + chr(97 + i % 26)
+    return out
+
+
+def _beats(report: ComparisonReport) -> dict[tuple[str, str], list[str]]:
+    """(system, measure) -> the systems it is significantly better than, in the report's order."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for c in report.comparisons:
+        if c.verdict == "better":
+            out.setdefault((c.system, c.measure), []).append(c.baseline)
+        elif c.verdict == "worse":  # worse than its baseline: the baseline beat it
+            out.setdefault((c.baseline, c.measure), []).append(c.system)
+    order = {s: i for i, s in enumerate(report.systems)}
+    return {key: sorted(set(v), key=order.__getitem__) for key, v in out.items()}
+
+
+def systems_table(report: ComparisonReport, form: str) -> str:
+    """Systems x measures, each mean with the letters of the systems it is significantly better
+    than as a superscript (only pairs the report compared count); the best mean of each measure
+    in bold. `form`: ``"markdown"``, ``"latex"`` or ``"text"``."""
+    if form not in ("markdown", "latex", "text"):
+        raise ValueError(f"'form' must be 'markdown', 'latex' or 'text' (got {form!r})")
+    letters = _letters(report)
+    beats = _beats(report)
+    means = {s: {m: _mean(report, s, m) for m in report.measures} for s in report.systems}
+    best = {
+        m: (max if report.higher_is_better[m] else min)(means[s][m] for s in report.systems) for m in report.measures
+    }
+    adjusted = "p" if report.correction == "none" else f"{CORRECTIONS[report.correction]}-adjusted p"
+    legend = (
+        f"superscript: the systems (by letter) this one is significantly better than ({TESTS[report.test]}, "
+        f"{adjusted} < {report.alpha:g}, over {report.n_queries} {report.unit}); bold: the best mean; "
+        f"family: {report.family}"
+    )
+    names = [f"({letters[s]}) {s}" for s in report.systems]
+    if form == "latex":
+        out = [f"% {_tex(_title(report))}", r"% needs \usepackage{booktabs}",
+               r"\begin{tabular}{l" + "r" * len(report.measures) + "}", r"\toprule",
+               " & ".join(["System", *(_tex(_label(report, m)) for m in report.measures)]) + r" \\", r"\midrule"]
+        for s, name in zip(report.systems, names, strict=True):
+            cells = [_tex(name)]
+            for m in report.measures:
+                value = f"{means[s][m]:.4f}"
+                value = rf"\textbf{{{value}}}" if means[s][m] == best[m] else value
+                sup = "".join(letters[o] for o in beats.get((s, m), []))
+                cells.append(value + (rf"$^{{{sup}}}$" if sup else ""))
+            out.append(" & ".join(cells) + r" \\")
+        out += [r"\bottomrule", r"\end{tabular}", f"% {_tex(legend)}"]
+        out.extend(f"% warning: {_tex(w)}" for w in report.warnings)
+        return "\n".join(out) + "\n"
+    rows: list[list[str]] = []
+    for s, name in zip(report.systems, names, strict=True):
+        row = [name]
+        for m in report.measures:
+            value = f"{means[s][m]:.4f}"
+            sup = "".join(letters[o] for o in beats.get((s, m), []))
+            if form == "markdown":
+                value = f"**{value}**" if means[s][m] == best[m] else value
+                row.append(value + (f"<sup>{sup}</sup>" if sup else ""))
+            else:
+                row.append(value + (f"^{sup}" if sup else "") + ("*" if means[s][m] == best[m] else ""))
+        rows.append(row)
+    headers = ["system", *(_label(report, m) for m in report.measures)]
+    if form == "markdown":
+        out = [f"**{_title(report)}**", "", "| " + " | ".join(_markdown_cell(h) for h in headers) + " |",
+               "|---" + "|---:" * len(report.measures) + "|"]
+        out.extend("| " + " | ".join(_markdown_cell(c) for c in row) + " |" for row in rows)
+        out += ["", _markdown_cell(legend) + "  "]
+        out.extend(f"**Warning:** {_markdown_cell(w)}  " for w in report.warnings)
+        return "\n".join(out).rstrip() + "\n"
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    lines = [_title(report)]
+    for cells in (headers, ["-" * w for w in widths], *rows):
+        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
+                               enumerate(zip(cells, widths, strict=True))).rstrip())
+    lines.append(legend.replace("bold", "*"))
+    lines.extend(f"warning: {w}" for w in report.warnings)
+    return "\n".join(lines) + "\n"
+
+
+def _label(report: ComparisonReport, measure: str) -> str:
+    return measure if report.higher_is_better[measure] else f"{measure} ↓"
+
+
+def _mean(report: ComparisonReport, system: str, measure: str) -> float:
+    """The system's mean over the queries the measure compared (those every system scored)."""
+    values = [v for v in report.scores[system][measure] if v is not None]
+    return sum(values) / len(values)
