@@ -22,6 +22,7 @@ _COMMANDS = {
     "rag": "ef.cli.rag",
     "compare": "ef.cli.compare",
     "report": "ef.cli.report",
+    "datasets": "ef.cli.datasets",
 }
 
 

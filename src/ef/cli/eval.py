@@ -55,16 +55,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Index a BEIR dataset (corpus.jsonl, queries.jsonl, qrels/<split>.tsv), retrieve for every "
             "judged query and print NDCG, recall, precision, MRR and MAP at each cutoff, with the time "
-            "each stage took. Without DATASET_DIR, runs on the small demo dataset inside ef."
+            "each stage took. DATASET may be a name (ef datasets list); without it, runs on the small demo dataset."
         ),
     )
-    parser.add_argument("dataset", nargs="?", metavar="DATASET_DIR", help="a BEIR dataset directory")
+    parser.add_argument(
+        "dataset", nargs="?", metavar="DATASET",
+        help="a BEIR dataset folder or zip, or a name: beir/scifact, trec-dl-2019 ... (see: ef datasets list)",
+    )
     parser.add_argument(
         "--embedder", default="bm25",
         help="bm25 (default), st:MODEL (a sentence-transformers model: all-MiniLM-L6-v2 or a local "
              "directory), hybrid or hybrid:st:MODEL (reciprocal rank fusion of bm25 and MODEL)",
     )
-    parser.add_argument("--split", default="test", help="the qrels split: reads qrels/SPLIT.tsv (default: test)")
+    parser.add_argument(
+        "--split", default=None, help="the qrels split: reads qrels/SPLIT.tsv (default: test, or a dataset name's)"
+    )
     parser.add_argument(
         "--k", type=_k_values, default=(1, 3, 5, 10, 100), metavar="K[,K...]",
         help="rank cutoffs (default: 1,3,5,10,100)",
@@ -137,6 +142,24 @@ def _qrels_file(dataset: Path, split: str) -> str:
     return "qrels.tsv" if split == "test" and not present(nested) and present("qrels.tsv") else nested
 
 
+def _load_named(args: argparse.Namespace) -> Any:
+    """Load a dataset by name (or zip) with ef.datasets, and take its facts as the defaults."""
+    from ef.datasets import load
+
+    loaded = load(args.dataset, split=args.split)
+    args.split = loaded.split
+    if loaded.facts.query_ids_are_doc_ids and not args.ignore_identical_ids:
+        args.ignore_identical_ids = True
+        print(f"ef eval: note: {loaded.name}'s queries are documents of its corpus; each query's own document "
+              "is dropped from its ranking (--ignore-identical-ids)", file=sys.stderr)
+    level = loaded.facts.relevance_level
+    if level > 1:
+        print(f"ef eval: note: {loaded.name}'s official binary measures count grade >= {level} as relevant; "
+              f"recall, precision, mrr and map here count grade >= 1 (for theirs: ef trec-eval -l {level})",
+              file=sys.stderr)
+    return loaded
+
+
 def _index(args: argparse.Namespace, corpus: dict[str, str], show: bool) -> tuple[Any, str]:
     """Load the cached index from --index-dir, or build it (and save it there)."""
     from ef.cli import _scale
@@ -184,7 +207,10 @@ def _run(args: argparse.Namespace) -> int:
     from ef.cli.report import check_outputs, dataset_files, wants_report, write_evaluation_report
 
     dataset = Path(args.dataset) if args.dataset is not None else DEMO_DATASET
-    inputs = dataset_files(dataset, args.split)  # the dataset must not be written over
+    named = args.dataset is not None and not dataset.is_dir()  # a name or a zip: ef.datasets finds and checks it
+    if not named:
+        args.split = args.split or "test"
+    inputs = dataset_files(dataset, args.split or "test")  # the dataset must not be written over
     _output.check_output("--json", args.json, inputs)
     _output.check_output("--run-out", args.run_out, inputs)
     if args.index_dir is not None:
@@ -196,12 +222,13 @@ def _run(args: argparse.Namespace) -> int:
     if _output.is_stdout(args.run_out):  # written to a scratch file, then copied to stdout
         scratch = tempfile.TemporaryDirectory(prefix="ef-run-")
         run_path = os.path.join(scratch.name, "run.trec")
-    if not dataset.is_dir():
-        raise FileNotFoundError(f"dataset directory {dataset} does not exist")
     show = not args.quiet
     timings: dict[str, float] = {}
 
-    corpus, queries, qrels = read_beir(dataset, qrels=_qrels_file(dataset, args.split))
+    if named:
+        corpus, queries, qrels = _load_named(args)
+    else:
+        corpus, queries, qrels = read_beir(dataset, qrels=_qrels_file(dataset, args.split))
     if not corpus:
         raise ValueError(f"{dataset / 'corpus.jsonl'} holds no documents")
     timings["read dataset"] = time.perf_counter() - started

@@ -1,4 +1,4 @@
-"""Datasets that ship inside ef."""
+"""The dataset that ships inside ef: a small BEIR folder for the main job and the examples."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 __all__ = ["demo_dataset"]
 
-_DEMO = Path(__file__).resolve().parent / "data" / "demo"
+_DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
 
 
 def demo_dataset() -> str:
