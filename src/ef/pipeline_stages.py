@@ -1,0 +1,485 @@
+"""Run :class:`~ef.pipeline.Pipeline`\\ s over one corpus, each stage computed once and cached by content.
+
+A :class:`Workspace` holds one corpus and keeps what its pipelines compute, keyed by the
+parameters each stage depends on and nothing else:
+
+- chunks, by chunking (``unit``, ``size``, ``overlap``): a chunking shared by cells is cut once;
+- BM25 token ids, by chunking, stemmer and stopwords; a BM25 score matrix, also by ``k1`` and ``b``;
+- dense vectors, by chunking and model, also on disk under `cache_dir` (``vectors/<key>.npy``,
+  the key a hash of the corpus, the chunking and the model): each (chunking, embedder) is encoded
+  once, and reused by the dense and hybrid first stages and by a bi-encoder reranker of the same
+  model, across k, rerank depths, resumed sweeps and other sweeps sharing the cache;
+- query vectors, by model and query texts (on disk too);
+- first-stage rankings, by chunking and first stage, at the deepest depth asked: every k and
+  rerank depth is a prefix of them.
+
+:attr:`Workspace.counts` counts what was computed (``chunked``, ``tokenized``, ``bm25_indexed``,
+``encoded``, ``queries_encoded``, ``retrieved``, ``reranked``) and what came from the disk cache
+(``loaded``), so a test can prove that nothing was computed twice. :class:`PipelineRetriever` is
+one pipeline as a retriever (``search_many``) for :func:`ef.evaluation.evaluate_retrieval`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ef.pipeline import Pipeline, content_id, parse_rerank
+from ef.retrieval import SearchHit
+from ef.segments import Segment, segment_text
+
+__all__ = ["Chunks", "PipelineRetriever", "StageOutput", "Workspace", "fusion_method"]
+
+Ranking = tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]
+_QUERY_CHUNK = 1024  # query vectors scored per matrix product
+
+
+@dataclass(frozen=True, slots=True)
+class Chunks:
+    """A chunking's segments, in corpus order, with how long cutting them took."""
+
+    segments: tuple[Segment, ...]
+    texts: tuple[str, ...]
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class StageOutput:
+    """What a pipeline returned for each query (chunk positions and scores, best first, at most k)
+    and what it cost: first-stage and rerank seconds over all the queries, and the index."""
+
+    rankings: tuple[Ranking, ...]
+    retrieve_seconds: float
+    rerank_seconds: float
+    index_bytes: int
+    build_seconds: float
+
+
+class _Identity:
+    """The stemmer of ``stemmer="none"``."""
+
+    @staticmethod
+    def stemWord(word: str) -> str:  # noqa: N802  # PyStemmer's method name
+        return word
+
+
+def _tokenizer(stemmer: str, stopwords: str) -> Any:
+    """ef's BM25 tokenizer (bm25s's tokens), with the stemmer or the stopwords turned off on request."""
+    from ef.source_manager._bm25 import _Tokenizer
+
+    tokenizer = _Tokenizer({})
+    if stemmer == "none":
+        tokenizer._stemmer = _Identity()
+    if stopwords == "none":
+        tokenizer._stopwords = frozenset()
+    return tokenizer
+
+
+def fusion_method() -> str:
+    """Which fusion hybrid pipelines use: ``"ef.fusion.fuse"`` when that module exists, else
+    ``"ef.source_manager (reciprocal rank fusion, k=60)"``, the fusion of ``ef eval --embedder hybrid``."""
+    return "ef.fusion.fuse" if _fusion_module() is not None else "ef.source_manager (reciprocal rank fusion, k=60)"
+
+
+def _fusion_module() -> Any:
+    try:
+        import ef.fusion as fusion  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    return fusion if callable(getattr(fusion, "fuse", None)) else None
+
+
+def _fuse(lexical: npt.NDArray[np.int64], dense: npt.NDArray[np.int64], limit: int) -> Ranking:
+    from ef.source_manager._embedders import fuse
+
+    return fuse([lexical, dense], limit)
+
+
+def _digest(texts: Sequence[str]) -> str:
+    digest = hashlib.sha256()
+    for text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+class Workspace:
+    """One corpus and everything its pipelines have computed; see the module's docstring.
+
+    Parameters
+    ----------
+    corpus
+        ``{doc_id: text}``, as :func:`ef.evaluation.read_beir` returns it.
+    cache_dir
+        Where dense vectors (and query vectors) are kept across processes; ``None``: in memory only.
+    device, batch_size
+        Where and in what batches dense models encode.
+    show_progress
+        Draw encoding bars.
+
+    Examples
+    --------
+    >>> ws = Workspace({"d1": "cats purr softly", "d2": "dogs bark loudly at cats"})
+    >>> out = ws.run(Pipeline("bm25", k=2), ["barking dogs"])
+    >>> [(ws.chunks(Pipeline()).segments[p].source_id, round(float(s), 3)) for p, s in zip(*out.rankings[0])]
+    [('d2', 0.595)]
+    >>> ws.counts["chunked"], ws.counts["bm25_indexed"]
+    (Counter({('words', None, 0): 1}), Counter({('words', None, 0, 'english', 'english', 1.2, 0.75): 1}))
+    """
+
+    def __init__(
+        self,
+        corpus: Mapping[str, str],
+        *,
+        cache_dir: str | os.PathLike[str] | None = None,
+        device: str | None = None,
+        batch_size: int = 32,
+        show_progress: bool = False,
+    ) -> None:
+        from ef.source_manager._collection import read_sources
+
+        pairs = read_sources(corpus, known={}, name="corpus")
+        if not pairs:
+            raise ValueError("'corpus' has no documents")
+        self.corpus = dict(pairs)
+        self.fingerprint = _digest([t for pair in pairs for t in pair])
+        self.cache_dir = None if cache_dir is None else Path(cache_dir)
+        self.device = device
+        self.batch_size = batch_size
+        self.show_progress = show_progress
+        self.counts: dict[str, Counter[Any]] = {
+            name: Counter()
+            for name in ("chunked", "tokenized", "bm25_indexed", "encoded", "queries_encoded", "loaded",
+                         "retrieved", "reranked")
+        }
+        self._chunks: dict[tuple[Any, ...], Chunks] = {}
+        self._tokens: dict[tuple[Any, ...], tuple[list[list[int]], Any, float]] = {}
+        self._bm25: dict[tuple[Any, ...], tuple[Any, int, float]] = {}
+        self._vectors: dict[tuple[Any, ...], tuple[npt.NDArray[np.float32], float]] = {}
+        self._queries: dict[tuple[Any, ...], tuple[npt.NDArray[np.float32], float]] = {}
+        self._first: dict[tuple[Any, ...], tuple[int, list[Ranking], float]] = {}
+        self._reranked: dict[tuple[Any, ...], tuple[list[Ranking], float]] = {}
+        self._rerankers: dict[str, Any] = {}
+
+    # -- chunks -----------------------------------------------------------------------------
+    def chunks(self, pipeline: Pipeline) -> Chunks:
+        """The pipeline's chunking of the corpus, cut once per chunking."""
+        key = pipeline.chunking()
+        found = self._chunks.get(key)
+        if found is None:
+            start = time.perf_counter()
+            unit, size, overlap = key
+            segments = tuple(
+                segment
+                for doc_id, text in self.corpus.items()
+                for segment in segment_text(doc_id, text, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+            )
+            found = Chunks(segments, tuple(s.text for s in segments), time.perf_counter() - start)
+            self._chunks[key] = found
+            self.counts["chunked"][key] += 1
+        return found
+
+    # -- bm25 -------------------------------------------------------------------------------
+    def _token_ids(self, pipeline: Pipeline) -> tuple[list[list[int]], Any, float]:
+        key = (*pipeline.chunking(), pipeline.stemmer, pipeline.stopwords)
+        found = self._tokens.get(key)
+        if found is None:
+            chunks = self.chunks(pipeline)
+            start = time.perf_counter()
+            tokenizer = _tokenizer(pipeline.stemmer, pipeline.stopwords)
+            ids = [tokenizer.ids(text, grow=True) for text in chunks.texts]
+            found = (ids, tokenizer, time.perf_counter() - start)
+            self._tokens[key] = found
+            self.counts["tokenized"][key] += 1
+        return found
+
+    def _bm25_model(self, pipeline: Pipeline) -> tuple[Any, Any, int, float]:
+        """The bm25s model, the tokenizer, the score matrix's bytes and the seconds to build it."""
+        key = (*pipeline.chunking(), pipeline.stemmer, pipeline.stopwords, pipeline.k1, pipeline.b)
+        ids, tokenizer, token_seconds = self._token_ids(pipeline)
+        found = self._bm25.get(key)
+        if found is None:
+            import bm25s
+
+            start = time.perf_counter()
+            model = bm25s.BM25(k1=pipeline.k1, b=pipeline.b, method="lucene")
+            vocab = dict(tokenizer.vocab)  # bm25s appends its empty-document token to the dict it is given
+            if vocab:
+                model.index((ids, vocab), show_progress=False)
+            else:  # no chunk holds an indexable word: an index that matches nothing (as ef's Bm25Index)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    model.index((ids, {"": 0}), show_progress=False)
+            size = sum(int(np.asarray(model.scores[name]).nbytes) for name in ("data", "indices", "indptr"))
+            found = (model, size, time.perf_counter() - start + token_seconds)
+            self._bm25[key] = found
+            self.counts["bm25_indexed"][key] += 1
+        return found[0], tokenizer, found[1], found[2]
+
+    def _bm25_search(self, pipeline: Pipeline, queries: Sequence[str], depth: int) -> list[Ranking]:
+        from ef.source_manager._topk import top_k
+
+        model, tokenizer, _, _ = self._bm25_model(pipeline)
+        empty: Ranking = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32))
+        out: list[Ranking] = []
+        for query in queries:
+            tokens = tokenizer.ids(query, grow=False)
+            # A score of 0 means no query term occurs: Lucene does not return such chunks.
+            out.append(top_k(model.get_scores_from_ids(tokens), depth, minimum=0.0) if tokens else empty)
+        return out
+
+    # -- dense ------------------------------------------------------------------------------
+    def _cache_file(self, kind: str, key: str) -> Path | None:
+        return None if self.cache_dir is None else self.cache_dir / kind / f"{key}.npy"
+
+    def _encode(self, model: str, texts: Sequence[str], desc: str) -> npt.NDArray[np.float32]:
+        from ef.source_manager._models import encode, load_model
+
+        loaded = load_model(model, device=self.device)
+        return encode(loaded, texts, batch_size=self.batch_size, show_progress=self.show_progress, desc=desc)
+
+    def _cached_matrix(
+        self, kind: str, key: str, rows: int, compute: Callable[[], npt.NDArray[np.float32]]
+    ) -> tuple[npt.NDArray[np.float32], float, bool]:
+        """The matrix cached under `key`, or `compute`'s (then saved); its encoding seconds; whether computed."""
+        path = self._cache_file(kind, key)
+        if path is not None and path.is_file():
+            try:
+                matrix = np.load(path, allow_pickle=False)
+                meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+                if matrix.dtype == np.float32 and matrix.ndim == 2 and len(matrix) == rows:
+                    return matrix, float(meta["seconds"]), False
+            except (OSError, ValueError, KeyError, TypeError):
+                pass  # a damaged entry is recomputed and replaced
+        start = time.perf_counter()
+        matrix = compute()
+        seconds = time.perf_counter() - start
+        if path is not None:
+            from ef.io.atomic import atomic_writer
+
+            path.parent.mkdir(parents=True, exist_ok=True)
+            buffer = io.BytesIO()
+            np.save(buffer, matrix, allow_pickle=False)
+            # The metadata first: a matrix on disk always has its seconds beside it.
+            with atomic_writer(path.with_suffix(".json")) as stream:
+                stream.write(json.dumps({"key": key, "rows": rows, "seconds": seconds}).encode("utf-8"))
+            with atomic_writer(path) as stream:
+                stream.write(buffer.getvalue())
+        return matrix, seconds, True
+
+    def vectors(self, pipeline: Pipeline, model: str) -> tuple[npt.NDArray[np.float32], float]:
+        """Normalized embeddings of the pipeline's chunks by `model`, and the seconds encoding took."""
+        chunking = pipeline.chunking()
+        key = (*chunking, model)
+        found = self._vectors.get(key)
+        if found is None:
+            chunks = self.chunks(pipeline)
+            cache_key = content_id(
+                "ef.vectors/1", {"corpus": self.fingerprint, "chunking": list(chunking), "model": model}
+            )
+            matrix, seconds, computed = self._cached_matrix(
+                "vectors", cache_key, len(chunks.texts), lambda: self._encode(model, chunks.texts, "encoding chunks")
+            )
+            self.counts["encoded" if computed else "loaded"][key] += 1
+            found = (matrix, seconds)
+            self._vectors[key] = found
+        return found
+
+    def query_vectors(self, model: str, queries: Sequence[str]) -> tuple[npt.NDArray[np.float32], float]:
+        """Normalized embeddings of `queries` by `model`, and the seconds encoding them took."""
+        matrix, seconds, _ = self._query_vectors(model, queries)
+        return matrix, seconds
+
+    def _query_vectors(self, model: str, queries: Sequence[str]) -> tuple[npt.NDArray[np.float32], float, bool]:
+        """:meth:`query_vectors`, and whether this call encoded them (its caller's clock then holds the time)."""
+        digest = _digest(queries)
+        key = (model, digest)
+        found = self._queries.get(key)
+        if found is not None:
+            return found[0], found[1], False
+        cache_key = content_id("ef.query-vectors/1", {"queries": digest, "model": model})
+        matrix, seconds, computed = self._cached_matrix(
+            "queries", cache_key, len(queries), lambda: self._encode(model, list(queries), "encoding queries")
+        )
+        self.counts["queries_encoded" if computed else "loaded"][key] += 1
+        self._queries[key] = (matrix, seconds)
+        return matrix, seconds, computed
+
+    def _dense_search(self, pipeline: Pipeline, queries: Sequence[str], depth: int) -> tuple[list[Ranking], float]:
+        from ef.source_manager._topk import top_k
+
+        model = str(pipeline.model)  # a dense or hybrid Pipeline always names its model
+        matrix, _ = self.vectors(pipeline, model)
+        vectors, encode_seconds, fresh = self._query_vectors(model, queries)
+        out: list[Ranking] = []
+        for start in range(0, len(vectors), _QUERY_CHUNK):
+            scores = vectors[start : start + _QUERY_CHUNK] @ matrix.T
+            out.extend(top_k(row, depth) for row in scores)
+        # Encoding the queries is part of retrieving: when the vectors were not encoded just now
+        # (by this call, on the caller's clock), their recorded encoding time is added.
+        return out, 0.0 if fresh else encode_seconds
+
+    # -- stages -----------------------------------------------------------------------------
+    def first_stage(
+        self, pipeline: Pipeline, queries: Sequence[str], depth: int | None = None
+    ) -> tuple[list[Ranking], float]:
+        """Each query's top `depth` chunks (default the pipeline's first-stage depth) and the
+        seconds retrieving them took for all queries (query encoding included, cached or not).
+
+        Computed once per (chunking, first stage, queries) at the deepest depth asked so far;
+        a shallower depth is its prefix (rankings are ordered by score, then chunk position).
+        """
+        want = pipeline.first_stage_depth if depth is None else depth
+        key = (pipeline.chunking(), pipeline.first_stage(), _digest(queries))
+        found = self._first.get(key)
+        if found is None or found[0] < want:
+            start = time.perf_counter()
+            extra = 0.0
+            if pipeline.retriever == "bm25":
+                rankings = self._bm25_search(pipeline, queries, want)
+            elif pipeline.retriever == "dense":
+                rankings, extra = self._dense_search(pipeline, queries, want)
+            else:
+                # Each list's top fusion_depth, whatever `want` is: the fused list does not depend on it.
+                lexical = self._bm25_search(pipeline, queries, pipeline.fusion_depth)
+                dense, extra = self._dense_search(pipeline, queries, pipeline.fusion_depth)
+                rankings = [
+                    _fuse(lex, den, pipeline.fusion_depth) for (lex, _), (den, _) in zip(lexical, dense, strict=True)
+                ]
+                want = max(want, pipeline.fusion_depth)
+            seconds = time.perf_counter() - start + extra
+            found = (want, rankings, seconds)
+            self._first[key] = found
+            self.counts["retrieved"][key[:2]] += 1
+        cut = pipeline.first_stage_depth if depth is None else depth
+        return [(p[:cut], s[:cut]) for p, s in found[1]], found[2]
+
+    def _reranker(self, spec: str) -> Any:
+        if spec not in self._rerankers:
+            from ef.rerank import make_reranker
+
+            self._rerankers[spec] = make_reranker(spec, device=self.device, batch_size=self.batch_size)
+        return self._rerankers[spec]
+
+    def reranked(self, pipeline: Pipeline, queries: Sequence[str]) -> tuple[list[Ranking], float]:
+        """The first stage's top `rerank_depth` chunks reordered by the reranker, and its seconds.
+
+        A bi-encoder scores with the chunk vectors of the vector cache (encoded once per chunking
+        and model, as for dense retrieval) and the query vectors; its seconds are the scoring's,
+        plus the queries' encoding when no dense stage of this pipeline paid for it. Ties keep
+        the first stage's order.
+        """
+        if pipeline.rerank is None:
+            raise ValueError(f"pipeline {pipeline.label!r} has no reranker")
+        key = (pipeline.chunking(), pipeline.first_stage(), pipeline.rerank, pipeline.rerank_depth, _digest(queries))
+        found = self._reranked.get(key)
+        if found is None:
+            candidates, _ = self.first_stage(pipeline, queries)
+            kind, model = parse_rerank(pipeline.rerank)
+            start = time.perf_counter()
+            out: list[Ranking] = []
+            extra = 0.0
+            if kind == "bi":
+                matrix, _ = self.vectors(pipeline, model)
+                vectors, encode_seconds = self.query_vectors(model, queries)
+                start = time.perf_counter()  # the lookups above are the index's and the queries' cost
+                if pipeline.model != model:
+                    extra = encode_seconds
+                for (positions, _), vector in zip(candidates, vectors, strict=True):
+                    scores = (matrix[positions] @ vector).astype(np.float32)
+                    order = np.argsort(-scores, kind="stable")
+                    out.append((positions[order], scores[order]))
+            else:
+                from ef.rerank import rerank
+
+                reranker = self._reranker(pipeline.rerank)
+                texts = self.chunks(pipeline).texts
+                for (positions, _), query in zip(candidates, queries, strict=True):
+                    ordered = rerank(query, [texts[p] for p in positions.tolist()], reranker)
+                    out.append((
+                        positions[[i for i, _ in ordered]].astype(np.int64),
+                        np.array([s for _, s in ordered], dtype=np.float32),
+                    ))
+            found = (out, time.perf_counter() - start + extra)
+            self._reranked[key] = found
+            self.counts["reranked"][key[:4]] += 1
+        return found
+
+    def index_cost(self, pipeline: Pipeline) -> tuple[int, float]:
+        """The bytes of the pipeline's index (BM25 score matrix, dense vectors) and the seconds
+        building it took (chunking, tokenizing, indexing, encoding: the encoding's recorded
+        time when its vectors came from the disk cache). Builds what is missing."""
+        chunks = self.chunks(pipeline)
+        size, seconds = 0, chunks.seconds
+        if pipeline.retriever != "dense":
+            _, _, bm25_bytes, bm25_seconds = self._bm25_model(pipeline)
+            size, seconds = size + bm25_bytes, seconds + bm25_seconds
+        if pipeline.model is not None:
+            matrix, encode_seconds = self.vectors(pipeline, pipeline.model)
+            size, seconds = size + int(matrix.nbytes), seconds + encode_seconds
+        return size, seconds
+
+    def run(self, pipeline: Pipeline, queries: Sequence[str]) -> StageOutput:
+        """Run `pipeline` for `queries`: first stage, reranker, the top k; with what each cost."""
+        first, retrieve_seconds = self.first_stage(pipeline, queries)
+        rerank_seconds = 0.0
+        if pipeline.rerank is not None:
+            first, rerank_seconds = self.reranked(pipeline, queries)
+        size, build = self.index_cost(pipeline)
+        return StageOutput(
+            tuple((p[: pipeline.k], s[: pipeline.k]) for p, s in first), retrieve_seconds, rerank_seconds, size, build
+        )
+
+
+class PipelineRetriever:
+    """One pipeline over one corpus as a retriever: ``search_many`` returns :class:`~ef.retrieval.SearchHit`\\ s.
+
+    What ``ef eval`` runs when a pipeline flag (``--segment-size``, ``--bm25-k1``, ``--rerank`` ...)
+    is given. ``stage_seconds`` adds up the first stage's and the reranker's seconds.
+
+    >>> retriever = PipelineRetriever(Pipeline("bm25", k1=0.9, k=1), {"d1": "cats purr", "d2": "dogs bark"})
+    >>> [[h.segment.source_id for h in hits] for hits in retriever.search_many(["dogs"], limit=1)]
+    [['d2']]
+    """
+
+    query_block = None  # evaluate_retrieval: every query at once, scored in memory
+
+    def __init__(self, pipeline: Pipeline, corpus: Mapping[str, str], *, workspace: Workspace | None = None) -> None:
+        self.pipeline = pipeline
+        self.workspace = workspace if workspace is not None else Workspace(corpus)
+        self.stage_seconds: dict[str, float] = {}
+
+    @property
+    def embedder(self) -> str:
+        return self.pipeline.label
+
+    @property
+    def n_sources(self) -> int:
+        return len(self.workspace.corpus)
+
+    def __len__(self) -> int:
+        return len(self.workspace.chunks(self.pipeline).segments)
+
+    def search_many(
+        self, queries: Sequence[str], *, limit: int = 10, show_progress: bool = False
+    ) -> list[list[SearchHit]]:
+        pipeline = self.pipeline if limit == self.pipeline.k else self.pipeline.replace(k=limit)
+        output = self.workspace.run(pipeline, list(queries))
+        self.stage_seconds["first stage"] = self.stage_seconds.get("first stage", 0.0) + output.retrieve_seconds
+        if pipeline.rerank is not None:
+            self.stage_seconds["rerank"] = self.stage_seconds.get("rerank", 0.0) + output.rerank_seconds
+        segments = self.workspace.chunks(pipeline).segments
+        return [
+            SearchHit.ranked([segments[p] for p in positions.tolist()], scores.tolist())
+            for positions, scores in output.rankings
+        ]

@@ -1,0 +1,192 @@
+"""Rerankers: one protocol, a callable over ``(query, candidates) -> scores``, higher is better.
+
+- :class:`BiEncoderReranker`: the cosine between the query's and each candidate's embedding by a
+  sentence-transformers model (``all-MiniLM-L6-v2`` runs offline from the ``dense`` extra);
+  each distinct text is encoded once per reranker, and :meth:`~BiEncoderReranker.remember`
+  hands it vectors encoded elsewhere (a sweep's cached index), so reranking costs no encoding.
+- :class:`CrossEncoderReranker`: any sentence-transformers ``CrossEncoder`` given as a local
+  directory; never downloaded.
+- :func:`make_reranker` builds either from a spec (``"bi:MODEL"``, ``"cross:PATH"``,
+  ``"minilm"``) and :func:`rerank` orders candidates with any reranker, plain functions included.
+
+>>> def overlap(query, candidates):  # any callable is a reranker
+...     words = set(query.split())
+...     return [len(words & set(c.split())) for c in candidates]
+>>> rerank("red apple", ["green pear", "red apple pie", "red car"], overlap)
+[(1, 2.0), (2, 1.0), (0, 0.0)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from ef.pipeline import parse_rerank
+from ef.validate import check_non_empty_str, check_positive_int, check_str, describe
+
+__all__ = ["BiEncoderReranker", "CrossEncoderReranker", "Reranker", "make_reranker", "rerank"]
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Scores each candidate text for a query; higher is better. Any such callable is one."""
+
+    def __call__(self, query: str, candidates: Sequence[str]) -> Sequence[float]: ...
+
+
+class BiEncoderReranker:
+    """Cosine similarity of sentence-transformers embeddings (normalized, so an inner product).
+
+    Parameters
+    ----------
+    model
+        A model name or local directory, resolved as the ``st:`` embedders are (never
+        downloaded): ``all-MiniLM-L6-v2`` is the copy the ``dense`` extra installs.
+    device, batch_size
+        Where and in what batches the model encodes.
+
+    Texts are encoded once per reranker and remembered, so candidates that recur across
+    queries (the same chunks, retrieved again) cost nothing the second time.
+    """
+
+    def __init__(self, model: str = "all-MiniLM-L6-v2", *, device: str | None = None, batch_size: int = 32) -> None:
+        self.model = check_non_empty_str(model, "model")
+        self.device = device
+        self.batch_size = check_positive_int(batch_size, "batch_size")
+        self._vectors: dict[str, npt.NDArray[np.float32]] = {}
+        self.encoded = 0  # texts this reranker encoded itself (not remembered ones)
+
+    def __repr__(self) -> str:
+        return f"BiEncoderReranker({self.model!r})"
+
+    def remember(self, texts: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
+        """Take `vectors` (one normalized row per text, from this model) instead of encoding `texts`."""
+        if len(texts) != len(vectors):
+            raise ValueError(f"'vectors' has {len(vectors)} rows for {len(texts)} texts")
+        for text, row in zip(texts, vectors, strict=True):
+            self._vectors.setdefault(text, row)
+
+    def vectors(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """The normalized embedding of each text, encoding only those not seen before."""
+        new = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if new:
+            from ef.source_manager._models import encode, load_model
+
+            model = load_model(self.model, device=self.device)
+            encoded = encode(model, new, batch_size=self.batch_size, show_progress=False)
+            self.encoded += len(new)
+            self.remember(new, encoded)
+        if not texts:
+            return np.empty((0, 0), dtype=np.float32)
+        return np.stack([self._vectors[t] for t in texts])
+
+    def __call__(self, query: str, candidates: Sequence[str]) -> list[float]:
+        check_str(query, "query")
+        if not candidates:
+            return []
+        matrix = self.vectors([query, *candidates])
+        return [float(v) for v in matrix[1:] @ matrix[0]]
+
+
+class CrossEncoderReranker:
+    """A sentence-transformers ``CrossEncoder`` loaded from a local directory, offline.
+
+    Raises
+    ------
+    ValueError
+        If `path` is not an existing directory or does not hold a model CrossEncoder can load.
+    ImportError
+        Without sentence-transformers (the ``dense`` extra).
+    """
+
+    def __init__(self, path: str, *, device: str | None = None, batch_size: int = 32) -> None:
+        check_non_empty_str(path, "path")
+        directory = Path(path).expanduser()
+        if not directory.is_dir():
+            raise ValueError(
+                f"cross-encoder {path!r} is not a local directory: ef never downloads models; "
+                "pass the directory of a saved CrossEncoder (CrossEncoder.save)"
+            )
+        from ef.source_manager._models import _offline, require_sentence_transformers
+
+        st = require_sentence_transformers()
+        self.path = str(directory)
+        self.batch_size = check_positive_int(batch_size, "batch_size")
+        with _offline():
+            try:
+                self._model = st.CrossEncoder(self.path, device=device, local_files_only=True)
+            except Exception as error:
+                raise ValueError(
+                    f"cannot load a CrossEncoder from {self.path} offline ({type(error).__name__}: {error})"
+                ) from error
+
+    def __repr__(self) -> str:
+        return f"CrossEncoderReranker({self.path!r})"
+
+    def __call__(self, query: str, candidates: Sequence[str]) -> list[float]:
+        check_str(query, "query")
+        if not candidates:
+            return []
+        scores = self._model.predict(
+            [(query, c) for c in candidates], batch_size=self.batch_size, show_progress_bar=False,
+            convert_to_numpy=True,
+        )
+        return [float(s) for s in np.asarray(scores, dtype=np.float64).reshape(len(candidates), -1)[:, 0]]
+
+
+def make_reranker(
+    spec: str, *, device: str | None = None, batch_size: int = 32
+) -> BiEncoderReranker | CrossEncoderReranker:
+    """The reranker a spec names: ``bi:MODEL``, ``cross:PATH`` or ``minilm`` (``bi:all-MiniLM-L6-v2``).
+
+    >>> make_reranker("minilm")
+    BiEncoderReranker('all-MiniLM-L6-v2')
+    >>> make_reranker("cross:/no/such/model")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: cross-encoder '/no/such/model' is not a local directory: ef never downloads models; ...
+    """
+    kind, model = parse_rerank(spec)
+    if kind == "bi":
+        return BiEncoderReranker(model, device=device, batch_size=batch_size)
+    return CrossEncoderReranker(model, device=device, batch_size=batch_size)
+
+
+def rerank(
+    query: str,
+    candidates: Sequence[str],
+    reranker: Reranker | Callable[[str, Sequence[str]], Sequence[float]],
+) -> list[tuple[int, float]]:
+    """``(position in candidates, score)`` by the reranker's score, best first; ties keep their order.
+
+    Raises
+    ------
+    ValueError
+        If the reranker returns another number of scores than candidates, or a NaN or infinite score.
+    TypeError
+        If a score is not a number.
+    """
+    check_str(query, "query")
+    scores = list(reranker(query, candidates))
+    if len(scores) != len(candidates):
+        raise ValueError(f"the reranker returned {len(scores)} scores for {len(candidates)} candidates")
+    checked = [_score(s, i) for i, s in enumerate(scores)]
+    order = sorted(range(len(checked)), key=lambda i: -checked[i])  # stable: ties keep the first stage's order
+    return [(i, checked[i]) for i in order]
+
+
+def _score(value: object, position: int) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise TypeError(f"the reranker's score {position} must be a number (got {describe(value)})")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"the reranker's score {position} is {number!r}: scores must be finite")
+    return number
+
+
+_ = Mapping, Any  # typing names kept for readers of the protocol's signature

@@ -1,0 +1,335 @@
+""":func:`sweep`: run a grid of pipelines over one dataset, save every cell, compare them all."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from ef.pipeline import Pipeline, content_id, expand_grid
+from ef.pipeline_stages import Workspace, fusion_method
+from ef.sweep._result import CellResult, SweepResult
+from ef.sweep._store import CELL_SCHEMA, SweepStore
+
+__all__ = ["sweep"]
+
+Dataset = tuple[Mapping[str, str], Mapping[str, str], Mapping[str, Mapping[str, float]]]
+
+
+@dataclass(frozen=True)
+class _Scores:
+    """Per-query values in the shape :func:`ef.compare.compare` reads from a report."""
+
+    per_query: Mapping[str, Mapping[str, float]]
+
+
+def _load_dataset(dataset: str | os.PathLike[str] | Dataset, split: str) -> tuple[str, Dataset]:
+    if isinstance(dataset, str | os.PathLike):
+        from ef.evaluation import read_beir
+
+        folder = Path(dataset)
+        if not folder.is_dir():
+            raise FileNotFoundError(f"dataset directory {folder} does not exist")
+        nested = folder / "qrels" / f"{split}.tsv"
+        flat = folder / "qrels.tsv"
+        qrels = f"qrels/{split}.tsv" if nested.exists() or not (split == "test" and flat.exists()) else "qrels.tsv"
+        corpus, queries, judged = read_beir(folder, qrels=qrels)
+        return str(folder), (corpus, queries, judged)
+    if isinstance(dataset, tuple) and len(dataset) == 3:
+        return "the given dataset", dataset
+    raise TypeError(
+        "'dataset' must be a BEIR folder or a (corpus, queries, qrels) tuple "
+        f"(got {type(dataset).__name__})"
+    )
+
+
+def _mean_interval(values: np.ndarray, *, confidence: float, resamples: int, seed: int) -> tuple[float, float]:
+    """The percentile bootstrap interval of the mean (ef.compare's resampling, on one column)."""
+    from ef.evaluation._stats import paired_statistics
+
+    if len(values) < 2:
+        mean = float(values.mean()) if len(values) else 0.0
+        return mean, mean
+    stats = paired_statistics(values[:, None], test="bootstrap", resamples=resamples, seed=seed, confidence=confidence)
+    return float(stats.ci_low[0]), float(stats.ci_high[0])
+
+
+def _resolve(key: object, cells: list[Pipeline]) -> str:
+    """The id of the cell that `key` names: an id, a label, a Pipeline or a mapping of its fields."""
+    if isinstance(key, Pipeline | Mapping):
+        wanted = key if isinstance(key, Pipeline) else Pipeline.from_dict(key)
+        key = wanted.id
+    if not isinstance(key, str):
+        raise TypeError(f"'baseline' must be a cell id, label, Pipeline or mapping (got {type(key).__name__})")
+    for cell in cells:
+        if key in (cell.id, cell.label):
+            return cell.id
+    raise ValueError(f"'baseline' {key!r} is not a cell of this sweep (give a cell's id or label)")
+
+
+class _Progress:
+    """``cells done / left`` with an ETA, one line per cell on `stream`."""
+
+    def __init__(self, total: int, done: int, stream: TextIO | None) -> None:
+        self.total, self.done, self.stream = total, done, stream
+        self.scored = 0
+        self.start = time.perf_counter()
+
+    def cell(self, label: str, measure: str, value: float) -> None:
+        self.done += 1
+        self.scored += 1
+        if self.stream is None:
+            return
+        elapsed = time.perf_counter() - self.start
+        left = self.total - self.done
+        eta = elapsed / self.scored * left
+        self.stream.write(
+            f"sweep: {self.done}/{self.total} cells done, {left} left, {format_duration(elapsed)} elapsed, "
+            f"ETA {format_duration(eta)} | {label}: {measure} {value:.4f}\n"
+        )
+        self.stream.flush()
+
+
+def format_duration(seconds: float) -> str:
+    """``H:MM:SS``.
+
+    >>> format_duration(3725.4)
+    '1:02:05'
+    """
+    whole = round(seconds)
+    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+def sweep(
+    grid: Mapping[str, Any] | Pipeline | Iterable[Mapping[str, Any] | Pipeline],
+    dataset: str | os.PathLike[str] | Dataset,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    measures: Iterable[str] = ("ndcg@10",),
+    baseline: str | Pipeline | Mapping[str, Any] | None = None,
+    split: str = "test",
+    cache_dir: str | os.PathLike[str] | None = None,
+    resume: bool = True,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+    device: str | None = None,
+    batch_size: int = 32,
+    show_progress: bool = True,
+    workspace: Workspace | None = None,
+) -> SweepResult:
+    """Run every pipeline of `grid` over one dataset and decide which is best, with the evidence.
+
+    Parameters
+    ----------
+    grid
+        A grid (each :class:`~ef.pipeline.Pipeline` field a value or a list: their cartesian
+        product), a list of grids and pipelines, or one pipeline; see :func:`ef.pipeline.expand_grid`.
+    dataset
+        A BEIR folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels/<split>.tsv``) or a
+        ``(corpus, queries, qrels)`` tuple. The judged queries that have a text are scored.
+    out
+        The sweep's folder: each cell's run and scores are saved there as it finishes, and a sweep
+        run again with the same folder scores only the cells not saved yet (see ``resume``).
+        ``None``: nothing is saved.
+    measures
+        What to score (ef's spelling: ``ndcg@10``, ``recall@100``, ``mrr`` ...); the first decides.
+        Every cell's run is scored at the level of the qrels' ids: chunks collapse to their source
+        documents, each at its best chunk's score (:func:`ef.pipeline.collapse_to_sources`).
+    baseline
+        The cell every other is compared with (an id, a label, a Pipeline or its fields);
+        ``None``: the best cell.
+    cache_dir
+        Where dense vectors are kept across runs (default ``out/cache``; in memory without `out`).
+    resume
+        Keep the cells `out` already holds (the same dataset and measures, else an error);
+        ``False`` deletes them and scores everything again.
+    test, correction, alpha, confidence, resamples, seed
+        As in :func:`ef.compare.compare`: the paired test, the correction over the family of
+        comparisons, the significance level, and the bootstrap of each interval.
+    device, batch_size
+        Where and in what batches dense models encode.
+    show_progress
+        Print ``cells done / left`` with an ETA after each cell, and encoding bars, on stderr.
+    workspace
+        A :class:`~ef.pipeline_stages.Workspace` of the same corpus to reuse (and whose
+        ``counts`` to read); by default a new one.
+
+    Returns
+    -------
+    SweepResult
+
+    Raises
+    ------
+    ValueError
+        For a bad grid, option or baseline, or a folder holding another dataset's sweep.
+
+    Examples
+    --------
+    >>> from ef.datasets import demo_dataset
+    >>> result = sweep({"k1": [0.5, 1.2], "size": [8, "whole"]}, demo_dataset(), show_progress=False)
+    >>> [(row["label"], round(row["mean"], 4), row["verdict"])
+    ...  for row in result.rows()]  # doctest: +NORMALIZE_WHITESPACE
+    [('bm25 k1=0.5 b=0.75 | 8 words | k=100', 0.7832, 'not significant'),
+     ('bm25 k1=0.5 b=0.75 | whole docs | k=100', 0.8011, 'not significant'),
+     ('bm25 k1=1.2 b=0.75 | 8 words | k=100', 0.7707, 'not significant'),
+     ('bm25 k1=1.2 b=0.75 | whole docs | k=100', 0.8078, 'baseline')]
+    >>> round(result.cell(result.best).metrics["ndcg@10"], 4)  # ef eval's NDCG@10 on the demo dataset
+    0.8078
+    """
+    from ef.compare import check_options, compare
+    from ef.evaluation import evaluate_run
+    from ef.measures import parse_measure
+    from ef.pipeline import collapse_to_sources
+
+    started = time.perf_counter()
+    pipelines = expand_grid(grid)
+    names = [measures] if isinstance(measures, str) else list(measures)
+    if not names:
+        raise ValueError("'measures' is empty: name at least one, e.g. 'ndcg@10'")
+    for name in names:
+        parse_measure(name)  # an unknown measure fails before any work
+    check_options(test, correction, alpha, confidence, resamples, seed)
+    higher = parse_measure(names[0]).spec.higher_is_better
+    baseline_id = None if baseline is None else _resolve(baseline, pipelines)
+
+    name, (corpus, queries, qrels) = _load_dataset(dataset, split)
+    query_ids = sorted(q for q in qrels if q in queries)
+    if len(query_ids) < 1:
+        raise ValueError(f"{name}: no judged query has a text")
+    judged = {q: dict(qrels[q]) for q in query_ids}
+    texts = [queries[q] for q in query_ids]
+    positive = [float(g) for docs in judged.values() for g in docs.values() if g > 0]
+    level = min(positive) if positive else 1.0  # relevant: grade > 0, as ef eval scores
+
+    if workspace is None:
+        cache = cache_dir if cache_dir is not None else (None if out is None else Path(out) / "cache")
+        workspace = Workspace(
+            corpus, cache_dir=cache, device=device, batch_size=batch_size, show_progress=show_progress
+        )
+    fingerprint = content_id(
+        "ef.sweep.dataset/1",
+        {"corpus": workspace.fingerprint, "queries": [[q, queries[q]] for q in query_ids],
+         "qrels": [[q, sorted(judged[q].items())] for q in query_ids]},
+    )
+    store = None
+    if out is not None:
+        store = SweepStore(out, dataset={"name": name, "fingerprint": fingerprint}, measures=names, resume=resume)
+
+    records: dict[str, dict[str, Any]] = {}
+    loaded: list[str] = []
+    if store is not None:
+        for pipeline in pipelines:
+            record = store.load(pipeline)
+            if record is not None:
+                records[pipeline.id] = record
+                loaded.append(pipeline.id)
+    pending = [p for p in pipelines if p.id not in records]
+    # Each first stage retrieves once, at the deepest depth its pending cells need.
+    deepest: dict[tuple[Any, ...], int] = {}
+    for p in pending:
+        group = (p.chunking(), p.first_stage())
+        deepest[group] = max(deepest.get(group, 0), p.first_stage_depth)
+    progress = _Progress(len(pipelines), len(loaded), sys.stderr if show_progress else None)
+    n = len(query_ids)
+    for pipeline in pending:
+        group = (pipeline.chunking(), pipeline.first_stage())
+        workspace.first_stage(pipeline, texts, depth=deepest[group])
+        output = workspace.run(pipeline, texts)
+        segments = workspace.chunks(pipeline).segments
+        chunk_run = {
+            q: [(segments[p].source_id, float(s)) for p, s in zip(positions.tolist(), scores.tolist(), strict=True)]
+            for q, (positions, scores) in zip(query_ids, output.rankings, strict=True)
+        }
+        run = collapse_to_sources(chunk_run, lambda source: source)
+        report = evaluate_run(run, judged, names, missing="zero", relevance_level=level)
+        record = {
+            "schema": CELL_SCHEMA,
+            "id": pipeline.id,
+            "label": pipeline.label,
+            "pipeline": pipeline.to_dict(),
+            "dataset": fingerprint,
+            "measures": names,
+            "metrics": {m: float(report.metrics[m]) for m in names},
+            "per_query": {q: [float(report.per_query[q][m]) for m in names] for q in query_ids},
+            "retrieve_ms": output.retrieve_seconds / n * 1000.0,
+            "rerank_ms": output.rerank_seconds / n * 1000.0,
+            "index_bytes": output.index_bytes,
+            "build_seconds": output.build_seconds,
+        }
+        if store is not None:
+            store.save(pipeline, record, run)
+        records[pipeline.id] = record
+        progress.cell(pipeline.label, names[0], record["metrics"][names[0]])
+
+    cells = []
+    for pipeline in pipelines:
+        record = records[pipeline.id]
+        per_query = {q: dict(zip(names, record["per_query"][q], strict=True)) for q in query_ids}
+        column = np.array([per_query[q][names[0]] for q in query_ids], dtype=np.float64)
+        low, high = _mean_interval(column, confidence=confidence, resamples=resamples, seed=seed)
+        cells.append(CellResult(
+            pipeline=pipeline,
+            metrics=dict(record["metrics"]),
+            per_query=per_query,
+            ci_low=low,
+            ci_high=high,
+            retrieve_ms=float(record["retrieve_ms"]),
+            rerank_ms=float(record["rerank_ms"]),
+            index_bytes=int(record["index_bytes"]),
+            build_seconds=float(record["build_seconds"]),
+            run_path=None if store is None else str(store.run_path(pipeline)),
+            loaded=pipeline.id in loaded,
+        ))
+
+    means = [c.metrics[names[0]] for c in cells]
+    best_index = int(np.argmax(means)) if higher else int(np.argmin(means))
+    best = cells[best_index]
+    base = cells[[c.id for c in cells].index(baseline_id)] if baseline_id is not None else best
+    comparison = versus_best = None
+    indistinguishable: tuple[str, ...] = ()
+    if len(cells) > 1 and n >= 2:
+        options = {"test": test, "correction": correction, "alpha": alpha, "confidence": confidence,
+                   "resamples": resamples, "seed": seed}
+        runs = {c.label: _Scores(c.per_query) for c in cells}
+        comparison = compare(runs, None, [names[0]], baseline=base.label, **options)  # type: ignore[arg-type]
+        versus_best = comparison if base is best else compare(runs, None, [names[0]], baseline=best.label, **options)  # type: ignore[arg-type]
+        indistinguishable = tuple(
+            c.id for c in cells if c is not best and not versus_best.get(c.label, names[0]).significant
+        )
+    return SweepResult(
+        dataset=name,
+        measures=tuple(names),
+        higher_is_better=higher,
+        cells=tuple(cells),
+        best=best.id,
+        baseline=base.id,
+        comparison=comparison,
+        versus_best=versus_best,
+        indistinguishable=indistinguishable,
+        n_queries=n,
+        scored=tuple(p.id for p in pending),
+        loaded=tuple(loaded),
+        counts={k: {_key(c): v for c, v in counter.items()} for k, counter in workspace.counts.items()},
+        settings={"test": test, "correction": correction, "alpha": alpha, "confidence": confidence,
+                  "resamples": resamples, "seed": seed, "split": split, "fusion": fusion_method(),
+                  "relevance_level": level},
+        directory=None if store is None else str(store.directory),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _key(value: object) -> str:
+    """A count's key as text: ``words/200/40``, ``words/200/40/all-MiniLM-L6-v2`` ..."""
+    if isinstance(value, tuple):
+        return "/".join("whole" if v is None else _key(v) for v in value)
+    return str(value)
