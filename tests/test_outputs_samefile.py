@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from ef.cli import main
-from ef.cli.eval import DEMO_DATASET
+
+DEMO_DATASET = Path(__file__).resolve().parents[1] / "src" / "ef" / "data" / "demo"
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
 RUN_A = "q1 Q0 d1 1 2.0 a\nq1 Q0 d2 2 1.0 a\nq2 Q0 d3 1 1.0 a\n"

@@ -23,6 +23,7 @@ __all__ = [
     "report_for",
     "report_kind",
     "run",
+    "split_name",
     "wants_report",
     "write_comparison_report",
     "write_evaluation_report",
@@ -207,15 +208,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def read_result(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The JSON object in `path`; ``ValueError`` naming the file if it is not one."""
+    from ef.report._saved import check_finite, refuse_duplicate_keys
+
     try:
         with open(path, encoding="utf-8") as stream:
-            data = json.load(stream)
+            data = json.load(stream, object_pairs_hook=refuse_duplicate_keys)
     except json.JSONDecodeError as error:
         raise ValueError(f"{os.fspath(path)}:{error.lineno}: not JSON ({error.msg})") from None
     except UnicodeDecodeError:
         raise ValueError(f"{os.fspath(path)}: not UTF-8 text") from None
+    except ValueError as error:  # a key given twice: which value was meant cannot be told
+        raise ValueError(f"{os.fspath(path)}: {error}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{os.fspath(path)}: expected a JSON object, got {type(data).__name__}")
+    check_finite(data, os.fspath(path))  # ef writes no NaN or infinity
     return data
 
 
@@ -233,18 +239,52 @@ def report_kind(data: Mapping[str, Any]) -> str:
     )
 
 
+def split_name(dataset: str | os.PathLike[str], split: object, name: str) -> str:
+    """`split` if ``qrels/<split>.tsv`` is a file of the `dataset` folder, else ``ValueError`` naming `name`.
+
+    A split read from a saved report is data: ``"../../x"`` or a symlink out of the folder must
+    not make the report read (and show) a file that is not part of the dataset.
+
+    >>> split_name("ds", "dev", "--split")
+    'dev'
+    >>> split_name("ds", "../secret", "--split")
+    Traceback (most recent call last):
+    ...
+    ValueError: --split must name a file of ds/qrels (got '../secret')
+    """
+    from pathlib import Path, PurePath
+
+    qrels = Path(dataset) / "qrels"
+    parts = PurePath(split).parts if isinstance(split, str) else ()
+    if len(parts) != 1 or parts[0] in (".", "..") or split != parts[0] or "\x00" in split:
+        raise ValueError(f"{name} must name a file of {qrels} (got {split!r})")
+    top = Path(dataset).resolve()
+    for suffix in (".tsv", ".tsv.gz"):
+        path = qrels / f"{split}{suffix}"
+        if path.exists() and not path.resolve().is_relative_to(top):
+            raise ValueError(f"{name} {split!r} reads {path}, a symbolic link out of the dataset folder {dataset}")
+    return str(split)
+
+
 def report_for(data: Mapping[str, Any], args: argparse.Namespace, *, where: str) -> Any:
     """The :class:`ef.report.Report` for a saved report's JSON and the flags of ``ef report``."""
     from ef import report as reports
+    from ef.report._saved import check_saved_benchmark, check_saved_comparison
 
     kind = report_kind(data)
     if kind == "benchmark":
+        check_saved_benchmark(data, where)
         return reports.benchmark_report(data, title=args.title)
+    if kind == "comparison":
+        check_saved_comparison(data, where)
     corpus = queries = qrels = None
     if args.dataset is not None:
         from ef.evaluation import read_beir
 
-        split = args.split or str(data.get("split") or "test")
+        if args.split is not None:
+            split = split_name(args.dataset, args.split, "--split")
+        else:
+            split = split_name(args.dataset, data.get("split") or "test", f"{where}: field 'split'")
         corpus, queries, qrels = read_beir(args.dataset, qrels=f"qrels/{split}.tsv")
     if args.qrels is not None:
         from ef.trec import read_qrels
