@@ -194,13 +194,8 @@ KNOWN: dict[str, KnownDataset] = {known.name: known for known in (*_beir(), *_ms
 
 
 def _aliases() -> dict[str, tuple[str, str | None]]:
-    """ir_datasets' ids (and a split-qualified form of every name) -> (name, split or None)."""
-    aliases: dict[str, tuple[str, str | None]] = {}
-    for known in KNOWN.values():
-        if known.family == "beir":
-            for split in known.splits:
-                aliases[f"{known.name}/{split}"] = (known.name, split)
-    aliases["beir/webis-touche2020/v2"] = ("beir/webis-touche2020", None)
+    """ir_datasets' ids that are not a name, or a BEIR name and a split -> (name, split or None)."""
+    aliases: dict[str, tuple[str, str | None]] = {"beir/webis-touche2020/v2": ("beir/webis-touche2020", None)}
     for year in ("2019", "2020"):
         for suffix in ("", "/judged"):
             aliases[f"msmarco-passage/trec-dl-{year}{suffix}"] = (f"trec-dl-{year}", None)
@@ -226,4 +221,8 @@ def resolve_name(name: str) -> tuple[KnownDataset, str | None] | None:
     if name in ALIASES:
         canonical, split = ALIASES[name]
         return KNOWN[canonical], split
+    head, _, split = name.rpartition("/")  # ir_datasets' beir/<name>/<split>
+    known = KNOWN.get(head)
+    if known is not None and known.family == "beir" and split in known.splits:
+        return known, split
     return None

@@ -1,0 +1,592 @@
+"""ef.datasets: datasets by name from the ir_datasets, Hugging Face and ef caches, checked; fetch over HTTP.
+
+Every layout is built small in tmp_path; the caches' roots come from IR_DATASETS_HOME, HF_HOME and
+EF_HOME, so nothing outside tmp_path is read. ``beir/tiny`` is a registry entry the tests add, whose
+md5 is that of the fixture zip they build (the real table's md5s are those of the real archives).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import http.server
+import io
+import json
+import re
+import socket
+import threading
+import zipfile
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ef.cli import main
+from ef.datasets import (
+    KNOWN,
+    ChecksumError,
+    DatasetFacts,
+    DatasetNotFoundError,
+    KnownDataset,
+    demo_dataset,
+    fetch,
+    load,
+    resolve_name,
+)
+from ef.datasets._registry import Download
+
+SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir" / "scifact"
+
+CORPUS = (
+    '{"_id": "d1", "title": "Paris", "text": "Paris is in France."}\n'
+    '{"_id": "d2", "title": "", "text": "Berlin is in Germany."}\n'
+    '{"_id": "q2", "title": "Rome", "text": "Rome is in Italy."}\n'
+)
+QUERIES = '{"_id": "q1", "text": "where is paris"}\n{"_id": "q2", "text": "where is rome"}\n'
+QRELS = {"test": "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\nq2\tq2\t1\n",
+         "train": "query-id\tcorpus-id\tscore\nq2\td2\t1\n"}
+TRIPLE = (
+    {"d1": "Paris Paris is in France.", "d2": "Berlin is in Germany.", "q2": "Rome Rome is in Italy."},
+    {"q1": "where is paris", "q2": "where is rome"},
+    {"q1": {"d1": 2, "d2": 0}, "q2": {"q2": 1}},
+)
+
+
+def beir_files(root: str = "tiny") -> dict[str, str]:
+    prefix = f"{root}/" if root else ""
+    files = {f"{prefix}corpus.jsonl": CORPUS, f"{prefix}queries.jsonl": QUERIES}
+    files.update({f"{prefix}qrels/{split}.tsv": text for split, text in QRELS.items()})
+    return files
+
+
+def zip_bytes(files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+TINY_ZIP = zip_bytes(beir_files())
+TINY_MD5 = hashlib.md5(TINY_ZIP).hexdigest()
+
+
+def write_folder(folder: Path) -> Path:
+    for name, text in beir_files("").items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    return folder
+
+
+@pytest.fixture
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """Empty cache roots in tmp_path, and ``beir/tiny`` in the registry (its zip's md5, a local URL)."""
+    roots = {name: tmp_path / name for name in ("irds", "hf", "ef")}
+    monkeypatch.setenv("IR_DATASETS_HOME", str(roots["irds"]))
+    monkeypatch.setenv("HF_HOME", str(roots["hf"]))
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.setenv("EF_HOME", str(roots["ef"]))
+    monkeypatch.setenv("EF_NO_PROGRESS", "1")
+    archive = Download("http://127.0.0.1:1/tiny.zip", TINY_MD5, len(TINY_ZIP), "beir/tiny.zip", "beir/tiny/source.zip")
+    tiny = KnownDataset("beir/tiny", "beir", ("train", "test"), 1, False, archive, "tiny", "beir/tiny", "BeIR/tiny")
+    monkeypatch.setitem(KNOWN, "beir/tiny", tiny)
+    return roots
+
+
+def tiny_url(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    known = KNOWN["beir/tiny"]
+    assert known.archive is not None
+    monkeypatch.setitem(KNOWN, "beir/tiny", replace(known, archive=replace(known.archive, url=url)))
+
+
+def triple(dataset: object) -> tuple[object, ...]:
+    return tuple(dataset)  # type: ignore[call-overload]
+
+
+# --- the table of names -----------------------------------------------------------------------
+
+
+def test_the_table_names_every_beir_set_forum_and_msmarco_set() -> None:
+    beir = [name for name in KNOWN if name.startswith("beir/") and not name.startswith("beir/cqadupstack/")]
+    forums = [name for name in KNOWN if name.startswith("beir/cqadupstack/")]
+    assert len(beir) == 18
+    assert len(forums) == 12
+    assert {"msmarco-passage/dev/small", "trec-dl-2019", "trec-dl-2020"} <= set(KNOWN)
+    # BEIR's README table and ir_datasets' downloads.json give this md5 for scifact.zip.
+    assert KNOWN["beir/scifact"].archive.md5 == "5f7d1de60b170fc8027bb7898e2efca1"  # type: ignore[union-attr]
+    assert KNOWN["beir/robust04"].archive is None  # not distributed: no checksum, none invented
+    assert [k for k in KNOWN.values() if k.relevance_level == 2] == [KNOWN["trec-dl-2019"], KNOWN["trec-dl-2020"]]
+    assert sorted(k.name for k in KNOWN.values() if k.query_ids_are_doc_ids) == ["beir/arguana", "beir/quora"]
+
+
+@pytest.mark.parametrize(("alias", "name", "split"), [
+    ("beir/scifact/train", "beir/scifact", "train"),
+    ("beir/webis-touche2020/v2", "beir/webis-touche2020", None),
+    ("beir/cqadupstack/tex", "beir/cqadupstack/tex", None),
+    ("msmarco-passage/trec-dl-2020/judged", "trec-dl-2020", None),
+    ("msmarco-passage/dev/small", "msmarco-passage/dev/small", None),
+])
+def test_ir_datasets_ids_are_aliases(alias: str, name: str, split: str | None) -> None:
+    resolved = resolve_name(alias)
+    assert resolved is not None
+    assert (resolved[0].name, resolved[1]) == (name, split)
+
+
+def test_an_alias_split_and_another_split_argument_conflict(homes: dict[str, Path]) -> None:
+    with pytest.raises(ValueError, match=r"^'beir/scifact/train' names split 'train', but split='test' was asked for$"):
+        load("beir/scifact/train", split="test")
+
+
+# --- each layout ------------------------------------------------------------------------------
+
+
+def test_a_folder(tmp_path: Path, homes: dict[str, Path]) -> None:
+    dataset = load(write_folder(tmp_path / "folder"))
+    assert triple(dataset) == TRIPLE
+    assert dataset.facts == DatasetFacts(relevance_level=1, judges_non_relevant=True, query_ids_are_doc_ids=False)
+    assert dataset.verified == "not verified (a folder: no published checksum for extracted files)"
+    assert triple(load(tmp_path / "folder", split="train"))[2] == {"q2": {"d2": 1}}
+
+
+def test_the_demo_dataset_still_imports_from_ef_datasets() -> None:
+    assert Path(demo_dataset()).joinpath("corpus.jsonl").is_file()
+
+
+def test_an_explicit_beir_zip(tmp_path: Path, homes: dict[str, Path]) -> None:
+    path = tmp_path / "tiny.zip"
+    path.write_bytes(TINY_ZIP)
+    dataset = load(path)
+    assert triple(dataset) == TRIPLE
+    assert (dataset.name, dataset.verified) == (str(path), "not verified (a zip named by path)")
+
+
+def test_the_ir_datasets_cache(homes: dict[str, Path]) -> None:
+    path = homes["irds"] / "beir" / "tiny" / "source.zip"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(TINY_ZIP)
+    dataset = load("beir/tiny")
+    assert triple(dataset) == TRIPLE
+    assert dataset.source == f"ir_datasets cache {path}"
+    assert dataset.verified == f"md5 {TINY_MD5} (BEIR's and ir_datasets' tables)"
+    assert list(homes["irds"].rglob("*")) == [path.parent.parent, path.parent, path]  # nothing written there
+
+
+def test_ir_datasets_downloads_by_md5(homes: dict[str, Path]) -> None:
+    path = homes["irds"] / "downloads" / TINY_MD5
+    path.parent.mkdir(parents=True)
+    path.write_bytes(TINY_ZIP)
+    dataset = load("beir/tiny/train")
+    assert (dataset.split, triple(dataset)[2]) == ("train", {"q2": {"d2": 1}})
+    assert dataset.source == f"ir_datasets downloads {path}"
+
+
+def _blob(repo: Path, data: bytes, kind: str) -> str:
+    if kind == "sha256":
+        name = hashlib.sha256(data).hexdigest()
+    else:  # git's object id of a small file
+        name = hashlib.sha1(f"blob {len(data)}\0".encode() + data).hexdigest()
+    (repo / "blobs").mkdir(parents=True, exist_ok=True)
+    (repo / "blobs" / name).write_bytes(data)
+    return name
+
+
+def hub_snapshot(hub: Path, repo: str, files: dict[str, tuple[bytes, str]], revision: str = "abc123") -> Path:
+    """A hub cache folder as huggingface_hub leaves it: blobs/, refs/main, snapshot links into blobs."""
+    folder = hub / f"datasets--{repo.replace('/', '--')}"
+    (folder / "refs").mkdir(parents=True)
+    (folder / "refs" / "main").write_text(revision)
+    for name, (data, kind) in files.items():
+        link = folder / "snapshots" / revision / name
+        link.parent.mkdir(parents=True, exist_ok=True)
+        depth = "../" * (len(Path(name).parts) + 1)
+        link.symlink_to(f"{depth}blobs/{_blob(folder, data, kind)}")
+    return folder
+
+
+def parquet_bytes(rows: dict[str, list[object]]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buffer = io.BytesIO()
+    pq.write_table(pa.table(rows), buffer)
+    return buffer.getvalue()
+
+
+def build_hub(homes: dict[str, Path], *, qrels_tsv: str = QRELS["test"]) -> Path:
+    hub = homes["hf"] / "hub"
+    corpus = parquet_bytes({"_id": ["d1", "d2", "q2"], "title": ["Paris", "", "Rome"],
+                            "text": ["Paris is in France.", "Berlin is in Germany.", "Rome is in Italy."]})
+    queries = parquet_bytes({"_id": ["q1", "q2"], "text": ["where is paris", "where is rome"]})
+    hub_snapshot(hub, "BeIR/tiny", {"corpus/corpus-00000-of-00001.parquet": (corpus, "sha256"),
+                                     "queries/queries-00000-of-00001.parquet": (queries, "sha256")})
+    return hub_snapshot(hub, "BeIR/tiny-qrels", {"test.tsv": (qrels_tsv.encode(), "git")}, revision="def456")
+
+
+def test_a_hugging_face_hub_snapshot(homes: dict[str, Path]) -> None:
+    build_hub(homes)
+    dataset = load("beir/tiny")
+    assert triple(dataset) == TRIPLE
+    assert dataset.verified == (
+        "git blob id matches the hub's content address (not a pinned checksum); "
+        "sha256 matches the hub's content address (not a pinned checksum)"
+    )
+    hub = homes["hf"] / "hub"
+    assert dataset.source == (f"Hugging Face hub cache {hub}/datasets--BeIR--tiny/snapshots/abc123 and "
+                              f"{hub}/datasets--BeIR--tiny-qrels/snapshots/def456")
+
+
+def test_a_corrupt_hub_blob_is_an_error(homes: dict[str, Path]) -> None:
+    qrels = build_hub(homes)
+    blob = next((qrels / "blobs").iterdir())
+    blob.write_bytes(blob.read_bytes()[:-3])  # truncated behind huggingface_hub's back
+    link = qrels / "snapshots" / "def456" / "test.tsv"
+    with pytest.raises(ChecksumError) as caught:
+        load("beir/tiny")
+    assert str(caught.value).startswith(f"{link}: git blob id ")
+    assert str(caught.value).endswith(
+        f" is not the hub's {blob.name} for this file; the cached blob {blob} is corrupt or truncated: "
+        "remove it and download it again with huggingface_hub"
+    )
+
+
+def test_ef_cache_zip_then_folder(homes: dict[str, Path]) -> None:
+    folder = write_folder(homes["ef"] / "datasets" / "beir" / "tiny")
+    assert load("beir/tiny").source == f"ef cache folder {folder}"
+    path = homes["ef"] / "datasets" / "beir" / "tiny.zip"
+    path.write_bytes(TINY_ZIP)
+    dataset = load("beir/tiny")
+    assert (dataset.source, triple(dataset)) == (f"ef cache {path}", TRIPLE)
+
+
+def test_the_ir_datasets_cache_comes_before_ef_s(homes: dict[str, Path]) -> None:
+    write_folder(homes["ef"] / "datasets" / "beir" / "tiny")
+    path = homes["irds"] / "downloads" / TINY_MD5
+    path.parent.mkdir(parents=True)
+    path.write_bytes(TINY_ZIP)
+    assert load("beir/tiny").source == f"ir_datasets downloads {path}"
+
+
+def test_msmarco_files_from_the_ir_datasets_cache(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    base = homes["irds"] / "msmarco-passage"
+    (base / "trec-dl-2019").mkdir(parents=True)
+    (base / "collection.tsv").write_text("0\tThe sky is blue.\n1\tGrass is green.\n")
+    (base / "trec-dl-2019" / "queries.tsv").write_text("7\twhat colour is the sky\n")
+    qrels = b"7 0 0 3\n7 0 1 1\n"
+    (base / "trec-dl-2019" / "qrels").write_bytes(qrels)
+    known = KNOWN["trec-dl-2019"]
+    parts = tuple(
+        replace(part, download=replace(part.download, md5=hashlib.md5(qrels).hexdigest()))
+        if part.role == "qrels" else part for part in known.parts
+    )
+    monkeypatch.setitem(KNOWN, "trec-dl-2019", replace(known, parts=parts))  # the fixture's qrels, not NIST's
+    dataset = load("msmarco-passage/trec-dl-2019/judged")
+    assert triple(dataset) == ({"0": "The sky is blue.", "1": "Grass is green."}, {"7": "what colour is the sky"},
+                               {"7": {"0": 3, "1": 1}})
+    assert dataset.facts == DatasetFacts(relevance_level=2, judges_non_relevant=False, query_ids_are_doc_ids=False)
+    # relevance_level 2 by default: doc 1 (grade 1) is not relevant, so P@2 is 1/2 and recall 1.
+    report = dataset.evaluate_run({"7": {"1": 2.0, "0": 1.0}}, ["P_2", "recip_rank"])
+    assert report.metrics == {"P_2": 0.5, "recip_rank": 0.5}
+    assert dataset.verified.startswith("corpus: not verified (ir_datasets' extracted copy")
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+def test_nothing_found_lists_every_place_the_checksum_and_the_command(homes: dict[str, Path]) -> None:
+    irds, hub, ef = homes["irds"], homes["hf"] / "hub", homes["ef"] / "datasets"
+    with pytest.raises(DatasetNotFoundError) as caught:
+        load("beir/tiny")
+    assert str(caught.value) == (
+        "beir/tiny (split test) is not on this machine; looked in, in order: "
+        f"ir_datasets cache {irds}/beir/tiny/source.zip (absent), "
+        f"ir_datasets downloads {irds}/downloads/{TINY_MD5} (absent), "
+        f"Hugging Face hub cache {hub}/datasets--BeIR--tiny (absent), "
+        f"ef cache {ef}/beir/tiny.zip (absent), ef cache folder {ef}/beir/tiny (absent); "
+        f"expected tiny.zip with md5 {TINY_MD5} ({len(TINY_ZIP):,} bytes) from http://127.0.0.1:1/tiny.zip; "
+        "fetch it with: ef datasets fetch beir/tiny"
+    )
+    assert len(caught.value.looked) == 5
+
+
+def test_a_wrong_checksum_is_an_error_not_a_reason_to_look_further(homes: dict[str, Path]) -> None:
+    write_folder(homes["ef"] / "datasets" / "beir" / "tiny")  # a good copy later in the order
+    path = homes["irds"] / "beir" / "tiny" / "source.zip"
+    path.parent.mkdir(parents=True)
+    other = zip_bytes({**beir_files(), "tiny/extra.txt": "another release"})
+    path.write_bytes(other)
+    with pytest.raises(ChecksumError) as caught:
+        load("beir/tiny")
+    assert str(caught.value) == (
+        f"{path}: md5 {hashlib.md5(other).hexdigest()} is not the published md5 {TINY_MD5} of tiny.zip; "
+        f"it has {len(other):,} bytes where the published file has {len(TINY_ZIP):,}; the file is corrupt, "
+        "truncated or another release: remove it and run: ef datasets fetch beir/tiny"
+    )
+    assert path.read_bytes() == other  # another tool's file is never removed
+
+
+def test_a_truncated_archive_says_so(homes: dict[str, Path]) -> None:
+    path = homes["ef"] / "datasets" / "beir" / "tiny.zip"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(TINY_ZIP[:100])
+    with pytest.raises(ChecksumError, match=r"; it has 100 bytes where the published file has [0-9,]+ "
+                                            r"\(truncated: an interrupted download\?\); the file is corrupt"):
+        load("beir/tiny")
+
+
+def test_a_truncated_file_in_a_folder_names_file_and_line(tmp_path: Path) -> None:
+    folder = write_folder(tmp_path / "folder")
+    (folder / "corpus.jsonl").write_text(CORPUS[: CORPUS.index("Berlin")])
+    with pytest.raises(ValueError, match=rf"^{folder}/corpus.jsonl:2: malformed JSON: Unterminated string"):
+        load(folder)
+
+
+def test_a_corrupted_zip(tmp_path: Path) -> None:
+    data = bytearray(TINY_ZIP)
+    at = data.index(b"Berlin")
+    data[at:at + 6] = b"Bonn!!"  # same length: the archive reads, the CRC-32 of the member does not match
+    path = tmp_path / "tiny.zip"
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=rf"^{path}: corrupt zip archive \(Bad CRC-32 for file 'tiny/corpus.jsonl'\)$"):
+        load(path)
+    path.write_bytes(TINY_ZIP[:-30])  # the central directory's end cut off
+    with pytest.raises(ValueError, match=rf"^{path}: not a readable zip archive \(File is not a zip file\): "
+                                         "corrupt or truncated$"):
+        load(path)
+
+
+def test_a_cache_being_written_by_another_process(homes: dict[str, Path]) -> None:
+    target = homes["ef"] / "datasets" / "beir" / "tiny.zip"
+    target.parent.mkdir(parents=True)
+    target.with_name("tiny.zip.part").write_bytes(TINY_ZIP[:10])
+    lock = target.with_name("tiny.zip.lock")
+    lock.write_text("4242\n")
+    irds = homes["irds"] / "beir" / "tiny" / "source.zip.tmp"
+    irds.parent.mkdir(parents=True)
+    irds.write_bytes(b"12345")
+    with open(lock) as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as a fetcher holds it while it writes
+        with pytest.raises(DatasetNotFoundError) as caught:
+            load("beir/tiny")
+    message = str(caught.value)
+    assert f"ir_datasets cache {irds.with_suffix('')} (being written by ir_datasets, or interrupted: " \
+           "source.zip.tmp, 5 bytes)" in message
+    assert f"ef cache {target} (being written by another process (pid 4242): tiny.zip.part, " \
+           "10 bytes so far)" in message
+    with pytest.raises(DatasetNotFoundError, match=r"ef cache \S+ \(an interrupted fetch: tiny.zip.part, 10 bytes\)"):
+        load("beir/tiny")  # the lock released: the part is what an interrupted fetch left
+
+
+def test_missing_splits(tmp_path: Path, homes: dict[str, Path]) -> None:
+    with pytest.raises(ValueError, match=r"^beir/scifact has no split 'dev' \(its splits: train, test\)$"):
+        load("beir/scifact", split="dev")
+    folder = write_folder(tmp_path / "folder")
+    with pytest.raises(FileNotFoundError, match=rf"^{folder}: no split 'dev': no qrels/dev.tsv "
+                                                r"\(splits there: test, train\)$"):
+        load(folder, split="dev")
+    path = tmp_path / "tiny.zip"
+    path.write_bytes(TINY_ZIP)
+    with pytest.raises(FileNotFoundError, match=rf"^{path}: no split 'dev': no tiny/qrels/dev.tsv "
+                                                r"\(splits there: test, train\)$"):
+        load(path, split="dev")
+    build_hub(homes)
+    with pytest.raises(FileNotFoundError, match=r"/snapshots/def456: no split 'train': no train.tsv "
+                                                r"\(splits there: test\)$"):
+        load("beir/tiny", split="train")
+
+
+def test_cqadupstack_is_named_by_forum() -> None:
+    with pytest.raises(ValueError, match=r"^beir/cqadupstack is 12 forums: name one, e\.g\. beir/cqadupstack/android"):
+        load("beir/cqadupstack")
+
+
+# --- fetch over HTTP --------------------------------------------------------------------------
+
+
+class _Server:
+    """A 127.0.0.1 server of one file: Range requests honoured, optionally cut short once, or 404."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.cut_at: int | None = None
+        self.ranges: list[str | None] = []
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                server.ranges.append(self.headers.get("Range"))
+                if self.path != "/tiny.zip":
+                    self.send_error(404, "Not Found")
+                    return
+                start = int(self.headers["Range"][6:-1]) if self.headers.get("Range") else 0
+                self.send_response(206 if start else 200)
+                if start:
+                    self.send_header("Content-Range", f"bytes {start}-{len(server.body) - 1}/{len(server.body)}")
+                self.send_header("Content-Length", str(len(server.body) - start))
+                self.end_headers()
+                data = server.body[start:]
+                if server.cut_at is not None:
+                    data, server.cut_at = data[: server.cut_at], None
+                    self.close_connection = True
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join()
+
+
+@pytest.fixture
+def server() -> Iterator[_Server]:
+    serving = _Server(TINY_ZIP)
+    yield serving
+    serving.close()
+
+
+def test_fetch_downloads_checks_and_renames(homes: dict[str, Path], server: _Server,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    tiny_url(monkeypatch, f"{server.url}/tiny.zip")
+    target = homes["ef"] / "datasets" / "beir" / "tiny.zip"
+    assert fetch("beir/tiny", show_progress=False) == [target]
+    assert target.read_bytes() == TINY_ZIP
+    assert sorted(p.name for p in target.parent.iterdir()) == ["tiny.zip", "tiny.zip.lock"]
+    assert load("beir/tiny").source == f"ef cache {target}"
+    assert fetch("beir/tiny", show_progress=False) == [target]  # present and checked: no second request
+    assert server.ranges == [None]
+
+
+def test_fetch_resumes_an_interrupted_download(homes: dict[str, Path], server: _Server,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    tiny_url(monkeypatch, f"{server.url}/tiny.zip")
+    server.cut_at = 100
+    target = homes["ef"] / "datasets" / "beir" / "tiny.zip"
+    with pytest.raises(OSError, match=rf"^fetching {server.url}/tiny.zip stopped at 100 of {len(TINY_ZIP):,} bytes; "
+                                      r"\S+tiny.zip.part keeps them: run the same "
+                                      "command again to resume$"):
+        fetch("beir/tiny", show_progress=False)
+    assert target.with_name("tiny.zip.part").read_bytes() == TINY_ZIP[:100]
+    assert not target.exists()
+    assert fetch("beir/tiny", show_progress=False) == [target]
+    assert server.ranges == [None, "bytes=100-"]
+    assert target.read_bytes() == TINY_ZIP
+
+
+def test_fetch_removes_a_file_whose_checksum_differs(homes: dict[str, Path], server: _Server,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    tiny_url(monkeypatch, f"{server.url}/tiny.zip")
+    server.body = TINY_ZIP.replace(b"Berlin", b"Bonn!!")
+    part = homes["ef"] / "datasets" / "beir" / "tiny.zip.part"
+    with pytest.raises(ChecksumError) as caught:
+        fetch("beir/tiny", show_progress=False)
+    assert str(caught.value) == (
+        f"{server.url}/tiny.zip gave a file with md5 {hashlib.md5(server.body).hexdigest()}, not the published md5 "
+        f"{TINY_MD5}; the download was removed ({part}): the server's file has changed or the transfer was corrupted"
+    )
+    assert sorted(p.name for p in part.parent.iterdir()) == ["tiny.zip.lock"]
+
+
+def test_fetch_404(homes: dict[str, Path], server: _Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    tiny_url(monkeypatch, f"{server.url}/gone.zip")
+    with pytest.raises(OSError, match=rf"^cannot fetch {server.url}/gone.zip: HTTP 404 Not Found$"):
+        fetch("beir/tiny", show_progress=False)
+
+
+def test_fetch_refused_connection_names_the_url(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    tiny_url(monkeypatch, f"http://127.0.0.1:{port}/tiny.zip")
+    target = homes["ef"] / "datasets" / "beir" / "tiny.zip"
+    with pytest.raises(OSError) as caught:
+        fetch("beir/tiny", show_progress=False)
+    assert str(caught.value) == (
+        f"cannot fetch http://127.0.0.1:{port}/tiny.zip: [Errno 111] Connection refused; ef goes online only here; "
+        f"on an offline machine, copy the file from elsewhere to {target}"
+    )
+
+
+def test_a_second_fetcher_stops_at_once(homes: dict[str, Path], server: _Server,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    tiny_url(monkeypatch, f"{server.url}/tiny.zip")
+    target = homes["ef"] / "datasets" / "beir" / "tiny.zip"
+    target.parent.mkdir(parents=True)
+    lock = target.with_name("tiny.zip.lock")
+    lock.write_text("777\n")
+    with open(lock) as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(OSError, match=rf"^{target}: another process \(pid 777\) is fetching it now; wait for it"):
+            fetch("beir/tiny", show_progress=False)
+    assert server.ranges == []
+
+
+def test_fetch_refuses_what_has_no_public_download() -> None:
+    with pytest.raises(ValueError, match=r"^beir/robust04 cannot be fetched: not distributed by BEIR"):
+        fetch("beir/robust04")
+    with pytest.raises(ValueError, match=r"^unknown dataset 'beir/nope'; the names ef knows: ef datasets list$"):
+        fetch("beir/nope")
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def test_cli_fetch_and_list(homes: dict[str, Path], server: _Server, monkeypatch: pytest.MonkeyPatch,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    tiny_url(monkeypatch, f"{server.url}/tiny.zip")
+    target = homes["ef"] / "datasets" / "beir" / "tiny.zip"
+    assert main(["datasets", "fetch", "beir/tiny", "-q"]) == 0
+    assert capsys.readouterr().out == f"{target}: md5 verified\n"
+    write_folder(homes["ef"] / "datasets" / "beir" / "tiny")
+    assert main(["datasets", "list", "beir/tiny"]) == 0
+    size = f"{len(TINY_ZIP) / 1e6:,.1f} MB"
+    folder = sum(len(text.encode()) for text in beir_files("").values())
+    lines = capsys.readouterr().out.splitlines()
+    assert re.split(r"\s{2,}", lines[2]) == ["beir/tiny", "1", size, TINY_MD5, "train,test",
+                                    f"ef cache ({size}); ef cache folder ({folder / 1e6:,.1f} MB)"]
+    assert lines[-1] == f"ef's cache: {homes['ef'] / 'datasets'}; 'ef datasets fetch NAME' downloads a dataset there"
+
+
+def test_cli_errors_are_one_line(homes: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["datasets", "fetch", "beir/nope"]) == 2
+    assert capsys.readouterr().err == "ef datasets: error: unknown dataset 'beir/nope'; the names ef knows: " \
+                                      "ef datasets list\n"
+    assert main(["eval", "beir/tiny", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ef eval: error: beir/tiny (split test) is not on this machine; looked in, in order: ")
+    assert err.endswith("fetch it with: ef datasets fetch beir/tiny\n")
+    assert err.count("\n") == 1
+
+
+def test_ef_eval_takes_a_name_and_the_dataset_s_facts(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    monkeypatch.setitem(KNOWN, "beir/tiny", replace(KNOWN["beir/tiny"], query_ids_are_doc_ids=True))
+    write_folder(homes["ef"] / "datasets" / "beir" / "tiny")
+    out = tmp_path / "report.json"
+    assert main(["eval", "beir/tiny", "--quiet", "--k", "1", "--metrics", "ndcg", "--json", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ("ef eval: note: beir/tiny's queries are documents of its corpus; each query's own "
+                            "document is dropped from its ranking (--ignore-identical-ids)\n")
+    report = json.loads(out.read_text())
+    assert (report["dataset"], report["split"], report["n_queries"]) == ("beir/tiny", "test", 2)
+    # q2's only relevant document is q2 itself, dropped from its own ranking: NDCG@1 0 there; q1 finds d1.
+    assert report["per_query"]["q2"]["ndcg@1"] == 0.0
+    assert report["per_query"]["q1"]["ndcg@1"] == 1.0
+
+
+@pytest.mark.skipif(not SCIFACT.is_dir(), reason="needs ../shared/data/beir/scifact")
+def test_ef_eval_beir_scifact_from_ef_s_cache(homes: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    folder = homes["ef"] / "datasets" / "beir" / "scifact"
+    folder.mkdir(parents=True)
+    for name in ("corpus.jsonl", "queries.jsonl", "qrels"):
+        (folder / name).symlink_to(SCIFACT / name)  # the data is linked, never copied
+    assert main(["eval", "beir/scifact", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("beir/scifact, split test: 5183 documents (5183 segments), 300 queries scored")
+    assert lines[4].split() == ["ndcg", "0.5433", "0.6400", "0.6531", "0.6791", "0.7036"]
