@@ -89,6 +89,10 @@ def test_every_entry_describes_itself() -> None:
         "num_nonrel_judged_ret": "count",
         "rbp_resid": "loss",
         "unj": "loss",
+        # ef's RAG claim diagnostics where fewer is better (issue 35)
+        "noise_sensitivity_in_relevant": "loss",
+        "noise_sensitivity_in_irrelevant": "loss",
+        "hallucination": "loss",
     }
     assert MEASURES["num_ret"].integer
     assert not MEASURES["ndcg_cut"].integer

@@ -377,7 +377,11 @@ def test_nothing_private_crosses_into_fastrag_or_the_rag_cli() -> None:
         text = path.read_text(encoding="utf-8")
         for private in ("ef.evaluation._measures", "ef.evaluation._ranking", "ef.evaluation._bulk", "_RAG_METRICS"):
             assert private not in text, path
-    assert list(RAG_MEASURES) == ["exact_match", "token_f1", "context_recall", "context_precision", "non_empty_rate"]
+    assert list(RAG_MEASURES) == [
+        "exact_match", "token_f1", "answer_contains", "rouge_l", "chrf", "claim_recall", "claim_precision", "claim_f1",
+        "faithfulness", "context_utilization", "noise_sensitivity_in_relevant", "noise_sensitivity_in_irrelevant",
+        "hallucination", "context_recall", "context_precision", "non_empty_rate",
+    ]
 
 
 def test_evaluate_retrieval_takes_every_ranking_measure_with_a_cutoff() -> None:

@@ -77,13 +77,21 @@ def test_every_metric_name_parses_back_to_an_equal_metric() -> None:
     ranking = [cls(k=k, key=key) for cls in (Recall, Precision, MRR, NDCG, HitRate) for k in (1, 5, 10, 100)
                for key in ("id", "source_uri")]  # fmt: skip
     others = [cls() for cls in METRICS.values() if cls not in (Recall, Precision, MRR, NDCG, HitRate)]
-    assert sorted(m.name for m in others) == ["cost_usd", "exact_match", "latency_ms", "token_f1", "total_tokens"]
+    assert sorted(m.name for m in others) == [
+        "answer_contains", "chrf", "claim_f1", "claim_precision", "claim_recall", "context_utilization", "cost_usd",
+        "exact_match", "faithfulness", "hallucination", "latency_ms", "noise_sensitivity_in_irrelevant",
+        "noise_sensitivity_in_relevant", "rouge_l", "token_f1", "total_tokens",
+    ]
     for metric in ranking + others:
         assert parse_metric(metric.name) == metric
     assert parse_metric("ndcg") == NDCG(k=5)
 
 
-LABELS = "cost_usd, exact_match, hit_rate, latency_ms, mrr, ndcg, precision, recall, token_f1, total_tokens"
+LABELS = (
+    "answer_contains, chrf, claim_f1, claim_precision, claim_recall, context_utilization, cost_usd, exact_match, "
+    "faithfulness, hallucination, hit_rate, latency_ms, mrr, ndcg, noise_sensitivity_in_irrelevant, "
+    "noise_sensitivity_in_relevant, precision, recall, rouge_l, token_f1, total_tokens"
+)
 
 
 @pytest.mark.parametrize(

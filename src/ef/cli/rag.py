@@ -1,4 +1,4 @@
-"""``ef rag SAMPLES.jsonl``: score RAG samples with ef's lexical metrics and print the report.
+"""``ef rag SAMPLES.jsonl``: score RAG samples with ef's deterministic metrics and print the report.
 
 One :class:`~ef.evaluation.RagSample` per line (a JSON object with Ragas' ``SingleTurnSample``
 field names; ``.gz`` is read transparently). The report is :func:`~ef.evaluation.evaluate_rag`'s:
@@ -15,6 +15,7 @@ from ef.cli import _output
 from ef.evaluation import evaluate_rag
 from ef.evaluation.samples import read_rag_samples
 from ef.measures import RAG_MEASURES
+from ef.measures.semantic import SEMANTIC_METRICS
 
 __all__ = ["add_parser", "run"]
 
@@ -23,7 +24,10 @@ _DEFAULT_METRICS: tuple[str, ...] = tuple(RAG_MEASURES)
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``ef rag`` and its flags."""
-    metric_help = "; ".join(f"{name}: {metric.description}" for name, metric in RAG_MEASURES.items())
+    metric_help = "; ".join(
+        [f"{name}: {metric.description}" for name, metric in RAG_MEASURES.items()]
+        + [f"{name}: {description} (not by default)" for name, (description, _) in SEMANTIC_METRICS.items()]
+    )
     parser = subparsers.add_parser(
         "rag",
         help="score RAG samples (JSON Lines) with lexical metrics, no LLM",
@@ -41,7 +45,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="extend",
         type=_metric_names,
         metavar="NAME[,NAME...]",
-        help=f"metrics to compute (default: all). {metric_help}",
+        help=f"metrics to compute (default: every lexical one). {metric_help}",
+    )
+    parser.add_argument(
+        "--checker", metavar="MODEL_DIR", default=None,
+        help="judge claim support (claim_*, faithfulness, context_utilization, noise_sensitivity_*, "
+        "hallucination) with this local NLI / cross-encoder model directory instead of the lexical rule; "
+        "never downloads",
     )
     parser.add_argument(
         "--json", nargs="?", const=_output.STDOUT, default=None, metavar="FILE",
@@ -63,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("the following arguments are required: SAMPLES.jsonl")
     _output.check_output("--json", json_out, [path])  # before the work
     samples = read_rag_samples(path)
-    report = evaluate_rag(samples, metrics=metrics)
+    report = evaluate_rag(samples, metrics=metrics, checker=args.checker)
     if json_out is None:
         print(report)
     else:

@@ -9,6 +9,7 @@ averages them over :class:`RagSample`\\ s.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -16,6 +17,8 @@ from typing import Any, TypedDict
 from ef.console import format_table
 from ef.measures import RAG_MEASURES
 from ef.measures.answers import check_contexts
+from ef.measures.claims import CLAIM_METRICS, SupportJudge, analyse_claims
+from ef.measures.semantic import SEMANTIC_METRICS
 from ef.validate import finite_float
 
 __all__ = ["RagEvalReport", "RagSample", "evaluate_rag"]
@@ -214,6 +217,10 @@ def _check_sample(
     return sample
 
 
+def _valid_names() -> list[str]:
+    return [*RAG_MEASURES, *SEMANTIC_METRICS]
+
+
 def _check_metric_names(metrics: Sequence[str]) -> tuple[str, ...]:
     given: object = metrics
     if isinstance(given, str) or not isinstance(given, Iterable):
@@ -223,23 +230,39 @@ def _check_metric_names(metrics: Sequence[str]) -> tuple[str, ...]:
     for name in names:
         if not isinstance(name, str):
             raise TypeError(f"'metrics' must hold metric names as str (got {name!r})")
-    unknown = [name for name in names if name not in RAG_MEASURES]
+    unknown = [name for name in names if name not in RAG_MEASURES and name not in SEMANTIC_METRICS]
     if unknown:
-        raise ValueError(
-            f"'metrics' has unknown metric name(s) {unknown!r}; valid names are {list(RAG_MEASURES)}"
-        )
+        raise ValueError(f"'metrics' has unknown metric name(s) {unknown!r}; valid names are {_valid_names()}")
     if not names:
-        raise ValueError(f"'metrics' must name at least one metric; valid names are {list(RAG_MEASURES)}")
+        raise ValueError(f"'metrics' must name at least one metric; valid names are {_valid_names()}")
     for i, name in enumerate(names):
         if name in names[:i]:
             raise ValueError(f"'metrics' lists {name!r} more than once")
     return names
 
 
+def _judge(checker: object) -> SupportJudge | None:
+    """`checker` as a claim-support judge: ``None`` (the lexical rule), a judge, or a model path."""
+    if checker is None:
+        return None
+    if isinstance(checker, str | os.PathLike):
+        from ef.measures.checker import Checker
+
+        return Checker(checker)
+    if callable(getattr(checker, "supported", None)):
+        return checker  # type: ignore[return-value]  # duck-typed SupportJudge
+    raise TypeError(
+        "'checker' must be a local model directory (str or path), a Checker or LexicalSupport, or None "
+        f"(got {type(checker).__name__})"
+    )
+
+
 def evaluate_rag(
     samples: Iterable[RagSample | Mapping[str, Any]],
     *,
     metrics: Sequence[str] = ("exact_match", "token_f1", "context_recall", "context_precision", "non_empty_rate"),
+    checker: str | os.PathLike[str] | SupportJudge | None = None,
+    semantic_model: str | os.PathLike[str] | None = None,
 ) -> RagEvalReport:
     """Score RAG samples with deterministic, reference-based lexical metrics.
 
@@ -268,7 +291,22 @@ def evaluate_rag(
     metrics
         Which metrics to compute — any of ``exact_match`` / ``token_f1`` / ``context_recall`` /
         ``context_precision`` / ``non_empty_rate``. The reference-based ones skip samples that
-        carry no ``reference``.
+        carry no ``reference``. Beyond the default five: ``answer_contains``, ``rouge_l``,
+        ``chrf`` (reference-overlap answer metrics), the claim diagnostics of
+        :mod:`ef.measures.claims` (``claim_recall``, ``claim_precision``, ``claim_f1``,
+        ``faithfulness``, ``context_utilization``, ``noise_sensitivity_in_relevant``,
+        ``noise_sensitivity_in_irrelevant``, ``hallucination``: each scores the samples where it
+        is defined) and the embedding similarities of :mod:`ef.measures.semantic`
+        (``answer_similarity``, ``answer_relevance``, ``context_relevance``: the ``dense`` extra).
+    checker
+        What decides that a text supports a claim, for the claim metrics: ``None`` for the
+        lexical rule (:class:`~ef.measures.claims.LexicalSupport` at its default threshold), a
+        judge object (``LexicalSupport(0.4)``, a :class:`~ef.measures.checker.Checker`), or the
+        path of a local NLI / cross-encoder / fact-checking model directory, loaded offline as a
+        :class:`~ef.measures.checker.Checker`.
+    semantic_model
+        A local sentence-transformers model directory for the semantic metrics; ``None`` for the
+        bundled all-MiniLM-L6-v2. Loaded only when a semantic metric is asked for.
 
     Returns
     -------
@@ -283,7 +321,9 @@ def evaluate_rag(
         a field of Ragas' ``SingleTurnSample`` (the message names the sample's index and key).
     TypeError
         If a sample is not a mapping or a field has the wrong type (the message names the
-        sample's index and key).
+        sample's index and key), or `checker` is neither a path nor a judge.
+    ImportError
+        For a semantic metric or a checker path without the ``dense`` extra.
 
     Examples
     --------
@@ -305,6 +345,12 @@ def evaluate_rag(
     >>> report = evaluate_rag(samples + [{'retrieved_contexts': ['Four is 2 + 2.']}])
     >>> report.coverage['exact_match'], report.n_samples, round(report.metrics['non_empty_rate'], 4)
     (2, 3, 0.6667)
+
+    The claim diagnostics, lexically (a sentence is a claim):
+
+    >>> report = evaluate_rag(samples, metrics=['claim_recall', 'faithfulness', 'chrf'])
+    >>> report.metrics['claim_recall'], report.metrics['faithfulness'], report.coverage['faithfulness']
+    (0.5, 0.5, 2)
     """
     names = _check_metric_names(metrics)
     given: object = samples
@@ -318,19 +364,49 @@ def evaluate_rag(
     if not checked:
         raise ValueError("'samples' is empty; there is nothing to evaluate")
 
+    judge = _judge(checker)
+    semantic = None
+    wanted_semantic = [name for name in names if name in SEMANTIC_METRICS]
+    if wanted_semantic:
+        from ef.measures.semantic import SemanticScorer
+
+        semantic = SemanticScorer(semantic_model)
+        # One batched pass over every distinct text the metrics read.
+        semantic.embed(text for sample in checked for text in SemanticScorer.texts_of(wanted_semantic, sample))
+    analyses: list[Any] = []
+    if judge is not None and any(name in CLAIM_METRICS for name in names):
+        analyses = [
+            None if sample.get("response") is None
+            else analyse_claims(sample["response"], sample.get("reference"),
+                                sample.get("retrieved_contexts") or [], judge=judge)
+            for sample in checked
+        ]
+
     means: dict[str, float] = {}
     coverage: dict[str, int] = {}
     for name in names:
-        metric = RAG_MEASURES[name]
-        score = metric.per_query
-        if score is None:  # every RAG entry of the registry has one
-            raise RuntimeError(f"the registry's RAG measure {name!r} has no per-sample kernel")
-        scores = [
-            score(sample)
-            for sample in checked
-            if all(sample.get(field) is not None for field in metric.needs)
-            and (metric.applies is None or metric.applies(sample))
-        ]
+        if semantic is not None and name in SEMANTIC_METRICS:
+            values = [semantic.metric(name, sample) for sample in checked]
+            scores = [value for value in values if value is not None]
+        elif analyses and name in CLAIM_METRICS:
+            metric = RAG_MEASURES[name]
+            scores = [
+                value
+                for sample, analysis in zip(checked, analyses, strict=True)
+                if analysis is not None and all(sample.get(field) is not None for field in metric.needs)
+                and (value := analysis.metric(name)) is not None
+            ]
+        else:
+            metric = RAG_MEASURES[name]
+            score = metric.per_query
+            if score is None:  # every RAG entry of the registry has one
+                raise RuntimeError(f"the registry's RAG measure {name!r} has no per-sample kernel")
+            scores = [
+                score(sample)
+                for sample in checked
+                if all(sample.get(field) is not None for field in metric.needs)
+                and (metric.applies is None or metric.applies(sample))
+            ]
         coverage[name] = len(scores)
         if scores:
             means[name] = math.fsum(scores) / len(scores)

@@ -1,8 +1,11 @@
 """RAG answer and context measures: pure functions of one sample's texts, no LLM, no numpy.
 
 The answer measures (:func:`exact_match`, :func:`token_f1`) are the official SQuAD v1.1 script's,
-with SQuAD v2's rule for empty answers; the context measures (:func:`context_recall`,
-:func:`context_precision`) are lexical proxies built on the same normalization.
+with SQuAD v2's rule for empty answers, and :func:`answer_contains` is the "match" of RAG
+benchmarks on the same normalization; the context measures (:func:`context_recall`,
+:func:`context_precision`) are lexical proxies built on it too. ROUGE-L and chrF come from
+:mod:`ef.measures.overlap`, the claim diagnostics (claim recall, faithfulness …) from
+:mod:`ef.measures.claims`.
 :data:`RAG_SCORERS` says, for each, how it scores a sample (a mapping of Ragas'
 ``SingleTurnSample`` fields) and which samples it applies to; the registry
 (:data:`ef.measures.MEASURES`) holds them as its ``origin="rag"`` entries.
@@ -10,63 +13,31 @@ with SQuAD v2's rule for empty answers; the context measures (:func:`context_rec
 
 from __future__ import annotations
 
-import re
-import string
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+from ef.measures._text import check_contexts, check_str, normalize, squad_tokens
+from ef.measures.claims import CLAIM_METRICS, lexical_analysis
+from ef.measures.overlap import chrf, rouge_l
 
 __all__ = [
     "RAG_SCORERS",
     "RagScorer",
+    "answer_contains",
     "check_contexts",
+    "chrf",
     "context_precision",
     "context_recall",
     "exact_match",
     "normalize",
+    "rouge_l",
     "token_f1",
 ]
 
-
-# --- normalization: the official SQuAD v1.1 evaluation script ------------------------------------
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = frozenset(string.punctuation)
-
-
-def normalize(text: str) -> str:
-    """Lower case, drop ASCII punctuation and the articles a/an/the, collapse white space.
-
-    The exact order of SQuAD v1.1's ``normalize_answer``: punctuation goes before articles, so
-    ``"the-end"`` becomes ``"theend"`` and keeps its letters.
-
-    >>> normalize('  The Eiffel-Tower, a landmark!')
-    'eiffeltower landmark'
-    """
-    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", text).split())
-
-
-def _tokens(text: str) -> list[str]:
-    return normalize(text).split()
-
-
-def _check_str(value: object, name: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"'{name}' must be a str (got {type(value).__name__})")
-    return value
-
-
-def check_contexts(value: object, label: str) -> Sequence[str]:
-    """Check a list of passages; `label` is how errors name it (``'retrieved_contexts'``)."""
-    # A bare str is a sequence too: iterating it would score single characters as contexts.
-    if isinstance(value, str) or not isinstance(value, Sequence):
-        raise TypeError(f"{label} must be a list of str (got {type(value).__name__})")
-    for i, item in enumerate(value):
-        if not isinstance(item, str):
-            raise TypeError(f"{label}[{i}] must be a str (got {type(item).__name__})")
-    return value
+_tokens = squad_tokens
+_check_str = check_str
 
 
 def _reference_tokens(reference: str) -> set[str]:
@@ -164,6 +135,53 @@ def token_f1(response: str, reference: str) -> float:
     precision = n_same / len(response_tokens)
     recall = n_same / len(reference_tokens)
     return 2 * precision * recall / (precision + recall)
+
+
+def answer_contains(response: str, reference: str) -> float:
+    """``1.0`` if the normalized `reference` occurs in the normalized `response` as whole words.
+
+    The "match" (or "accuracy") that RAG benchmarks report for short answers (FlashRAG's
+    ``acc``, KILT's answer-in-output): a long answer that states the reference somewhere gets
+    credit that :func:`exact_match` denies it. Both sides are normalized as in
+    :func:`exact_match` and compared as token sequences, so ``'Paris'`` is found in ``'It is
+    Paris.'`` but ``'cat'`` is not found in ``'concatenate'`` (a plain substring test would find
+    it). A reference that normalizes to nothing matches only a response that does too (SQuAD v2).
+
+    Parameters
+    ----------
+    response
+        The generated answer.
+    reference
+        The ground-truth answer.
+
+    Returns
+    -------
+    float
+        ``1.0`` or ``0.0``.
+
+    Raises
+    ------
+    TypeError
+        If either argument is not a ``str``.
+
+    Examples
+    --------
+    >>> answer_contains('It was written by George Orwell.', 'george orwell')
+    1.0
+    >>> answer_contains('Orwell, George', 'George Orwell')  # order matters
+    0.0
+    >>> answer_contains('concatenate', 'cat'), answer_contains('', 'the')
+    (0.0, 1.0)
+    """
+    response_tokens = _tokens(_check_str(response, "response"))
+    reference_tokens = _tokens(_check_str(reference, "reference"))
+    if not reference_tokens:
+        return 1.0 if not response_tokens else 0.0
+    n = len(reference_tokens)
+    for start in range(len(response_tokens) - n + 1):
+        if response_tokens[start : start + n] == reference_tokens:
+            return 1.0
+    return 0.0
 
 
 def context_recall(reference: str, retrieved_contexts: Sequence[str]) -> float:
@@ -276,6 +294,9 @@ class RagScorer:
         The fields a sample must carry (not ``None``) to be scored.
     applies
         A further condition a sample must meet, if any.
+    kind
+        ``"score"`` (higher is better) or ``"loss"`` (lower is better: the noise sensitivities
+        and hallucination).
     """
 
     name: str
@@ -283,6 +304,7 @@ class RagScorer:
     score: Callable[[Mapping[str, Any]], float]
     needs: tuple[str, ...]
     applies: Callable[[Mapping[str, Any]], bool] | None = None
+    kind: Literal["score", "loss"] = "score"
 
 
 def _has_reference_tokens(sample: Mapping[str, Any]) -> bool:
@@ -293,6 +315,42 @@ def _contexts(sample: Mapping[str, Any]) -> Sequence[str]:
     # Absent or None retrieved_contexts: nothing was retrieved.
     contexts = sample.get("retrieved_contexts")
     return [] if contexts is None else contexts
+
+
+def _claim_value(sample: Mapping[str, Any], name: str) -> float | None:
+    analysis = lexical_analysis(sample["response"], sample.get("reference"), tuple(_contexts(sample)))
+    return analysis.metric(name)
+
+
+def _claim_scorer(name: str, description: str, needs: tuple[str, ...]) -> RagScorer:
+    def score(sample: Mapping[str, Any]) -> float:
+        value = _claim_value(sample, name)
+        if value is None:
+            raise ValueError(f"{name} is not defined for this sample (no claim to count)")
+        return value
+
+    def applies(sample: Mapping[str, Any]) -> bool:
+        return _claim_value(sample, name) is not None
+
+    kind: Literal["score", "loss"] = (
+        "loss" if name.startswith("noise_sensitivity") or name == "hallucination" else "score"
+    )
+    return RagScorer(name, description, score, needs=needs, applies=applies, kind=kind)
+
+
+_CLAIM_DESCRIPTIONS = {
+    "claim_recall": "share of the reference's sentences the response supports (lexical rule)",
+    "claim_precision": "share of the response's sentences the reference supports (lexical rule)",
+    "claim_f1": "harmonic mean of claim_precision and claim_recall",
+    "faithfulness": "share of the response's sentences some retrieved context supports (lexical rule)",
+    "context_utilization": "of the reference sentences some context supports, the share the response supports",
+    "noise_sensitivity_in_relevant": "share of response sentences the reference does not support but a "
+    "relevant context does (lower is better)",
+    "noise_sensitivity_in_irrelevant": "share of response sentences the reference does not support, "
+    "supported only by irrelevant contexts (lower is better)",
+    "hallucination": "share of response sentences neither the reference nor any context supports "
+    "(lower is better)",
+}
 
 
 RAG_SCORERS: tuple[RagScorer, ...] = (
@@ -307,6 +365,32 @@ RAG_SCORERS: tuple[RagScorer, ...] = (
         "SQuAD token-overlap F1 of response against reference",
         lambda s: token_f1(s["response"], s["reference"]),
         needs=("response", "reference"),
+    ),
+    RagScorer(
+        "answer_contains",
+        "response contains the reference's words in order, after SQuAD normalization",
+        lambda s: answer_contains(s["response"], s["reference"]),
+        needs=("response", "reference"),
+    ),
+    RagScorer(
+        "rouge_l",
+        "ROUGE-L F-measure (longest common word subsequence) of response against reference",
+        lambda s: rouge_l(s["response"], s["reference"]),
+        needs=("response", "reference"),
+    ),
+    RagScorer(
+        "chrf",
+        "chrF (character 6-gram F-beta, beta 2, as sacreBLEU) of response against reference",
+        lambda s: chrf(s["response"], s["reference"]),
+        needs=("response", "reference"),
+    ),
+    *(
+        _claim_scorer(
+            name,
+            _CLAIM_DESCRIPTIONS[name],
+            ("response",) if name == "faithfulness" else ("response", "reference"),
+        )
+        for name in CLAIM_METRICS
     ),
     RagScorer(
         "context_recall",

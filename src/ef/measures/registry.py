@@ -472,7 +472,14 @@ MEASURES: Mapping[str, MeasureFamily] = MappingProxyType({
         ),
         *(
             _family(
-                rag.name, rag.description, None, per_query=rag.score, origin="rag", needs=rag.needs, applies=rag.applies
+                rag.name,
+                rag.description,
+                None,
+                kind=rag.kind,
+                per_query=rag.score,
+                origin="rag",
+                needs=rag.needs,
+                applies=rag.applies,
             )
             for rag in answers.RAG_SCORERS
         ),

@@ -12,6 +12,19 @@ import re
 
 from fastrag.benchmark.metrics._base import Metric
 from fastrag.benchmark.metrics.answer import ExactMatch, TokenF1
+from fastrag.benchmark.metrics.answer_quality import (
+    AnswerContains,
+    ChrF,
+    ClaimF1,
+    ClaimPrecision,
+    ClaimRecall,
+    ContextUtilization,
+    Faithfulness,
+    Hallucination,
+    NoiseSensitivityInIrrelevant,
+    NoiseSensitivityInRelevant,
+    RougeL,
+)
 from fastrag.benchmark.metrics.operational import Cost, Latency, TotalTokens
 from fastrag.benchmark.metrics.retrieval import MRR, NDCG, HitRate, Precision, RankingMeasure, Recall, RetrievalMetric
 
@@ -41,7 +54,13 @@ def register(cls: type[Metric]) -> type[Metric]:
     return cls
 
 
-for _cls in (Recall, Precision, MRR, NDCG, HitRate, ExactMatch, TokenF1, Latency, TotalTokens, Cost):
+_BUILT_IN: tuple[type[Metric], ...] = (
+    Recall, Precision, MRR, NDCG, HitRate, ExactMatch, TokenF1, Latency, TotalTokens, Cost,
+    # ef's further answer metrics (issue 35): deterministic, no model.
+    AnswerContains, RougeL, ChrF, ClaimRecall, ClaimPrecision, ClaimF1, Faithfulness, ContextUtilization,
+    NoiseSensitivityInRelevant, NoiseSensitivityInIrrelevant, Hallucination,
+)
+for _cls in _BUILT_IN:
     register(_cls)
 
 
@@ -72,7 +91,7 @@ def parse_metric(text: str) -> Metric:
     >>> parse_metric("bleu@4")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: unknown metric 'bleu@4': the labels are cost_usd, exact_match, hit_rate, ..., total_tokens
+    ValueError: unknown metric 'bleu@4': the labels are answer_contains, chrf, claim_f1, ..., total_tokens
     """
     match = _PATTERN.fullmatch(text) if isinstance(text, str) else None
     cls = METRICS.get(match["label"]) if match else None
