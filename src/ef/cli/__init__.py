@@ -23,6 +23,7 @@ _COMMANDS = {
     "compare": "ef.cli.compare",
     "report": "ef.cli.report",
     "datasets": "ef.cli.datasets",
+    "fuse": "ef.cli.fuse",
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ef.console import Progress
 from ef.source_manager._index import DAMAGED, Index
@@ -132,7 +133,8 @@ class HybridIndex:
     """Reciprocal rank fusion of a lexical and a dense index over the same segments.
 
     A segment scores ``sum(1 / (RRF_K + rank))`` over the lists it appears in (rank from 1), each
-    list holding the index's top ``max(limit, RRF_DEPTH)``; ties go to the earlier segment.
+    list holding the index's top ``max(limit, RRF_DEPTH)``; ties go to the earlier segment. The
+    fusion is :func:`ef.fusion.methods.fuse_rankings` (method ``"rrf"``), the one behind ``ef fuse``.
     """
 
     def __init__(self, lexical: Index, dense: Any) -> None:
@@ -151,14 +153,14 @@ class HybridIndex:
         self.dense.build()
 
     def search_many(self, queries: Sequence[str], *, limit: int, show_progress: bool) -> list[Ranking]:
+        from ef.fusion.methods import fuse_rankings
+
         depth = max(limit, RRF_DEPTH)
         lexical = self.lexical.search_many(queries, limit=depth, show_progress=show_progress)
         dense = self.dense.search_many(queries, limit=depth, show_progress=show_progress)
-        out: list[Ranking] = []
         with Progress(len(queries), "fusing", enabled=show_progress) as bar:
-            for (lex, _), (den, _) in zip(lexical, dense, strict=True):
-                out.append(fuse([lex, den], limit))
-                bar.update()
+            out = fuse_rankings([[p for p, _ in lexical], [p for p, _ in dense]], limit=limit, params={"k": RRF_K})
+            bar.update(len(queries))
         return out
 
     def save(self, directory: Path) -> None:
@@ -166,18 +168,12 @@ class HybridIndex:
         self.dense.save(directory)
 
 
-def fuse(rankings: Sequence[np.ndarray], limit: int) -> Ranking:
-    """Reciprocal rank fusion of several rankings of positions.
+def fuse(rankings: Sequence[npt.NDArray[np.int64]], limit: int) -> Ranking:
+    """Reciprocal rank fusion (k = ``RRF_K``) of one query's rankings of positions, by :mod:`ef.fusion`.
 
     >>> fuse([np.array([3, 1]), np.array([1, 2])], 3)[0]
     array([1, 3, 2])
     """
-    fused: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, position in enumerate(ranking.tolist(), start=1):
-            fused[position] = fused.get(position, 0.0) + 1.0 / (RRF_K + rank)
-    best = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:limit]
-    return (
-        np.array([p for p, _ in best], dtype=np.int64),
-        np.array([s for _, s in best], dtype=np.float32),
-    )
+    from ef.fusion.methods import fuse_rankings
+
+    return fuse_rankings([[ranking] for ranking in rankings], limit=limit, params={"k": RRF_K})[0]

@@ -1,0 +1,143 @@
+"""``ef fuse RUN [RUN ...] -o FILE|-``: fuse TREC runs into one, or tune the fusion held out.
+
+Each RUN is a TREC run file, named by its file stem or ``NAME=PATH``. Without ``--tune`` the runs
+are fused with ``--method``/``--norm``/``--weights``/``--param`` and written to ``-o`` (``-``:
+standard output). With ``--tune QRELS`` the method's parameters are chosen by cross-validation
+over query folds; the command prints the chosen settings and whether the held-out fused run
+beat the best input (paired test, corrected), and writes the run fused with the setting best on
+all queries to ``-o`` if given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ef.cli._output import check_output, is_stdout, write
+from ef.cli.compare import run_names
+from ef.compare import CORRECTIONS
+
+__all__ = ["add_parser", "run"]
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        return [float(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers such as 0.3,0.7 (got {text!r})") from None
+
+
+def _param(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected NAME=NUMBER such as k=60 (got {text!r})") from None
+
+
+def _names(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer (got {text!r})")
+    return value
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``ef fuse`` and its flags."""
+    from ef.fusion import METHODS, NORMS
+
+    parser = subparsers.add_parser(
+        "fuse",
+        help="fuse TREC runs (RRF, CombSUM, Borda ...), or tune the fusion on held-out queries",
+        description=(
+            "Fuse every RUN (a TREC run file: PATH or NAME=PATH) into one run, written to -o. "
+            "With --tune QRELS, choose the method's parameters by cross-validation over query folds "
+            "and say whether the held-out fused run beat the best input (paired test, corrected)."
+        ),
+    )
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files: PATH or NAME=PATH")
+    parser.add_argument("-o", "--output", metavar="FILE", help="where to write the fused run ('-': standard output)")
+    parser.add_argument(
+        "--method", type=_names, default=["rrf"], metavar="NAME",
+        help=f"the fusion method (default rrf; with --tune, comma-separated to sweep): {', '.join(METHODS)}",
+    )
+    parser.add_argument(
+        "--norm", type=_names, default=None, metavar="NAME",
+        help=f"the score normalisation (default: min-max for score methods, none for rank ones; with --tune, "
+             f"comma-separated to sweep): {', '.join(NORMS)}",
+    )
+    parser.add_argument("--weights", type=_floats, metavar="W,...", help="one weight per run (weighted methods)")
+    parser.add_argument(
+        "-p", "--param", dest="params", type=_param, action="append", default=[], metavar="NAME=VALUE",
+        help="a method parameter (k=60, gamma=1, sigma=0.01, phi=0.8, segments=10, w=2); repeatable",
+    )
+    parser.add_argument("--depth", type=_positive, metavar="N", help="fuse each run's top N documents per query only")
+    parser.add_argument(
+        "--missing", choices=("zero", "min"), default="zero",
+        help="what a run gives a document it does not list, for score methods (default zero)",
+    )
+    parser.add_argument(
+        "--qrels", metavar="QRELS", help="training qrels of a trained method (bayesfuse, posfuse ...)"
+    )
+    parser.add_argument(
+        "--run-id", default="fused", metavar="ID", help="the last column of the fused run (default fused)"
+    )
+    parser.add_argument("--tune", metavar="QRELS", help="choose the parameters by cross-validation on these qrels")
+    parser.add_argument("-m", "--measure", default="ndcg@10", metavar="MEASURE", help="what --tune maximises (ndcg@10)")
+    parser.add_argument("--folds", type=_positive, default=5, metavar="N", help="--tune's query folds (default 5)")
+    parser.add_argument("--seed", type=int, default=0, metavar="SEED", help="--tune's fold shuffle seed (default 0)")
+    parser.add_argument("--step", type=float, default=0.1, metavar="STEP", help="--tune's weight grid step (0.1)")
+    parser.add_argument("--correction", choices=tuple(CORRECTIONS), default="holm", help="--tune's correction (holm)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no notes on standard error")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``ef fuse``: write the fused run and/or print the tuning verdict; return the exit status."""
+    from ef.fusion import fuse, tune
+    from ef.trec import write_run
+
+    runs = run_names(args.runs)
+    if args.output is None and args.tune is None:
+        raise ValueError("-o is required (a file, or '-' for standard output) unless --tune is given")
+    check_output("-o", args.output, list(runs.values()))
+    params = dict(args.params)
+    norms = args.norm or [None]
+    if args.tune is None:
+        if len(args.method) != 1 or len(norms) != 1:
+            raise ValueError("--method and --norm take one name each without --tune (got a list)")
+        fused = fuse(runs, method=args.method[0], norm=norms[0], weights=args.weights, params=params or None,
+                     depth=args.depth, missing=args.missing, qrels=args.qrels)
+    else:
+        if args.weights is not None or params:
+            raise ValueError("--weights and --param are what --tune chooses: leave them out")
+        report = tune(runs, args.tune, method=args.method, norm=norms, measure=args.measure, folds=args.folds,
+                      seed=args.seed, step=args.step, depth=args.depth, missing=args.missing,
+                      correction=args.correction)
+        out = sys.stderr if is_stdout(args.output) else sys.stdout
+        for f, candidate in enumerate(report.chosen, start=1):
+            print(f"fold {f}: {candidate}", file=out)
+        for (method, norm), mean in report.sweep.items():
+            print(f"held-out {args.measure} {method} norm={norm}: {mean:.4f}", file=out)
+        print(f"final (best on all queries): {report.final}", file=out)
+        print(report.verdict(), file=out)
+        if args.output is None:
+            return 0
+        final = report.final
+        fused = fuse(runs, method=final.method, norm=final.norm, weights=final.weights,
+                     params=dict(final.params) or None, depth=args.depth, missing=args.missing, qrels=args.tune)
+    if is_stdout(args.output):
+        from ef.io.trec import format_run
+
+        write("-o", "-", "".join(format_run(fused, run_id=args.run_id)).encode(), "fused run")
+    else:
+        write_run(args.output, fused, run_id=args.run_id)
+    return 0

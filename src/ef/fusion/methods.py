@@ -1,0 +1,495 @@
+"""Fusion methods: the registry, the vectorised kernels and :func:`fuse`.
+
+A method turns each run's list for a query into values (normalised scores, or a function of the
+rank) and combines the values a document gets from the runs. Everything runs on flat numpy
+arrays over all (run, query, doc) entries at once; only Condorcet, whose pairwise votes are
+quadratic in a query's documents, loops, once per query.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ef.fusion._order import trec_order
+from ef.fusion._stack import Stack, load_run, stack_rankings, stack_runs
+from ef.fusion.norms import NORMS, Lists, _ListError, normalise
+from ef.fusion.trained import BAYES_CUTOFFS, SEGFUSE_BOUNDS, fit_tables
+
+__all__ = ["METHODS", "Method", "fit", "fuse", "fuse_rankings"]
+
+Floats = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.int64]
+Missing = Literal["zero", "min"]
+Kind = Literal["score", "rank", "trained"]
+
+_MIN_ODD = math.log(0.001 / 0.999)  # BayesFuse's log-odds for a doc a run does not list (ranx's)
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    """A fusion method: how it scores, its parameters and their defaults, and its source.
+
+    ``kind`` is ``"score"`` (combines normalised scores), ``"rank"`` (a function of each list's
+    ranks; takes no normalisation) or ``"trained"`` (scores ranks with a table fitted on qrels).
+    """
+
+    name: str
+    kind: Kind
+    formula: str
+    reference: str
+    defaults: tuple[tuple[str, float], ...] = ()
+    weighted: bool = False
+
+    @property
+    def default_norm(self) -> str:
+        return "min-max" if self.kind == "score" or self.name == "segfuse" else "none"
+
+
+_FOX = "Fox & Shaw 1993 (TREC-2)"
+_WU = "Wu & Crestani 2002 (CIKM)"
+_MOURAO = "Mourao, Martins & Magalhaes 2015"
+
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method("combsum", "score", "sum_r s_r", _FOX),
+        Method("combmnz", "score", "sum_r s_r * |runs listing d|", _FOX),
+        Method("combanz", "score", "sum_r s_r / |runs scoring d|", _FOX),
+        Method("combmax", "score", "max_r s_r", _FOX),
+        Method("combmin", "score", "min_r s_r", _FOX),
+        Method("combmed", "score", "median_r s_r", _FOX),
+        Method("combgmnz", "score", "sum_r s_r * |runs listing d|^gamma", "Lee 1997 (SIGIR)", (("gamma", 1.0),)),
+        Method("wsum", "score", "sum_r w_r s_r", "Bartell et al. 1994", weighted=True),
+        Method("wmnz", "score", "sum_r s_r * sum_{r listing d} w_r", _WU, weighted=True),
+        Method("mixed", "score", "sum_r w_r s_r * sqrt(|runs listing d|)", _WU, weighted=True),
+        Method("rrf", "rank", "sum_r w_r / (k + rank_r)", "Cormack, Clarke & Buettcher 2009 (SIGIR)",
+               (("k", 60.0),), weighted=True),
+        Method("isr", "rank", "sum_r 1 / rank_r^2 * |runs listing d|", _MOURAO),
+        Method("log_isr", "rank", "sum_r 1 / rank_r^2 * log |runs listing d|", _MOURAO),
+        Method("logn_isr", "rank", "sum_r 1 / rank_r^2 * log(|runs listing d| + sigma)", _MOURAO,
+               (("sigma", 0.01),)),
+        Method("rbc", "rank", "sum_r (1 - phi) phi^(rank_r - 1)", "Bailey et al. 2017 (SIGIR)", (("phi", 0.8),)),
+        Method("borda", "rank", "sum_r (c - rank_r + 1); unlisted (c - n_r + 1) / 2", "Aslam & Montague 2001 (SIGIR)"),
+        Method("wborda", "rank", "sum_r w_r (c - rank_r + 1); unlisted (c - n_r + 1) / 2",
+               "Aslam & Montague 2001 (SIGIR)", weighted=True),
+        Method("condorcet", "rank", "Copeland: pairwise majority wins + draws / 2",
+               "Montague & Aslam 2002 (CIKM)"),
+        Method("wcondorcet", "rank", "Copeland over votes weighted by w_r", "Montague & Aslam 2002 (CIKM)",
+               weighted=True),
+        Method("bayesfuse", "trained", "sum_r log-odds(relevant | rank segment of d in r)",
+               "Aslam & Montague 2001 (SIGIR)"),
+        Method("posfuse", "trained", "sum_r P(relevant | rank_r)", "Lillis et al. 2008"),
+        Method("probfuse", "trained", "sum_r P(relevant | segment k of r) / k", "Lillis et al. 2006 (SIGIR)",
+               (("segments", 10.0),)),
+        Method("segfuse", "trained", "sum_r P(relevant | segment of r) * (s_r + 1)", "Shokouhi 2007 (ECIR)"),
+        Method("slidefuse", "trained", "sum_r mean P(relevant | rank in rank_r +/- w)", "Lillis et al. 2009",
+               (("w", 2.0),)),
+        Method("mapfuse", "trained", "sum_r MAP_r / rank_r", "Lillis et al. 2010"),
+    )
+}
+
+
+def _names(runs: Any) -> tuple[list[Any], list[str]]:
+    if isinstance(runs, Mapping):
+        return list(runs.values()), [f"runs[{name!r}]" for name in runs]
+    if isinstance(runs, str) or not isinstance(runs, Sequence):
+        raise TypeError(f"'runs' must be a list of runs or a {{name: run}} mapping (got {type(runs).__name__})")
+    return list(runs), [f"runs[{i}]" for i in range(len(runs))]
+
+
+def _check_number(value: object, name: str, low: float | None, high: float | None, rule: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"{name} must be {rule} (got {value!r})")
+    number = float(value)
+    if not math.isfinite(number) or (low is not None and number < low) or (high is not None and number > high):
+        raise ValueError(f"{name} must be {rule} (got {value!r})")
+    return number
+
+
+def resolve(
+    method: str, norm: str | None, weights: Sequence[float] | None, params: Mapping[str, Any] | None, n_runs: int
+) -> tuple[Method, str, Floats, dict[str, Any]]:
+    """The method, norm, weights and parameters checked and completed with defaults."""
+    if method not in METHODS:
+        raise ValueError(f"'method' must be one of {', '.join(map(repr, METHODS))} (got {method!r})")
+    spec = METHODS[method]
+    chosen = spec.default_norm if norm is None else norm
+    if chosen not in NORMS:
+        raise ValueError(f"'norm' must be one of {', '.join(map(repr, NORMS))} (got {norm!r})")
+    if spec.kind != "score" and spec.name != "segfuse" and chosen != "none":
+        raise ValueError(f"'norm' does not apply to method {method!r}, which uses ranks (got {norm!r}; pass none)")
+    if weights is None:
+        w = np.ones(n_runs)
+    else:
+        if not spec.weighted:
+            raise ValueError(f"'weights' do not apply to method {method!r} (weighted methods: "
+                             f"{', '.join(repr(m.name) for m in METHODS.values() if m.weighted)})")
+        values = [_check_number(x, f"'weights[{i}]'", None, None, "a finite number") for i, x in enumerate(weights)]
+        if len(values) != n_runs:
+            raise ValueError(f"'weights' must hold one weight per run ({n_runs}) (got {len(values)})")
+        w = np.array(values)
+    given = dict(params or {})
+    known = {name for name, _ in spec.defaults} | ({"tables"} if spec.kind == "trained" else set())
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise ValueError(f"'params' of method {method!r} are {sorted(known) or 'none'} (got {unknown[0]!r})")
+    out: dict[str, Any] = dict(spec.defaults)
+    out.update(given)
+    rules = {
+        "k": (0.0, None, "a finite number >= 0"),
+        "gamma": (None, None, "a finite number"),
+        "sigma": (0.0, None, "a finite number >= 0"),
+        "phi": (0.0, 1.0, "a number in (0, 1)"),
+        "segments": (1.0, None, "an integer >= 1"),
+        "w": (0.0, None, "an integer >= 0"),
+    }
+    for name, (low, high, rule) in rules.items():
+        if name in out:
+            out[name] = _check_number(out[name], f"'params[{name!r}]'", low, high, rule)
+            if name == "phi" and out[name] in (0.0, 1.0):
+                raise ValueError(f"'params['phi']' must be {rule} (got {out[name]!r})")
+            if name in ("segments", "w"):
+                if not out[name].is_integer():
+                    raise ValueError(f"'params[{name!r}]' must be {rule} (got {given[name]!r})")
+                out[name] = int(out[name])
+    return spec, chosen, w, out
+
+
+@dataclass(frozen=True, slots=True)
+class Fused:
+    """The fused (query, doc, score) entries in trec_eval's order, as codes into the stack's ids."""
+
+    query: Ints
+    doc: Ints
+    score: Floats
+
+
+def _lists(stack: Stack, candidates: Ints) -> Lists:
+    return Lists(stack.score, stack.rank, stack.starts, stack.counts, candidates)
+
+
+def _entry_values(stack: Stack, spec: Method, norm: str, params: Mapping[str, Any], candidates: Ints,
+                  names: Sequence[str]) -> Floats:
+    rank = stack.rank.astype(np.float64)
+    name = spec.name
+    if spec.kind == "score" or name == "segfuse":
+        try:
+            values = normalise(_lists(stack, candidates), norm)
+        except _ListError as error:
+            r, q = int(stack.list_run[error.index]), int(stack.list_query[error.index])
+            raise ValueError(f"{names[r]}, query {stack.queries[q]!r}: {error}") from None
+        if name != "segfuse":
+            return values
+    k, phi = float(params.get("k", 0.0)), float(params.get("phi", 0.5))
+    if name == "rrf":
+        return 1.0 / (k + rank)
+    if name in ("isr", "log_isr", "logn_isr"):
+        return 1.0 / (rank * rank)
+    if name == "rbc":
+        return (1.0 - phi) * phi ** (rank - 1)
+    if name in ("borda", "wborda"):
+        return candidates - rank + 1
+    if name in ("condorcet", "wcondorcet"):
+        return rank
+    tables = params["tables"]
+    out = np.zeros(len(rank))
+    for r, table in enumerate(tables):
+        mine = stack.run == r
+        ranks = stack.rank[mine] - 1
+        if name in ("posfuse",):
+            table = np.asarray(table, dtype=np.float64)
+            inside = ranks < len(table)
+            out[np.flatnonzero(mine)[inside]] = table[ranks[inside]]
+        elif name == "slidefuse":
+            length = np.repeat(stack.counts, stack.counts)[mine]
+            low = np.maximum(ranks - params["w"], 0)
+            high = np.minimum(ranks + params["w"], length - 1)
+            padded = np.zeros(int(length.max()) + 1 if len(length) else 1)
+            table = np.asarray(table, dtype=np.float64)[: len(padded)]
+            padded[: len(table)] = table
+            cumulative = np.concatenate(([0.0], np.cumsum(padded)))
+            out[mine] = (cumulative[high + 1] - cumulative[low]) / (high - low + 1)
+        elif name == "probfuse":
+            length = np.repeat(stack.counts, stack.counts)[mine]
+            size = -(-length // params["segments"])
+            segment = ranks // size
+            out[mine] = np.asarray(table)[segment] / (segment + 1)
+        elif name == "segfuse":
+            inside = ranks < SEGFUSE_BOUNDS[-1]
+            segment = np.searchsorted(np.array(SEGFUSE_BOUNDS), ranks[inside], side="right") - 1
+            where = np.flatnonzero(mine)[inside]
+            out[where] = np.asarray(table)[segment] * (values[where] + 1)
+        elif name == "bayesfuse":
+            inside = ranks < BAYES_CUTOFFS[-1]
+            segment = np.searchsorted(np.array(BAYES_CUTOFFS), ranks[inside], side="right") - 1
+            odds = np.full(len(ranks), _MIN_ODD)
+            odds[inside] = np.asarray(table)[segment]
+            out[mine] = odds
+        elif name == "mapfuse":
+            out[mine] = float(table) / (ranks + 1)
+    return out
+
+
+def fuse_stack(
+    stack: Stack, spec: Method, norm: str, weights: Floats, params: Mapping[str, Any], missing: Missing,
+    names: Sequence[str],
+) -> Fused:
+    """Fuse the lists of `stack`; the result is in trec_eval's order, query by query."""
+    n_runs, n_docs = stack.n_runs, max(stack.n_docs, 1)
+    key = stack.query * n_docs + stack.doc
+    pairs, pair_of = np.unique(key, return_inverse=True)
+    pair_of = pair_of.reshape(-1)
+    pair_query, pair_doc = pairs // n_docs, pairs % n_docs
+    n_queries = max(len(stack.queries), 1)
+    # Each query's candidates: the distinct docs that any run lists for it.
+    per_query = np.bincount(pair_query, minlength=n_queries)
+    candidates = per_query[stack.query]
+    values = _entry_values(stack, spec, norm, params, candidates, names)
+    if spec.name in ("condorcet", "wcondorcet"):
+        return _condorcet(stack, pairs, pair_of, pair_query, pair_doc, weights)
+    matrix = np.zeros((n_runs, len(pairs)))
+    present = np.zeros((n_runs, len(pairs)), dtype=bool)
+    matrix[stack.run, pair_of] = values
+    present[stack.run, pair_of] = True
+    # What a run gives a doc it does not list, per (run, query); NaN: nothing (the doc is unscored there).
+    fill = np.full((n_runs, n_queries), np.nan)
+    length = np.zeros((n_runs, n_queries))
+    length[stack.list_run, stack.list_query] = stack.counts
+    if spec.name in ("borda", "wborda"):
+        fill[:] = (per_query[None, :] - length + 1) / 2
+    elif norm == "borda":
+        fill[:] = 0.5 - (length - 1) / (2 * per_query[None, :])
+    elif spec.name == "bayesfuse":
+        fill[:] = _MIN_ODD
+    elif missing == "min":
+        fill[stack.list_run, stack.list_query] = np.minimum.reduceat(values, stack.starts) if len(values) else 0
+    imputed = fill[:, pair_query]
+    filled = ~present & ~np.isnan(imputed)
+    matrix[filled] = imputed[filled]
+    scored = present | filled
+    listed = present.sum(axis=0)
+    w = weights[:, None]
+    total = matrix.sum(axis=0)
+    name = spec.name
+    if name in ("combsum", "isr", "rbc", "borda", "bayesfuse", "posfuse", "probfuse", "segfuse", "slidefuse",
+                "mapfuse"):
+        fused = total if name != "isr" else total * listed
+    elif name == "combmnz":
+        fused = total * listed
+    elif name == "combanz":
+        fused = total / scored.sum(axis=0)
+    elif name == "combmax":
+        fused = np.where(scored, matrix, -np.inf).max(axis=0)
+    elif name == "combmin":
+        fused = np.where(scored, matrix, np.inf).min(axis=0)
+    elif name == "combmed":
+        fused = _median(matrix, scored)
+    elif name == "combgmnz":
+        fused = total * listed.astype(np.float64) ** params["gamma"]
+    elif name in ("wsum", "rrf", "wborda"):
+        fused = (w * matrix).sum(axis=0)
+    elif name == "wmnz":
+        fused = total * (w * present).sum(axis=0)
+    elif name == "mixed":
+        fused = (w * matrix).sum(axis=0) * np.sqrt(listed)
+    elif name == "log_isr":
+        fused = total * np.log(listed)
+    elif name == "logn_isr":
+        fused = total * np.log(listed + params["sigma"])
+    else:  # pragma: no cover - every registered method is handled above
+        raise AssertionError(name)
+    fused = fused + 0.0  # -0.0 prints as 0.0 in a run file
+    order = trec_order(pair_query, fused, pair_doc)
+    return Fused(pair_query[order], pair_doc[order], fused[order])
+
+
+def _median(matrix: Floats, scored: npt.NDArray[np.bool_]) -> Floats:
+    """The median of each column's scored values (a mean of the middle two for an even count)."""
+    values = np.sort(np.where(scored, matrix, np.inf), axis=0)
+    count = scored.sum(axis=0)
+    columns = np.arange(matrix.shape[1])
+    low = values[(count - 1) // 2, columns]
+    high = values[count // 2, columns]
+    middle: Floats = (low + high) / 2
+    return middle
+
+
+def _condorcet(stack: Stack, pairs: Ints, pair_of: Ints, pair_query: Ints, pair_doc: Ints, weights: Floats) -> Fused:
+    """Copeland scores: per query, each doc's pairwise majority wins plus half its draws.
+
+    A run ranks the docs it lists by rank, ahead of those it does not list; a run that lists
+    neither doc of a pair (or gives both one rank) abstains. Where the majorities are transitive,
+    the Copeland order is the Condorcet order that Montague & Aslam's sort finds.
+    """
+    rank = np.full((stack.n_runs, len(pairs)), np.inf)
+    rank[stack.run, pair_of] = stack.rank
+    fused = np.zeros(len(pairs))
+    bounds = np.flatnonzero(np.r_[True, pair_query[1:] != pair_query[:-1], True])
+    w = weights[:, None, None]
+    for lo, hi in itertools.pairwise(bounds):
+        block = rank[:, lo:hi]
+        ahead = (w * (block[:, :, None] < block[:, None, :])).sum(axis=0)  # votes for i over j
+        wins = (ahead > ahead.T).sum(axis=1)
+        draws = (ahead == ahead.T).sum(axis=1) - 1  # a doc draws with itself
+        fused[lo:hi] = wins + draws / 2
+    order = trec_order(pair_query, fused, pair_doc)
+    return Fused(pair_query[order], pair_doc[order], fused[order])
+
+
+def _prepare(runs: Any, depth: int | None) -> tuple[Stack, list[str]]:
+    values, names = _names(runs)
+    if not values:
+        raise ValueError("'runs' must hold at least one run (got none)")
+    mappings = [load_run(run, name) for run, name in zip(values, names, strict=True)]
+    stack = stack_runs(mappings, names)
+    if depth is not None:
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+            raise ValueError(f"'depth' must be a positive integer or None (got {depth!r})")
+        stack = stack.cut(depth)
+    return stack, names
+
+
+def to_run(stack: Stack, fused: Fused) -> dict[str, dict[str, float]]:
+    """The fused entries as ``{query_id: {doc_id: score}}``, queries in first-appearance order."""
+    ids = np.array(stack.docs, dtype=object)[fused.doc].tolist() if len(stack.docs) else []
+    scores = fused.score.tolist()
+    bounds = np.flatnonzero(np.r_[True, fused.query[1:] != fused.query[:-1], True]).tolist() if len(ids) else [0]
+    out: dict[str, dict[str, float]] = {}
+    for lo, hi in itertools.pairwise(bounds):
+        out[stack.queries[int(fused.query[lo])]] = dict(zip(ids[lo:hi], scores[lo:hi], strict=True))
+    return out
+
+
+def fit(
+    runs: Any, qrels: Any, *, method: str, params: Mapping[str, Any] | None = None, depth: int | None = None
+) -> dict[str, Any]:
+    """Fit a trained method on `qrels`: its parameters, with ``"tables"`` (one per run) added.
+
+    Pass the result as ``params=`` to :func:`fuse` to fuse other queries with what these taught.
+
+    >>> run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 2.0, "d": 1.0}}
+    >>> fit([run], {"q1": {"a": 1}, "q2": {"d": 1}}, method="posfuse")["tables"][0].tolist()
+    [0.5, 0.5]
+    """
+    if method not in METHODS or METHODS[method].kind != "trained":
+        trained = [m.name for m in METHODS.values() if m.kind == "trained"]
+        raise ValueError(f"'method' must be a trained method, one of {', '.join(map(repr, trained))} (got {method!r})")
+    stack, _ = _prepare(runs, depth)
+    _, _, _, checked = resolve(method, None, None, params, stack.n_runs)
+    judged = _qrels(qrels)
+    checked["tables"] = fit_tables(stack, judged, method, checked)
+    return checked
+
+
+def _qrels(qrels: Any) -> Mapping[str, Mapping[str, Any]]:
+    from ef.io.frames import is_frame, qrels_from_frame
+
+    if isinstance(qrels, str) or hasattr(qrels, "__fspath__"):
+        from ef.trec import read_qrels
+
+        return read_qrels(qrels)
+    if is_frame(qrels):
+        return qrels_from_frame(qrels)
+    if isinstance(qrels, Mapping):
+        return qrels
+    raise TypeError(f"'qrels' must be a mapping, a qrels file or a DataFrame (got {type(qrels).__name__})")
+
+
+def fuse(
+    runs: Any,
+    *,
+    method: str = "rrf",
+    norm: str | None = None,
+    weights: Sequence[float] | None = None,
+    params: Mapping[str, Any] | None = None,
+    depth: int | None = None,
+    missing: Missing = "zero",
+    qrels: Any = None,
+) -> dict[str, dict[str, float]]:
+    """Fuse runs into one run.
+
+    Parameters
+    ----------
+    runs
+        A list of runs, or a ``{name: run}`` mapping (names appear in errors). A run is a
+        ``{query_id: {doc_id: score}}`` mapping, the path of a TREC run file or a pandas/polars
+        DataFrame (``query_id``, ``doc_id``, ``score``). Inputs are never modified.
+    method
+        A key of :data:`METHODS` (``docs/fusion.md`` gives each formula and reference).
+    norm
+        A key of :data:`~ef.fusion.norms.NORMS`, applied to each list before a score-based
+        method (and SegFuse); ``None``: ``"min-max"`` for those, ``"none"`` for rank-based ones,
+        which refuse any other.
+    weights
+        One number per run, for the weighted methods (``wsum``, ``wmnz``, ``mixed``, ``rrf``,
+        ``wborda``, ``wcondorcet``); ``None``: all 1.
+    params
+        The method's parameters (``k`` of RRF, ``gamma``, ``sigma``, ``phi``, ``segments``, ``w``);
+        unnamed ones take their defaults. A trained method's ``tables`` come from :func:`fit`.
+    depth
+        Fuse each run's top `depth` documents per query (trec_eval's order) only.
+    missing
+        What a score-based method gives a document a run does not list for a query it does:
+        ``"zero"`` (nothing: CombSUM adds 0, CombMAX/MIN/MED/ANZ ignore the run) or ``"min"``
+        (the list's lowest normalised score, which then counts as scored).
+    qrels
+        Training judgements for a trained method given no ``tables``.
+
+    Returns
+    -------
+    dict
+        ``{query_id: {doc_id: score}}``: every query some run lists a document for, in order of
+        first appearance over the runs; each query's documents in trec_eval's order.
+
+    Examples
+    --------
+    >>> a = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
+    >>> b = {"q1": {"d3": 0.9, "d1": 0.5}}
+    >>> fuse([a, b], method="rrf", params={"k": 0})
+    {'q1': {'d1': 1.5, 'd3': 1.3333333333333333, 'd2': 0.5}}
+    >>> fuse([a, b], method="combsum", norm="min-max")
+    {'q1': {'d3': 1.0, 'd1': 1.0, 'd2': 0.5}}
+    """
+    if missing not in ("zero", "min"):
+        raise ValueError(f"'missing' must be one of 'zero', 'min' (got {missing!r})")
+    stack, names = _prepare(runs, depth)
+    spec, chosen, w, checked = resolve(method, norm, weights, params, stack.n_runs)
+    if spec.kind == "trained" and "tables" not in checked:
+        if qrels is None:
+            raise ValueError(f"method {method!r} is trained: pass qrels= (or params from ef.fusion.fit)")
+        checked["tables"] = fit_tables(stack, _qrels(qrels), method, checked)
+    if spec.kind == "trained" and len(checked["tables"]) != stack.n_runs:
+        raise ValueError(f"'params['tables']' must hold one table per run ({stack.n_runs}) "
+                         f"(got {len(checked['tables'])})")
+    return to_run(stack, fuse_stack(stack, spec, chosen, w, checked, missing, names))
+
+
+def fuse_rankings(
+    rankings: Sequence[Sequence[Ints]], *, limit: int, method: str = "rrf", params: Mapping[str, Any] | None = None,
+    weights: Sequence[float] | None = None,
+) -> list[tuple[Ints, npt.NDArray[np.float32]]]:
+    """Fuse ranked lists of positions (``rankings[run][query]``, best first) with a rank-based method.
+
+    Per query, the top `limit` positions and their fused scores (float32); on a tie the earlier
+    position comes first. This is the fusion of ``embedder="hybrid"``.
+
+    >>> [p.tolist() for p, _ in fuse_rankings([[np.array([3, 1])], [np.array([1, 2])]], limit=3)]
+    [[1, 3, 2]]
+    """
+    spec, norm, w, checked = resolve(method, None, weights, params, len(rankings))
+    if spec.kind != "rank":
+        raise ValueError(f"'method' must be rank-based to fuse rankings (got {method!r})")
+    stack, top = stack_rankings(rankings)
+    fused = fuse_stack(stack, spec, norm, w, checked, "zero", [f"rankings[{r}]" for r in range(len(rankings))])
+    bounds = np.searchsorted(fused.query, np.arange(len(stack.queries) + 1))
+    return [
+        (top - fused.doc[lo:hi][:limit], fused.score[lo:hi][:limit].astype(np.float32))
+        for lo, hi in itertools.pairwise(bounds)
+    ]

@@ -1,0 +1,265 @@
+"""Tuning without leaks: parameters chosen on training folds, judged on the queries held out.
+
+:func:`tune` splits the judged queries into folds; for each fold it picks, among every candidate
+(method, norm, parameters), the one with the best mean on the other folds' queries, and scores
+that candidate on the fold's own queries. Every query's held-out score thus comes from a choice
+made without it; :mod:`ef.compare` then tests the held-out fused run against every input run on
+the same queries (paired, corrected over the family).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ef.fusion._stack import load_run, stack_runs
+from ef.fusion.methods import METHODS, Missing, _names, _qrels, fuse_stack, resolve, to_run
+from ef.fusion.trained import fit_tables
+
+__all__ = ["Candidate", "TuneReport", "grid", "tune", "weight_grid"]
+
+Floats = npt.NDArray[np.float64]
+
+# The values searched for each parameter (weights have their own exact grid, see weight_grid).
+GRIDS: dict[str, tuple[float, ...]] = {
+    "k": (1.0, 5.0, 10.0, 20.0, 40.0, 60.0, 80.0, 100.0),
+    "gamma": tuple(i / 10 for i in range(11)),
+    "sigma": (0.001, 0.01, 0.1, 0.5, 1.0),
+    "phi": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99),
+    "segments": (2.0, 5.0, 10.0, 20.0, 50.0),
+    "w": (1.0, 2.0, 3.0, 5.0, 10.0, 20.0),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One setting searched: a method, a norm, its weights (or ``None``) and its parameters."""
+
+    method: str
+    norm: str
+    weights: tuple[float, ...] | None
+    params: tuple[tuple[str, float], ...]
+
+    def __str__(self) -> str:
+        parts = [self.method, f"norm={self.norm}"]
+        if self.weights is not None:
+            parts.append("weights=" + ",".join(f"{w:g}" for w in self.weights))
+        parts.extend(f"{name}={value:g}" for name, value in self.params)
+        return " ".join(parts)
+
+
+def weight_grid(n_runs: int, step: float) -> list[tuple[float, ...]]:
+    """Every weight vector of `n_runs` multiples of `step` summing to 1, counted in integers (exact).
+
+    ranx compares float sums with 1.0 and loses 4 of the 66 triples at step 0.1; this grid is
+    the compositions of ``1 / step`` into `n_runs` parts, so none is lost.
+
+    >>> len(weight_grid(3, 0.1)), weight_grid(2, 0.5)
+    (66, [(0.0, 1.0), (0.5, 0.5), (1.0, 0.0)])
+    """
+    parts = Fraction(1) / Fraction(step).limit_denominator(10**6)
+    if parts.denominator != 1 or parts < 1:
+        raise ValueError(f"'step' must be 1 / n for a whole n >= 1, such as 0.1 or 0.05 (got {step!r})")
+    n = int(parts)
+    out: list[tuple[float, ...]] = []
+    for cuts in itertools.combinations(range(n + n_runs - 1), n_runs - 1):
+        bounds = (-1, *cuts, n + n_runs - 1)
+        out.append(tuple((bounds[i + 1] - bounds[i] - 1) / n for i in range(n_runs)))
+    return sorted(out)
+
+
+def grid(method: str, norm: str | None, n_runs: int, step: float) -> list[Candidate]:
+    """The candidates searched for `method` under `norm` (its default norm when ``None``)."""
+    spec, chosen, _, _ = resolve(method, norm, None, None, n_runs)
+    weights: list[tuple[float, ...] | None] = (
+        [None] if not spec.weighted or spec.name == "rrf" else list(weight_grid(n_runs, step))
+    )
+    names = [name for name, _ in spec.defaults]
+    values = [GRIDS[name] for name in names]
+    return [
+        Candidate(method, chosen, w, tuple(zip(names, combo, strict=True)))
+        for w in weights
+        for combo in itertools.product(*values)
+    ]
+
+
+@dataclass(frozen=True)
+class TuneReport:
+    """What :func:`tune` chose and how the choice did on the queries it had not seen.
+
+    ``chosen`` holds each fold's candidate; ``final`` the candidate best over all queries (the
+    one to deploy; its score is in-sample). ``held_out`` is each judged query's score under the
+    candidate its fold chose; ``inputs`` each input run's per-query scores. ``sweep`` gives, per
+    ``(method, norm)``, the mean held-out score of cross-validating that pair alone.
+    ``comparison`` is :func:`ef.compare.compare` of the held-out fused run (``"fused"``) against
+    every input run, on `measure`.
+    """
+
+    measure: str
+    folds: int
+    seed: int
+    queries: tuple[str, ...]
+    chosen: tuple[Candidate, ...]
+    final: Candidate
+    held_out: Mapping[str, float]
+    inputs: Mapping[str, Mapping[str, float]]
+    sweep: Mapping[tuple[str, str], float]
+    fused_run: Mapping[str, Mapping[str, float]] = field(repr=False)
+    comparison: Any = field(repr=False)
+
+    @property
+    def best_input(self) -> str:
+        """The input run with the highest mean on the measure (the first on a tie)."""
+        means = {name: float(np.mean(list(scores.values()))) for name, scores in self.inputs.items()}
+        return max(means, key=lambda name: (means[name], -list(means).index(name)))
+
+    def verdict(self) -> str:
+        """One line: whether the held-out fused run beat the best input, with its difference, CI and p."""
+        c = self.comparison.get("fused", self.measure, baseline=self.best_input)
+        beat = "beat" if c.verdict == "better" else "did not beat"
+        return (
+            f"fusion {beat} the best input ({self.best_input}) on {self.measure}: {c.diff:+.4f}, "
+            f"95% CI [{c.ci_low:+.4f}, {c.ci_high:+.4f}], p = {c.p_adjusted:.3g} "
+            f"({self.comparison.correction}-corrected, {c.n_queries} held-out queries)"
+        )
+
+
+def _scores(run: Mapping[str, Mapping[str, float]], qrels: Mapping[str, Any], measure: str,
+            queries: Sequence[str]) -> Floats:
+    from ef.evaluation import evaluate_run
+
+    per_query = evaluate_run(run, qrels, [measure]).per_query
+    return np.array([next(iter(per_query[q].values())) if q in per_query else 0.0 for q in queries])
+
+
+def tune(
+    runs: Any,
+    qrels: Any,
+    *,
+    method: str | Sequence[str] = "wsum",
+    norm: str | Sequence[str | None] | None = None,
+    measure: str = "ndcg@10",
+    folds: int = 5,
+    seed: int = 0,
+    step: float = 0.1,
+    depth: int | None = None,
+    missing: Missing = "zero",
+    correction: str = "holm",
+) -> TuneReport:
+    """Choose fusion parameters by cross-validation over query folds; report them held out.
+
+    Parameters
+    ----------
+    runs
+        As :func:`~ef.fusion.fuse` (a list, or a ``{name: run}`` mapping whose names label the
+        comparison; a list's runs are ``run1``, ``run2`` ...).
+    qrels
+        ``{query_id: {doc_id: grade}}``, a qrels file or a DataFrame; its judged queries are split
+        into folds. Trained methods are fitted on each fold's training queries only.
+    method, norm
+        One name or several: every (method, norm) pair is searched as one pool of candidates
+        (rank-based methods take norm ``none`` only, whatever is listed). Parameters searched:
+        weights on the exact grid of :func:`weight_grid`, and :data:`GRIDS`.
+    measure
+        What is maximised and compared (any name :func:`ef.evaluation.evaluate_run` reads).
+    folds, seed
+        The number of folds (2 to the number of judged queries) and the seed of their shuffle.
+    step
+        The step of the weight grid (1 / n).
+    depth, missing
+        As :func:`~ef.fusion.fuse`.
+    correction
+        The multiple-comparison correction of :func:`ef.compare.compare`.
+
+    Returns
+    -------
+    TuneReport
+    """
+    from ef.compare import compare
+
+    values, labels = _names(runs)
+    names = list(runs) if isinstance(runs, Mapping) else [f"run{i + 1}" for i in range(len(values))]
+    if "fused" in names:
+        raise ValueError("'runs' must not name a run 'fused': the comparison calls the fused run so")
+    if len(values) < 1:
+        raise ValueError("'runs' must hold at least one run (got none)")
+    mappings = [load_run(run, label) for run, label in zip(values, labels, strict=True)]
+    stack = stack_runs(mappings, labels)
+    if depth is not None:
+        stack = stack.cut(depth)
+    judged = _qrels(qrels)
+    queries = sorted(judged)
+    if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= len(queries):
+        raise ValueError(f"'folds' must be an integer from 2 to the {len(queries)} judged queries (got {folds!r})")
+    methods = [method] if isinstance(method, str) else list(method)
+    norms = [norm] if norm is None or isinstance(norm, str) else list(norm)
+    candidates: list[Candidate] = []
+    for m in methods:
+        for n in norms:
+            spec = METHODS.get(m)
+            if spec is not None and spec.kind != "score" and m != "segfuse":
+                n = None
+            for c in grid(m, n, stack.n_runs, step):
+                if c not in candidates:
+                    candidates.append(c)
+    order = np.random.default_rng(seed).permutation(len(queries))
+    fold_of = np.empty(len(queries), dtype=np.int64)
+    fold_of[order] = np.arange(len(queries)) % folds
+
+    def run_of(c: Candidate, training: Mapping[str, Any] | None) -> dict[str, dict[str, float]]:
+        spec, chosen, w, params = resolve(c.method, c.norm, c.weights, dict(c.params), stack.n_runs)
+        if spec.kind == "trained":
+            params["tables"] = fit_tables(stack, training if training is not None else judged, c.method, params)
+        return to_run(stack, fuse_stack(stack, spec, chosen, w, params, missing, labels))
+
+    # Per-query scores: one array per candidate, or per (candidate, fold) for trained methods,
+    # whose tables are fitted on the fold's training queries.
+    cache: dict[tuple[int, int], Floats] = {}
+
+    def scores(i: int, f: int) -> Floats:
+        trained = METHODS[candidates[i].method].kind == "trained"
+        key = (i, f if trained else -1)
+        if key not in cache:
+            training = {q: judged[q] for q, g in zip(queries, fold_of, strict=True) if g != f} if trained else None
+            cache[key] = _scores(run_of(candidates[i], training), judged, measure, queries)
+        return cache[key]
+
+    def cross_validate(pool: Sequence[int]) -> tuple[list[int], Floats]:
+        chosen, held = [], np.zeros(len(queries))
+        for f in range(folds):
+            train = fold_of != f
+            best = max(pool, key=lambda i: (float(scores(i, f)[train].mean()), -i))
+            chosen.append(best)
+            held[~train] = scores(best, f)[~train]
+        return chosen, held
+
+    chosen, held = cross_validate(range(len(candidates)))
+    sweep = {}
+    for pair in dict.fromkeys((c.method, c.norm) for c in candidates):
+        pool = [i for i, c in enumerate(candidates) if (c.method, c.norm) == pair]
+        sweep[pair] = float(cross_validate(pool)[1].mean())
+    # The held-out fused run: each fold's queries fused by the candidate that fold chose.
+    fused: dict[str, dict[str, float]] = {}
+    for f, i in enumerate(chosen):
+        test = {q for q, g in zip(queries, fold_of, strict=True) if g == f}
+        trained = METHODS[candidates[i].method].kind == "trained"
+        training = {q: judged[q] for q in queries if q not in test} if trained else None
+        fused.update({q: docs for q, docs in run_of(candidates[i], training).items() if q in test})
+    everything = [(float(scores(i, -1).mean()) if METHODS[c.method].kind != "trained" else
+                   float(_scores(run_of(c, judged), judged, measure, queries).mean()), -i)
+                  for i, c in enumerate(candidates)]
+    final = candidates[-max(everything)[1]]
+    inputs = {name: dict(zip(queries, _scores(run, judged, measure, queries).tolist(), strict=True))
+              for name, run in zip(names, mappings, strict=True)}
+    comparison = compare({"fused": fused, **dict(zip(names, mappings, strict=True))}, judged, [measure],
+                         baseline=names, correction=correction)  # type: ignore[arg-type]
+    return TuneReport(
+        measure, folds, seed, tuple(queries), tuple(candidates[i] for i in chosen), final,
+        dict(zip(queries, held.tolist(), strict=True)), inputs, sweep, fused, comparison,
+    )
