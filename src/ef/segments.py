@@ -34,7 +34,7 @@ from ef.validate import (
     check_positive_int,
     check_str,
     describe,
-    find_non_finite,
+    find_not_json,
     to_plain,
 )
 
@@ -147,7 +147,8 @@ class Chunk:
     metadata
         Free-form JSON-ready extras (offsets, scores, titles); not part of the id, nor of
         equality or the hash. Stored as a copy in which numpy scalars and arrays are Python
-        numbers and lists; NaN or infinity is a ``ValueError``.
+        numbers and lists; what JSON cannot hold (NaN, a set, a datetime, a key that is not a
+        string) is a ``ValueError``.
 
     Examples
     --------
@@ -174,11 +175,11 @@ class Chunk:
         check_instance(self.metadata, "metadata", Mapping, what="a mapping")
         if self.metadata:
             object.__setattr__(self, "metadata", to_plain(self.metadata))
-            # Outcomes are saved as JSON, which cannot hold NaN or infinity: refuse them here, at the source.
-            bad = find_non_finite(self.metadata, "metadata")
+            # Outcomes are saved as JSON, which cannot hold NaN, a set or a datetime: refuse them
+            # here, at the source, rather than when a run writes its results file.
+            bad = find_not_json(self.metadata, "metadata")
             if bad is not None:
-                where = f"chunk {self.source_uri!r}#{self.chunk_index}"
-                raise ValueError(f"{where}: {bad[0]} is {bad[1]!r}, which JSON cannot hold")
+                raise ValueError(f"chunk {self.source_uri!r}#{self.chunk_index}: {bad}")
         # Stored once: the metrics read ids for every sample, hashing each time would be waste.
         object.__setattr__(self, "id", chunk_id(self.source_uri, self.chunk_index, self.content))
 

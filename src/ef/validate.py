@@ -39,6 +39,7 @@ __all__ = [
     "check_str",
     "describe",
     "find_non_finite",
+    "find_not_json",
     "finite_float",
     "to_plain",
 ]
@@ -320,3 +321,40 @@ def find_non_finite(value: object, where: str) -> tuple[str, float] | None:
         if found is not None:
             return found
     return None
+
+
+def find_not_json(value: object, where: str) -> str | None:
+    """What in `value` JSON cannot hold, as ``"<path> is …"``, or ``None`` if it is all JSON.
+
+    JSON holds str, int, finite float, bool, None, lists (and tuples, written as lists) and
+    objects keyed by strings. Anything else — a set, a datetime, bytes, NaN, a key that is not a
+    string (``json.dumps`` would turn ``1`` into ``"1"``) — would fail, or change, when written.
+
+    >>> find_not_json({"a": [1, {"b": {"x"}}]}, "metadata")
+    "metadata['a'][1]['b'] is of type set, which JSON cannot hold"
+    >>> find_not_json({"a": float("inf")}, "metadata")
+    "metadata['a'] is inf, which JSON cannot hold"
+    >>> find_not_json({2: "b"}, "metadata")
+    'metadata has the key 2 (of type int); JSON keys are strings'
+    >>> find_not_json({"a": [None, True, "s", 1, 0.5]}, "metadata") is None
+    True
+    """
+    if value is None or isinstance(value, str | bool | int):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{where} is {value!r}, which JSON cannot hold"
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{where} has the key {key!r:.60} (of type {type(key).__name__}); JSON keys are strings"
+            found = find_not_json(item, f"{where}[{key!r}]")
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list | tuple):
+        for position, item in enumerate(value):
+            found = find_not_json(item, f"{where}[{position}]")
+            if found is not None:
+                return found
+        return None
+    return f"{where} is of type {type(value).__name__}, which JSON cannot hold"
