@@ -12,6 +12,7 @@ import hashlib
 import http.server
 import io
 import json
+import os
 import re
 import socket
 import threading
@@ -590,3 +591,45 @@ def test_ef_eval_beir_scifact_from_ef_s_cache(homes: dict[str, Path], capsys: py
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("beir/scifact, split test: 5183 documents (5183 segments), 300 queries scored")
     assert lines[4].split() == ["ndcg", "0.5433", "0.6400", "0.6531", "0.6791", "0.7036"]
+
+
+def test_msmarco_dev_small_from_the_tar_archive_in_ef_s_cache(homes: dict[str, Path],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import tarfile
+
+    members = {"collection.tsv": b"0\tThe sky is blue.\n1\tGrass is green.\n",
+               "queries.dev.small.tsv": b"5\tsky colour\n", "qrels.dev.small.tsv": b"5\t0\t0\t1\n"}
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    path = homes["ef"] / "datasets" / "msmarco-passage" / "collectionandqueries.tar.gz"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(buffer.getvalue())
+    known = KNOWN["msmarco-passage/dev/small"]
+    md5 = hashlib.md5(buffer.getvalue()).hexdigest()
+    parts = tuple(replace(part, download=replace(part.download, md5=md5)) for part in known.parts)
+    monkeypatch.setitem(KNOWN, known.name, replace(known, parts=parts))
+    dataset = load("msmarco-passage/dev/small")
+    assert (dataset.split, triple(dataset)) == (
+        "dev", ({"0": "The sky is blue.", "1": "Grass is green."}, {"5": "sky colour"}, {"5": {"0": 1}}))
+    assert dataset.source == "; ".join(f"{role}: {path}[{member}]" for role, member in
+                                       zip(("corpus", "queries", "qrels"), members, strict=True))
+    assert dataset.verified == "; ".join(f"{role}: md5 {md5} (ir_datasets' table)"
+                                         for role in ("corpus", "queries", "qrels"))
+
+
+def test_a_checked_archive_is_remembered_until_it_changes(homes: dict[str, Path]) -> None:
+    path = homes["ef"] / "datasets" / "beir" / "tiny.zip"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(TINY_ZIP)
+    assert triple(load("beir/tiny")) == TRIPLE
+    memo = homes["ef"] / "datasets" / ".verified" / TINY_MD5
+    status = path.stat()
+    assert memo.read_text() == f"{path}\t{status.st_size}\t{status.st_mtime_ns}\t{status.st_ino}\n"
+    path.write_bytes(TINY_ZIP.replace(b"Berlin", b"Bonn!!"))  # same size, changed in place
+    os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns + 1))
+    with pytest.raises(ChecksumError, match=rf"^{path}: md5 [0-9a-f]{{32}} is not the published md5 {TINY_MD5}"):
+        load("beir/tiny")

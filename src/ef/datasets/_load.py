@@ -9,6 +9,7 @@ import shutil
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -469,30 +470,36 @@ def _read_hub(source: _Hub, split: str) -> tuple[Triple, str]:
 
 
 @contextlib.contextmanager
-def _member_stream(path: Path, member: str | None) -> Iterator[IO[bytes]]:
-    """The bytes of `path` (gunzipped when gzip), or of its tar `member`."""
-    if member is None:
-        with open(path, "rb") as raw:
-            if raw.read(2) == b"\x1f\x8b":
-                raw.seek(0)
-                with gzip.open(raw) as unzipped:
-                    yield unzipped  # type: ignore[misc]
-            else:
-                raw.seek(0)
-                yield raw
-        return
+def _file_stream(path: Path) -> Iterator[IO[bytes]]:
+    """The bytes of `path`, gunzipped when it is gzip."""
+    with open(path, "rb") as raw:
+        if raw.read(2) == b"\x1f\x8b":
+            raw.seek(0)
+            with gzip.open(raw) as unzipped:
+                yield unzipped  # type: ignore[misc]
+        else:
+            raw.seek(0)
+            yield raw
+
+
+def _tar_members(path: Path, wanted: Sequence[str]) -> Iterator[tuple[str, IO[bytes]]]:
+    """``(member, stream)`` for each wanted member of a tar archive, in one pass over it."""
+    left = set(wanted)
     try:
         with tarfile.open(path, "r|*") as archive:
             for entry in archive:
-                if entry.name.lstrip("./") == member:
+                name = entry.name.removeprefix("./")
+                if name in left:
                     stream = archive.extractfile(entry)
-                    if stream is None:
-                        break
-                    yield stream
+                    if stream is not None:
+                        left.discard(name)
+                        yield name, stream
+                if not left:
                     return
-    except (tarfile.TarError, EOFError, OSError) as error:
+    except (tarfile.TarError, EOFError, zlib.error) as error:
         raise ValueError(f"{path}: corrupt or truncated tar archive ({error})") from None
-    raise ValueError(f"{path}: no member {member} in this archive")
+    if left:
+        raise ValueError(f"{path}: no member {sorted(left)[0]} in this archive")
 
 
 def _read_tsv_texts(stream: IO[bytes], where: str) -> dict[str, str]:
@@ -515,24 +522,36 @@ def _read_tsv_texts(stream: IO[bytes], where: str) -> dict[str, str]:
     return texts
 
 
-def _read_files(source: _Files) -> Triple:
+def _read_part(role: str, stream: IO[bytes], where: str) -> Any:
+    if role != "qrels":
+        return _read_tsv_texts(stream, where)
     from ef.trec import read_qrels
 
+    with tempfile.TemporaryDirectory(prefix="ef-qrels-") as scratch:
+        copy = Path(scratch) / "qrels"
+        with open(copy, "wb") as out:
+            shutil.copyfileobj(stream, out)
+        try:
+            return read_qrels(copy)
+        except ValueError as error:  # name the file read, not the scratch copy
+            raise ValueError(str(error).replace(str(copy), where)) from None
+
+
+def _read_files(source: _Files) -> Triple:
     read: dict[str, Any] = {}
+    tars: dict[Path, dict[str, str]] = {}
     for role, (path, member, _) in source.parts.items():
-        where = f"{path}:{member}" if member else str(path)
-        with _member_stream(path, member) as stream:
-            if role == "qrels":
-                with tempfile.TemporaryDirectory(prefix="ef-qrels-") as scratch:
-                    copy = Path(scratch) / "qrels"
-                    with open(copy, "wb") as out:
-                        shutil.copyfileobj(stream, out)
-                    try:
-                        read[role] = read_qrels(copy)
-                    except ValueError as error:
-                        raise ValueError(str(error).replace(str(copy), where)) from None
-            else:
-                read[role] = _read_tsv_texts(stream, where)
+        if member is None:
+            with _file_stream(path) as stream:
+                read[role] = _read_part(role, stream, str(path))
+        else:
+            tars.setdefault(path, {})[member] = role
+    for path, roles in tars.items():  # one pass over each archive, however many of its members are read
+        try:
+            for member, stream in _tar_members(path, list(roles)):
+                read[roles[member]] = _read_part(roles[member], stream, f"{path}:{member}")
+        except (tarfile.TarError, EOFError, zlib.error) as error:  # raised while a member is read
+            raise ValueError(f"{path}: corrupt or truncated tar archive ({error})") from None
     return read["corpus"], read["queries"], read["qrels"]
 
 

@@ -149,10 +149,48 @@ def md5_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _stamp(path: Path) -> str:
+    """What identifies one unchanged file: real path, size, modification time (ns), inode."""
+    status = path.stat()
+    return f"{os.path.realpath(path)}\t{status.st_size}\t{status.st_mtime_ns}\t{status.st_ino}"
+
+
+def _memo(md5: str) -> Path:
+    return ef_root() / ".verified" / md5
+
+
+def _remembered(path: Path, md5: str) -> bool:
+    try:
+        return _stamp(path) in _memo(md5).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _remember(path: Path, md5: str) -> None:
+    """Note in ef's cache that `path`, as it is now, has `md5` (housekeeping: failures are ignored)."""
+    from ef.io.atomic import atomic_writer
+
+    memo = _memo(md5)
+    try:
+        old = memo.read_text(encoding="utf-8").splitlines() if memo.is_file() else []
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_writer(memo) as stream:
+            stream.write("".join(f"{line}\n" for line in [*old[-15:], _stamp(path)]).encode("utf-8"))
+    except OSError:
+        pass
+
+
 def verify_download(path: Path, download: Download, name: str) -> None:
-    """Raise :class:`ChecksumError` unless `path` has `download`'s published md5."""
+    """Raise :class:`ChecksumError` unless `path` has `download`'s published md5.
+
+    A file found good is remembered in ef's cache (``.verified/<md5>``: its real path, size,
+    modification time and inode), so an unchanged large archive is hashed once, not on every load.
+    """
+    if _remembered(path, download.md5):
+        return
     actual = md5_of(path)
     if actual == download.md5:
+        _remember(path, download.md5)
         return
     size = path.stat().st_size
     sized = "" if download.size is None or size == download.size else (
