@@ -159,16 +159,33 @@ class AnnIndex:
         kind, params = meta.get("kind"), meta.get("params")
         if kind not in _DEFAULTS or not isinstance(params, dict):
             raise ValueError(f"{directory / 'manifest.json'}: 'index.dense.ann' is not an ANN description; {DAMAGED}")
+        try:  # search() reads every parameter of its kind: each must be there, a positive integer
+            AnnSpec(str(kind), params)
+            if set(params) != set(_DEFAULTS[str(kind)]):
+                raise ValueError(f"expected {', '.join(_DEFAULTS[str(kind)])}")
+        except (TypeError, ValueError) as error:
+            raise ValueError(
+                f"{directory / 'manifest.json'}: 'index.dense.ann.params' ({error}); {DAMAGED}"
+            ) from None
         faiss = require_faiss()
         try:
             index = faiss.read_index(str(path))
         except RuntimeError as error:
             raise ValueError(f"{path}: unreadable FAISS index ({error}); {DAMAGED}") from error
+        # The kind decides which attributes search() sets (efSearch, nprobe): a file of another
+        # kind would fail there with an AttributeError, or search with the wrong metric.
+        expected = {"hnsw": faiss.IndexHNSWFlat, "ivf": faiss.IndexIVFFlat}[kind]
+        if type(index) is not expected:
+            raise ValueError(f"{path}: a FAISS {type(index).__name__}, but the manifest says {kind}; {DAMAGED}")
+        if index.metric_type != faiss.METRIC_INNER_PRODUCT:
+            raise ValueError(f"{path}: a FAISS index that does not rank by inner product; {DAMAGED}")
         if index.ntotal != n_rows or index.d != dimension:
             raise ValueError(
                 f"{path}: holds {index.ntotal} vectors of dimension {index.d}, the manifest {n_rows} of "
                 f"dimension {dimension}; {DAMAGED}"
             )
+        if kind == "ivf" and index.nlist != params.get("nlist"):
+            raise ValueError(f"{path}: has {index.nlist} IVF lists, the manifest {params.get('nlist')!r}; {DAMAGED}")
         return cls(str(kind), params, index)
 
 
