@@ -301,14 +301,49 @@ def _claim(directory: Path, state: dict[str, Any]) -> None:
         stream.write(json.dumps(state, indent=2, allow_nan=False).encode("utf-8") + b"\n")
 
 
-def _read_shard(path: Path, rows: int) -> np.memmap | None:
-    """The shard at `path`, memory-mapped, or None if it is missing or not a float32 block of `rows`."""
+def _digest_path(path: Path) -> Path:
+    """Where the SHA-256 of the shard at `path` is recorded: ``shard-000000.npy.sha256``."""
+    return path.with_name(path.name + ".sha256")
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_shard(path: Path, matrix: npt.NDArray[np.float32]) -> None:
+    """Write a shard, then the SHA-256 of its bytes beside it (a shard without one is not trusted)."""
+    with atomic_writer(path) as stream:
+        np.save(stream, matrix, allow_pickle=False)
+    with atomic_writer(_digest_path(path)) as stream:
+        stream.write(_file_sha256(path).encode("ascii") + b"\n")
+
+
+def _read_shard(path: Path, rows: int, *, verify: bool = False) -> np.memmap | None:
+    """The shard at `path`, memory-mapped, or None if it is missing or not a float32 block of `rows`.
+
+    With `verify` (a shard a resumed build would keep) also None unless the file's SHA-256 is
+    the one recorded when it was written and every value is finite: a shard overwritten or
+    damaged since would otherwise be searched, and saved into the index, as if it were good.
+    """
     try:
         matrix = np.load(path, mmap_mode="r", allow_pickle=False)
     except (ValueError, OSError):
         return None
     if matrix.dtype != np.float32 or matrix.ndim != 2 or matrix.shape[0] != rows:
         return None
+    if verify:
+        try:
+            recorded = _digest_path(path).read_text(encoding="ascii").strip()
+            if recorded != _file_sha256(path):
+                return None
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not all(np.isfinite(matrix[start : start + 65_536]).all() for start in range(0, rows, 65_536)):
+            return None
     return matrix  # type: ignore[no-any-return]
 
 
@@ -326,7 +361,9 @@ def encode_shards(
     """Encode `texts` on Ray into shards in `directory`; returns the shards (memory-mapped) and how many were reused.
 
     Shards already in `directory` from an earlier, interrupted run of the same build (same model,
-    texts and shard size, as ``shards.json`` records) are kept; only the missing ones are encoded.
+    texts and shard size, as ``shards.json`` records) are kept if their SHA-256, recorded beside
+    each when it was written, still matches and their values are finite; the missing and the
+    damaged ones are encoded (again).
     `on_shard` is called with each shard's number once it is on disk.
     """
     rows = engine.shard_rows
@@ -338,7 +375,9 @@ def encode_shards(
     for stale in directory.glob(".*.tmp"):  # a writer killed mid-write leaves its temporary file
         stale.unlink(missing_ok=True)
     bounds = [(i * rows, min((i + 1) * rows, len(texts))) for i in range(n_shards)]
-    shards: list[np.memmap | None] = [_read_shard(shard_path(directory, i), b - a) for i, (a, b) in enumerate(bounds)]
+    shards: list[np.memmap | None] = [
+        _read_shard(shard_path(directory, i), b - a, verify=True) for i, (a, b) in enumerate(bounds)
+    ]
     missing = [i for i, shard in enumerate(shards) if shard is None]
     reused = n_shards - len(missing)
     if missing:
@@ -364,8 +403,7 @@ def encode_shards(
                     filled[batch_rows[mine] - start] = True
                     if filled.all():
                         path = shard_path(directory, number)
-                        with atomic_writer(path) as stream:
-                            np.save(stream, matrix, allow_pickle=False)
+                        _write_shard(path, matrix)
                         del buffers[number]
                         shards[number] = _read_shard(path, end - start)
                         if on_shard is not None:
