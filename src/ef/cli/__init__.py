@@ -21,6 +21,7 @@ _COMMANDS = {
     "trec-eval": "ef.cli.trec_eval",
     "rag": "ef.cli.rag",
     "compare": "ef.cli.compare",
+    "gate": "ef.cli.gate",
     "report": "ef.cli.report",
     "datasets": "ef.cli.datasets",
     "fuse": "ef.cli.fuse",

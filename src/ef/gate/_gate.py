@@ -1,0 +1,514 @@
+"""``ef.gate.gate``: is the candidate no worse than the baseline, by more than a stated margin?
+
+For each gated measure a non-inferiority test (:mod:`ef.gate._stats`): a seeded paired
+randomization p-value and a paired bootstrap bound, Holm's correction across the measures.
+**pass** when the candidate is shown non-inferior (the corrected bound on the worse side lies
+inside the margin, and Holm's p of "worse by the margin or more" is below alpha), **fail** when
+it is shown worse by more than the margin (the corrected bound on the better side lies beyond
+it, and Holm's p of "not worse by more than the margin" is below alpha), **inconclusive**
+otherwise, with the smallest difference this query set detects and the queries needed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from ef.gate import _render as render
+from ef.gate import _stats as stats
+from ef.gate._result import OPTION_NAMES, Result, load_result
+
+__all__ = [
+    "DEFAULT_MARGIN",
+    "EXIT_CODES",
+    "SCHEMA",
+    "GateReport",
+    "Margin",
+    "MeasureVerdict",
+    "gate",
+    "parse_margin",
+]
+
+SCHEMA = "ef.gate/1"
+Outcome = Literal["pass", "fail", "inconclusive"]
+EXIT_CODES: Mapping[str, int] = {"pass": 0, "fail": 1, "usage": 2, "inconclusive": 3}
+"""The exit status of ``ef gate`` for each outcome (``usage``: a bad argument or input)."""
+
+
+@dataclass(frozen=True)
+class Margin:
+    """How much worse the candidate may be: ``value`` in the measure's units, or with
+    ``relative`` a fraction of the baseline's mean (``0.02`` is 2%)."""
+
+    value: float
+    relative: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, bool) or not isinstance(self.value, int | float) or not math.isfinite(self.value):
+            raise TypeError(f"'margin' must be a finite number (got {self.value!r})")
+        if self.value < 0:
+            raise ValueError(f"'margin' must be >= 0 (got {self.value!r})")
+
+    def absolute(self, baseline_mean: float) -> float:
+        """The margin in the measure's units."""
+        return self.value * abs(baseline_mean) if self.relative else float(self.value)
+
+    def __str__(self) -> str:
+        return f"{self.value * 100:g}% of the baseline mean" if self.relative else f"{self.value:g}"
+
+
+DEFAULT_MARGIN = Margin(0.02, relative=True)
+"""The margin of a measure none is stated for: 2% of the baseline's mean."""
+
+
+def parse_margin(text: str) -> Margin:
+    """``"0.01"`` (absolute) or ``"2%"`` (relative to the baseline mean).
+
+    >>> parse_margin("2%"), parse_margin("0.01")
+    (Margin(value=0.02, relative=True), Margin(value=0.01, relative=False))
+    """
+    spelled = text.strip()
+    relative = spelled.endswith("%")
+    try:
+        value = float(spelled[:-1] if relative else spelled)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"a margin is a number >= 0, or a percentage such as 2% (got {text!r})")
+    return Margin(value / 100.0, True) if relative else Margin(value)
+
+
+@dataclass(frozen=True)
+class MeasureVerdict:
+    """The gate's finding on one measure.
+
+    ``diff`` is ``candidate - baseline`` in the measure's units; ``threshold`` the margin on the
+    worse side (``-margin`` where higher is better, ``+margin`` where lower is); ``worst`` and
+    ``best`` the paired-bootstrap bounds of ``diff`` on its worse and better sides at Holm's level
+    for this measure (``level_pass``, ``level_fail``: one-sided). ``p_pass`` tests "worse by the
+    margin or more", ``p_fail`` "not worse by more than the margin" (randomization, one-sided);
+    ``*_holm`` are Holm-adjusted across the gated measures. ``sd`` is the standard deviation of
+    the per-query differences, ``detectable`` the smallest distance from the margin that
+    ``n_queries`` detect with 80% power and ``queries_needed`` how many queries would settle the
+    observed difference (``None``: it sits on the margin).
+    """
+
+    measure: str
+    higher_is_better: bool
+    verdict: Outcome
+    margin: float
+    margin_text: str
+    threshold: float
+    n_queries: int
+    baseline_mean: float
+    candidate_mean: float
+    diff: float
+    worst: float
+    best: float
+    level_pass: float
+    level_fail: float
+    p_pass: float
+    p_pass_holm: float
+    p_fail: float
+    p_fail_holm: float
+    sd: float
+    detectable: float
+    queries_needed: int | None
+
+    @property
+    def line(self) -> str:
+        """One line for a terminal or a CI log."""
+        return render.verdict_line(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True, repr=False)
+class GateReport:
+    """What :func:`gate` found: the outcome, one :class:`MeasureVerdict` per measure, the settings.
+
+    ``outcome`` is ``"fail"`` if any measure failed, else ``"inconclusive"`` if any was, else
+    ``"pass"``; :attr:`exit_code` its status (:data:`EXIT_CODES`). ``spread[side][measure]``
+    holds each seed's mean for a side given as several runs. ``metadata[side]`` what each side
+    recorded; ``warnings`` what could not be checked.
+    """
+
+    outcome: Outcome
+    verdicts: tuple[MeasureVerdict, ...]
+    baseline: str
+    candidate: str
+    queries: tuple[str, ...]
+    alpha: float
+    resamples: int
+    seed: int
+    exact: bool
+    default_margin: str
+    spread: Mapping[str, Mapping[str, tuple[float, ...]]]
+    metadata: Mapping[str, Mapping[str, Any]]
+    warnings: tuple[str, ...] = field(default=())
+
+    def __repr__(self) -> str:
+        return f"GateReport({self.outcome!r}, {len(self.verdicts)} measures, {self.n_queries} queries)"
+
+    @property
+    def n_queries(self) -> int:
+        """How many queries were paired."""
+        return len(self.queries)
+
+    @property
+    def exit_code(self) -> int:
+        """``ef gate``'s exit status: pass 0, fail 1, inconclusive 3."""
+        return EXIT_CODES[self.outcome]
+
+    def get(self, measure: str) -> MeasureVerdict:
+        """The verdict on `measure`; ``KeyError`` naming it when it was not gated."""
+        for v in self.verdicts:
+            if v.measure == measure:
+                return v
+        raise KeyError(f"{measure!r} was not gated (gated: {', '.join(v.measure for v in self.verdicts)})")
+
+    def lines(self) -> list[str]:
+        """The verdict lines: one per measure, then the outcome."""
+        return render.lines(self)
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def to_markdown(self) -> str:
+        """A Markdown summary for a CI job summary or a pull-request comment."""
+        return render.markdown(self)
+
+    def to_junit(self) -> str:
+        """JUnit XML: one test case per measure (a failure for fail, skipped for inconclusive)."""
+        return render.junit(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with schema :data:`SCHEMA`."""
+        return render.as_dict(self)
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as JSON text."""
+        import json
+
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+
+    def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
+        """A self-contained HTML page; written atomically to `path` when given. Returns the page."""
+        page = render.html(self)
+        if path is not None:
+            from ef.io.atomic import atomic_writer
+
+            with atomic_writer(path) as stream:
+                stream.write(page.encode("utf-8"))
+        return page
+
+
+# --- loading and checking ------------------------------------------------------------------------
+
+
+def _members(source: Any) -> list[Any]:
+    return list(source) if isinstance(source, list | tuple) else [source]
+
+
+def _is_run(source: Any) -> bool:
+    """A TREC run (file or mapping) to be scored, not a saved result."""
+    if isinstance(source, str | os.PathLike):
+        return not str(source).endswith((".json", ".jsonl"))
+    if isinstance(source, Mapping):
+        return not ("per_query" in source or "samples" in source or "schema" in source)
+    return False
+
+
+def _name(sources: list[Any]) -> str:
+    def one(s: Any) -> str:
+        return str(s) if isinstance(s, str | os.PathLike) else type(s).__name__
+
+    return one(sources[0]) if len(sources) == 1 else f"{one(sources[0])} and {len(sources) - 1} more seeds"
+
+
+def _expand(measures: Sequence[str]) -> list[str]:
+    from ef.evaluation._compare import _expand_measures
+
+    return _expand_measures(measures)[0]
+
+
+def _differences(a: Mapping[str, Any], b: Mapping[str, Any], what: str, names: tuple[str, str]) -> list[str]:
+    out = []
+    for key in sorted(set(a) | set(b)):
+        x, y = a.get(key), b.get(key)
+        if x is not None and y is not None and x != y:
+            out.append(f"{what}{key}: {x!r} in the {names[0]}, {y!r} in the {names[1]}")
+    return out
+
+
+def _check_same(left: Result, right: Result, names: tuple[str, str], warnings: list[str]) -> None:
+    """Refuse two results of different queries, qrels, datasets or options, naming the difference."""
+    a, b = set(left.per_query), set(right.per_query)
+    if a != b:
+        only_a, only_b = sorted(a - b), sorted(b - a)
+        parts = []
+        if only_a:
+            parts.append(f"{len(only_a)} only in the {names[0]} (first {only_a[0]!r})")
+        if only_b:
+            parts.append(f"{len(only_b)} only in the {names[1]} (first {only_b[0]!r})")
+        raise ValueError(
+            f"the {names[0]} ({left.source}) and the {names[1]} ({right.source}) hold different queries: "
+            + ", ".join(parts)
+        )
+    ma, mb = left.metadata, right.metadata
+    ha, hb = ma.get("qrels_hash"), mb.get("qrels_hash")
+    if ha is not None and hb is not None and ha != hb:
+        raise ValueError(
+            f"the {names[0]} ({left.source}) and the {names[1]} ({right.source}) were judged with different "
+            f"qrels: {ha} against {hb}"
+        )
+    if ha is None or hb is None:
+        lacking = "neither result" if ha is None and hb is None else f"the {names[0] if ha is None else names[1]}"
+        warnings.append(f"{lacking} records no qrels hash: that both were judged alike is not checked")
+    da, db = ma.get("dataset") or {}, mb.get("dataset") or {}
+    problems = _differences(da, db, "dataset ", names) if isinstance(da, Mapping) and isinstance(db, Mapping) else []
+    oa, ob = ma.get("options") or {}, mb.get("options") or {}
+    if isinstance(oa, Mapping) and isinstance(ob, Mapping):
+        problems += _differences(
+            {k: oa.get(k) for k in OPTION_NAMES}, {k: ob.get(k) for k in OPTION_NAMES}, "option ", names
+        )
+    if problems:
+        raise ValueError(
+            f"the {names[0]} ({left.source}) and the {names[1]} ({right.source}) are not comparable: "
+            + "; ".join(problems)
+        )
+    va, vb = ma.get("ef_version"), mb.get("ef_version")
+    if va is not None and vb is not None and va != vb:
+        warnings.append(f"the {names[0]} was saved by ef {va}, the {names[1]} by ef {vb}")
+
+
+def _measures_of(results: list[Result], given: list[str] | None, side: str) -> tuple[str, ...]:
+    if given is not None:
+        for r in results:
+            lacking = [m for m in given if m not in r.measures]
+            if lacking:
+                raise ValueError(
+                    f"the {side} ({r.source}) has no {', '.join(map(repr, lacking))} "
+                    f"(it has {', '.join(map(repr, r.measures))})"
+                )
+        return tuple(given)
+    return results[0].measures
+
+
+def _direction(measure: str, given: Mapping[str, bool], sides: Sequence[Result]) -> bool:
+    if measure in given:
+        return bool(given[measure])
+    recorded = {r.higher_is_better.get(measure) for r in sides} - {None}
+    if len(recorded) > 1:
+        raise ValueError(f"the results disagree on whether higher {measure!r} is better: say it with higher_is_better")
+    if recorded:
+        return bool(recorded.pop())
+    raise ValueError(
+        f"whether higher {measure!r} is better is not known: say it (higher_is_better={{{measure!r}: False}}, "
+        f"ef gate --lower-is-better {measure})"
+    )
+
+
+def _margins(
+    margin: float | str | Margin | Mapping[str, float | str | Margin] | None, measures: Sequence[str]
+) -> tuple[dict[str, Margin], Margin]:
+    def one(value: object, where: str) -> Margin:
+        if isinstance(value, Margin):
+            return value
+        if isinstance(value, str):
+            return parse_margin(value)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"{where} must be a number, a percentage string or a Margin (got {value!r})")
+        return Margin(float(value))
+
+    if margin is None:
+        return dict.fromkeys(measures, DEFAULT_MARGIN), DEFAULT_MARGIN
+    if isinstance(margin, Mapping):
+        unknown = [m for m in margin if m not in measures and m != "*"]
+        if unknown:
+            raise ValueError(f"'margin' names {unknown[0]!r}, which is not gated (gated: {', '.join(measures)})")
+        default = one(margin["*"], "'margin'['*']") if "*" in margin else DEFAULT_MARGIN
+        return {m: one(margin[m], f"'margin'[{m!r}]") if m in margin else default for m in measures}, default
+    default = one(margin, "'margin'")
+    return dict.fromkeys(measures, default), default
+
+
+def gate(
+    baseline: Any,
+    candidate: Any,
+    measures: Sequence[str] | None = None,
+    *,
+    margin: float | str | Margin | Mapping[str, float | str | Margin] | None = None,
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | None = None,
+    alpha: float = 0.05,
+    resamples: int = 10_000,
+    seed: int = 0,
+    higher_is_better: Mapping[str, bool] | None = None,
+    missing: str = "zero",
+    relevance_level: float = 1,
+    max_docs: int | None = None,
+) -> GateReport:
+    """Gate `candidate` against `baseline`: non-inferiority per measure, Holm across measures.
+
+    Parameters
+    ----------
+    baseline, candidate
+        Anything :func:`~ef.gate.load_result` reads (a saved result, ``ef eval --json``, a report,
+        a fastrag ``BenchmarkResult``, a TREC run with `qrels`), or a list of them: one system run
+        with several seeds, averaged per query before testing (their spread is reported).
+    measures
+        The gated measures, in any spelling ``ef trec-eval`` reads; ``None``: every measure of the
+        baseline (the candidate must have the same ones).
+    margin
+        How much worse the candidate may be: a number (absolute, every measure), ``"2%"`` (of the
+        baseline's mean), a :class:`Margin`, or a mapping measure -> any of these (``"*"``: the
+        others). Default :data:`DEFAULT_MARGIN`, 2% of the baseline mean.
+    qrels
+        Judgements to score a TREC run against (its hash is recorded and checked).
+    alpha
+        The one-sided level of each test, Holm-corrected across the measures.
+    resamples, seed
+        The randomization and bootstrap resamples and their seed.
+    higher_is_better
+        Directions of measures the registry and the results do not know (``latency_ms``: False).
+    missing, relevance_level, max_docs
+        How a TREC run is scored (:func:`~ef.evaluation.evaluate_run`).
+
+    Raises
+    ------
+    ValueError
+        When the two sides hold different queries, qrels, datasets, options or measures (the
+        message names the difference), or for a bad option.
+    """
+    from ef.evaluation._options import check_options
+
+    check_options("randomization", "holm", alpha, 0.95, resamples, seed)
+    base_sources, cand_sources = _members(baseline), _members(candidate)
+    if not base_sources or not cand_sources:
+        raise ValueError("'baseline' and 'candidate' must each be a result or a non-empty list of results")
+    options: dict[str, Any] = {
+        "qrels": qrels, "missing": missing, "relevance_level": relevance_level, "max_docs": max_docs
+    }
+    given = None if measures is None else _expand(list(measures))
+    saved = [s for s in (*base_sources, *cand_sources) if not _is_run(s)]
+    # A TREC run is scored with the measures asked for, else with those of the saved result on
+    # the other side, else with evaluate_run's defaults.
+    if given is not None:
+        run_measures = given
+    elif saved:
+        run_measures = list(load_result(saved[0], **options).measures)
+    else:
+        from ef.evaluation._run import DEFAULT_MEASURES
+
+        run_measures = list(DEFAULT_MEASURES)
+
+    def load_side(sources: list[Any], side: str) -> list[Result]:
+        results = [
+            load_result(s, measures=run_measures if _is_run(s) else given, **options) for s in sources
+        ]
+        for r in results[1:]:
+            _check_same(results[0], r, (f"{side}'s first seed", f"{side}'s other seed"), [])
+            if set(r.measures) != set(results[0].measures):
+                raise ValueError(f"the {side}'s seeds hold different measures ({results[0].source}, {r.source})")
+        return results
+
+    base = load_side(base_sources, "baseline")
+    cand = load_side(cand_sources, "candidate")
+    names = ("baseline", "candidate")
+    warnings: list[str] = []
+    _check_same(base[0], cand[0], names, warnings)
+    if given is None:
+        gated = list(base[0].measures)
+        extra = [m for m in cand[0].measures if m not in gated]
+        lacking = [m for m in gated if m not in cand[0].measures]
+        if extra or lacking:
+            parts = [f"only in the baseline: {', '.join(lacking)}"] if lacking else []
+            parts += [f"only in the candidate: {', '.join(extra)}"] if extra else []
+            raise ValueError(
+                f"the baseline and the candidate hold different measures ({'; '.join(parts)}): choose with -m"
+            )
+    else:
+        gated = list(given)
+        _measures_of(base, gated, "baseline")
+        _measures_of(cand, gated, "candidate")
+    direction = {m: _direction(m, higher_is_better or {}, [*base, *cand]) for m in gated}
+    margins, default = _margins(margin, gated)
+    queries = tuple(sorted(base[0].per_query))
+    n = len(queries)
+    if n < 2:
+        raise ValueError(f"only {n} query to pair: a gate needs at least 2")
+    values = {
+        side: np.array([[r.values(m, list(queries)) for m in gated] for r in results]).mean(axis=0).T
+        for side, results in (("baseline", base), ("candidate", cand))
+    }  # (n, k): seeds averaged per query
+    spread = {
+        side: {m: tuple(r.mean(m) for r in results) for m in gated}
+        for side, results in (("baseline", base), ("candidate", cand))
+        if len(results) > 1
+    }
+    sign = np.array([1.0 if direction[m] else -1.0 for m in gated])
+    raw = values["candidate"] - values["baseline"]
+    oriented = raw * sign
+    base_means = values["baseline"].mean(axis=0)
+    delta = np.array([margins[m].absolute(float(base_means[j])) for j, m in enumerate(gated)])
+    decision = stats.decide(oriented, delta, alpha=alpha, resamples=resamples, seed=seed)
+    verdicts = []
+    level = alpha / len(gated)  # Holm's strictest step: what a measure must clear in the worst case
+    for j, m in enumerate(gated):
+        sd = float(oriented[:, j].std(ddof=1))
+        distance = float(oriented[:, j].mean()) + float(delta[j])
+        s = float(sign[j])
+        verdicts.append(
+            MeasureVerdict(
+                measure=m,
+                higher_is_better=direction[m],
+                verdict=str(decision.verdict[j]),  # type: ignore[arg-type]
+                margin=float(delta[j]),
+                margin_text=str(margins[m]),
+                threshold=float(-delta[j] * s),
+                n_queries=n,
+                baseline_mean=float(base_means[j]),
+                candidate_mean=float(values["candidate"][:, j].mean()),
+                diff=float(raw[:, j].mean()),
+                worst=float(decision.worst[j] * s),
+                best=float(decision.best[j] * s),
+                level_pass=float(decision.level_pass[j]),
+                level_fail=float(decision.level_fail[j]),
+                p_pass=float(decision.p_pass[j]),
+                p_pass_holm=float(decision.p_pass_holm[j]),
+                p_fail=float(decision.p_fail[j]),
+                p_fail_holm=float(decision.p_fail_holm[j]),
+                sd=sd,
+                detectable=stats.detectable_difference(sd, n, level),
+                # all differences equal: the exact test needs 2**n > 1/level sign flips, whatever the sd
+                queries_needed=stats.queries_needed(sd, distance, level)
+                if sd > 0
+                else max(n + 1, math.floor(math.log2(1.0 / level)) + 1),
+            )
+        )
+    outcomes = {v.verdict for v in verdicts}
+    outcome: Outcome = "fail" if "fail" in outcomes else "inconclusive" if "inconclusive" in outcomes else "pass"
+    return GateReport(
+        outcome=outcome,
+        verdicts=tuple(verdicts),
+        baseline=_name(base_sources),
+        candidate=_name(cand_sources),
+        queries=queries,
+        alpha=float(alpha),
+        resamples=int(resamples),
+        seed=int(seed),
+        exact=decision.exact,
+        default_margin=str(default),
+        spread=spread,
+        metadata={"baseline": dict(base[0].metadata), "candidate": dict(cand[0].metadata)},
+        warnings=tuple(warnings),
+    )
+
+

@@ -1,0 +1,207 @@
+"""Renderings of a :class:`~ef.gate.GateReport`: verdict lines, Markdown, JUnit XML, JSON, HTML."""
+
+from __future__ import annotations
+
+import html as html_lib
+from typing import TYPE_CHECKING, Any
+from xml.etree import ElementTree
+
+if TYPE_CHECKING:
+    from ef.gate._gate import GateReport, MeasureVerdict
+
+__all__ = ["as_dict", "html", "junit", "lines", "markdown", "verdict_line"]
+
+_WORD = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}
+_ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
+
+
+def _p(value: float) -> str:
+    return "<0.0001" if value < 0.0001 else f"{value:.4f}"
+
+
+def _margin(v: MeasureVerdict) -> str:
+    return f"{v.threshold:+.4f} ({v.margin_text})"
+
+
+def _why(v: MeasureVerdict) -> str:
+    inside = "above" if v.higher_is_better else "below"
+    beyond = "below" if v.higher_is_better else "above"
+    if v.verdict == "pass":
+        return (
+            f"worst case {v.worst:+.4f} is {inside} the margin {_margin(v)}; "
+            f"p {_p(v.p_pass_holm)} (Holm) that it is worse by the margin or more"
+        )
+    if v.verdict == "fail":
+        return (
+            f"even the best case {v.best:+.4f} is {beyond} the margin {_margin(v)}; "
+            f"p {_p(v.p_fail_holm)} (Holm) that it is within the margin"
+        )
+    return f"the interval [{min(v.worst, v.best):+.4f}, {max(v.worst, v.best):+.4f}] holds the margin {_margin(v)}"
+
+
+def detectable_text(v: MeasureVerdict) -> str:
+    """The sentence an inconclusive verdict ends with: what this query set can detect."""
+    needed = (
+        "no number of queries settles a difference that sits on the margin"
+        if v.queries_needed is None
+        else f"about {v.queries_needed} queries would settle a difference of {v.diff:+.4f}"
+    )
+    return (
+        f"with {v.n_queries} queries the gate detects a difference of {v.detectable:.4f} from the margin "
+        f"(80% power); {needed}"
+    )
+
+
+def verdict_line(v: MeasureVerdict) -> str:
+    """``PASS ndcg@10: 0.6512 vs 0.6550 (-0.0038); worst case ...``."""
+    arrow = "" if v.higher_is_better else " (lower is better)"
+    line = (
+        f"{_WORD[v.verdict]} {v.measure}{arrow}: candidate {v.candidate_mean:.4f} vs baseline "
+        f"{v.baseline_mean:.4f} ({v.diff:+.4f}); {_why(v)}"
+    )
+    if v.verdict == "inconclusive":
+        line += f"; {detectable_text(v)}"
+    return line
+
+
+def _settings(report: GateReport) -> str:
+    flips = "every sign flip" if report.exact else f"{report.resamples} sign flips"
+    return (
+        f"{report.n_queries} queries; non-inferiority per measure (default margin: {report.default_margin}); "
+        f"paired randomization test ({flips}, seed {report.seed}) and paired bootstrap bounds, "
+        f"Holm-corrected across {len(report.verdicts)} measure{'s' if len(report.verdicts) != 1 else ''}, "
+        f"alpha {report.alpha:g}"
+    )
+
+
+def _spread(report: GateReport) -> list[str]:
+    out = []
+    for side, by in report.spread.items():
+        for measure, means in by.items():
+            mean = sum(means) / len(means)
+            sd = (sum((x - mean) ** 2 for x in means) / (len(means) - 1)) ** 0.5
+            out.append(
+                f"{side}: {len(means)} seeds averaged per query; {measure} per seed "
+                f"{min(means):.4f} to {max(means):.4f} (sd {sd:.4f})"
+            )
+    return out
+
+
+def lines(report: GateReport) -> list[str]:
+    """One verdict line per measure, the settings, the seeds' spread, the warnings and the outcome."""
+    out = [f"ef gate: {report.candidate} against {report.baseline}: {_settings(report)}"]
+    out += [verdict_line(v) for v in report.verdicts]
+    out += _spread(report)
+    out += [f"warning: {w}" for w in report.warnings]
+    out.append(f"outcome: {_WORD[report.outcome]} (exit {report.exit_code})")
+    return out
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def markdown(report: GateReport) -> str:
+    """A summary for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment."""
+    out = [
+        f"### {_ICON[report.outcome]} ef gate: {_WORD[report.outcome]}",
+        "",
+        f"Candidate `{_md(report.candidate)}` against baseline `{_md(report.baseline)}`: {_md(_settings(report))}.",
+        "",
+        "| measure | verdict | baseline | candidate | diff | worst case | best case | margin | p (Holm) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for v in report.verdicts:
+        p = v.p_fail_holm if v.verdict == "fail" else v.p_pass_holm
+        name = v.measure if v.higher_is_better else f"{v.measure} ↓"
+        out.append(
+            f"| {_md(name)} | {_ICON[v.verdict]} {_WORD[v.verdict]} | {v.baseline_mean:.4f} | {v.candidate_mean:.4f} "
+            f"| {v.diff:+.4f} | {v.worst:+.4f} | {v.best:+.4f} | {_md(_margin(v))} | {_p(p)} |"
+        )
+    out.append("")
+    notes = [f"{v.measure}: {detectable_text(v)}" for v in report.verdicts if v.verdict == "inconclusive"]
+    notes += _spread(report) + [f"warning: {w}" for w in report.warnings]
+    out += [f"- {_md(n)}" for n in notes]
+    if notes:
+        out.append("")
+    out.append(
+        "Worst and best case: one-sided paired-bootstrap bounds of candidate - baseline at each measure's Holm "
+        "level; pass when the worst case is inside the margin, fail when the best case is beyond it."
+    )
+    return "\n".join(out) + "\n"
+
+
+def junit(report: GateReport) -> str:
+    """JUnit XML: a test case per measure; fail is a failure, inconclusive is skipped (exit 3 says so)."""
+    suite = ElementTree.Element(
+        "testsuite",
+        name="ef gate",
+        tests=str(len(report.verdicts)),
+        failures=str(sum(v.verdict == "fail" for v in report.verdicts)),
+        errors="0",
+        skipped=str(sum(v.verdict == "inconclusive" for v in report.verdicts)),
+    )
+    for v in report.verdicts:
+        case = ElementTree.SubElement(suite, "testcase", classname="ef.gate", name=v.measure)
+        if v.verdict == "fail":
+            ElementTree.SubElement(case, "failure", type="regression", message=verdict_line(v)).text = verdict_line(v)
+        elif v.verdict == "inconclusive":
+            ElementTree.SubElement(case, "skipped", message=verdict_line(v))
+        ElementTree.SubElement(case, "system-out").text = verdict_line(v)
+    ElementTree.indent(suite)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
+
+
+def as_dict(report: GateReport) -> dict[str, Any]:
+    """The JSON form, schema ``ef.gate/1``."""
+    from ef.gate._gate import EXIT_CODES, SCHEMA
+
+    return {
+        "schema": SCHEMA,
+        "outcome": report.outcome,
+        "exit_code": report.exit_code,
+        "exit_codes": dict(EXIT_CODES),
+        "baseline": report.baseline,
+        "candidate": report.candidate,
+        "n_queries": report.n_queries,
+        "alpha": report.alpha,
+        "resamples": report.resamples,
+        "seed": report.seed,
+        "exact": report.exact,
+        "default_margin": report.default_margin,
+        "measures": [{**v.to_dict(), "line": verdict_line(v)} for v in report.verdicts],
+        "spread": {side: {m: list(v) for m, v in by.items()} for side, by in report.spread.items()},
+        "metadata": {side: dict(meta) for side, meta in report.metadata.items()},
+        "warnings": list(report.warnings),
+        "queries": list(report.queries),
+    }
+
+
+def html(report: GateReport) -> str:
+    """A self-contained page (no script, no outside resource): the verdicts and the settings."""
+    esc = html_lib.escape
+    rows = []
+    for v in report.verdicts:
+        rows.append(
+            "<tr class='{}'><td>{}</td><td>{}</td><td>{:.4f}</td><td>{:.4f}</td><td>{:+.4f}</td>"
+            "<td>{:+.4f}</td><td>{:+.4f}</td><td>{}</td></tr>".format(
+                v.verdict, esc(v.measure if v.higher_is_better else f"{v.measure} ↓"), _WORD[v.verdict],
+                v.baseline_mean, v.candidate_mean, v.diff, v.worst, v.best, esc(_margin(v)),
+            )
+        )
+    items = "".join(f"<li>{esc(line)}</li>" for line in lines(report)[1:])
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>ef gate: {_WORD[report.outcome]}</title><style>"
+        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child{text-align:left}"
+        ".pass{background:#e6f4ea}.fail{background:#fce8e6}.inconclusive{background:#fef7e0}</style></head><body>"
+        f"<h1 class='{report.outcome}'>ef gate: {_WORD[report.outcome]}</h1>"
+        f"<p>Candidate <code>{esc(report.candidate)}</code> against baseline <code>{esc(report.baseline)}</code>: "
+        f"{esc(_settings(report))}.</p>"
+        "<table><tr><th>measure</th><th>verdict</th><th>baseline</th><th>candidate</th><th>diff</th>"
+        "<th>worst case</th><th>best case</th><th>margin</th></tr>"
+        + "".join(rows)
+        + f"</table><ul>{items}</ul></body></html>\n"
+    )

@@ -1,0 +1,459 @@
+"""Per-query results a gate compares, with what a gate needs to refuse a bad comparison.
+
+A :class:`Result` holds one system's per-query values of some measures, their directions and
+the metadata that says what the values mean: ef's version, the schema, the dataset (name and
+checksum), the qrels' hash, the options that change numbers (``missing``, ``relevance_level``,
+``ignore_identical_ids``, ``max_docs``) and the pipeline id. :func:`save_result` writes one as
+JSON (schema :data:`RESULT_SCHEMA`); :func:`load_result` reads that, the JSON of ``ef eval
+--json``, of an :func:`~ef.evaluation.evaluate_run` report's ``to_dict``, of ``ef trec-eval -q
+--json``, a fastrag ``BenchmarkResult`` (object, ``to_dict`` JSON or ``save_jsonl`` file), an
+in-memory report, or a TREC run scored against qrels.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "OPTION_NAMES",
+    "RESULT_SCHEMA",
+    "Result",
+    "dataset_checksum",
+    "load_result",
+    "qrels_hash",
+    "result_metadata",
+    "save_result",
+]
+
+RESULT_SCHEMA = "ef.result/1"
+"""The schema of the JSON :func:`save_result` writes."""
+
+OPTION_NAMES = ("missing", "relevance_level", "ignore_identical_ids", "max_docs")
+"""The options that change a result's numbers: two results gated together must agree on them."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One system's per-query values, their directions and their metadata.
+
+    ``per_query[query_id][measure]`` is a finite number for every query and every measure of
+    ``measures``; ``higher_is_better[measure]`` its direction (``None``: not known here, given
+    to the gate). ``metadata`` holds ``ef_version``, ``schema``, ``dataset`` (``{"name",
+    "checksum"}`` or ``None``), ``qrels_hash``, ``options`` and ``pipeline_id``, each ``None``
+    when unknown. ``source`` names where it came from, for messages.
+    """
+
+    per_query: Mapping[str, Mapping[str, float]]
+    measures: tuple[str, ...]
+    higher_is_better: Mapping[str, bool | None]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    source: str = "result"
+
+    def values(self, measure: str, queries: Sequence[str]) -> list[float]:
+        """The values of `measure` for `queries`, in that order."""
+        return [float(self.per_query[q][measure]) for q in queries]
+
+    def mean(self, measure: str) -> float:
+        """The mean of `measure` over every query."""
+        return math.fsum(float(v[measure]) for v in self.per_query.values()) / len(self.per_query)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON :func:`save_result` writes: the metadata, the measures, the means and every query."""
+        meta = dict(self.metadata)
+        return {
+            "schema": RESULT_SCHEMA,
+            "ef_version": _version(),
+            "dataset": meta.get("dataset"),
+            "qrels_hash": meta.get("qrels_hash"),
+            "options": meta.get("options"),
+            "pipeline_id": meta.get("pipeline_id"),
+            "measures": [{"name": m, "higher_is_better": self.higher_is_better.get(m)} for m in self.measures],
+            "metrics": {m: self.mean(m) for m in self.measures},
+            "n_queries": len(self.per_query),
+            "per_query": {q: {m: float(v[m]) for m in self.measures} for q, v in self.per_query.items()},
+        }
+
+
+def _version() -> str:
+    from ef import __version__
+
+    return __version__
+
+
+def _grade(value: object) -> str:
+    number = float(value)  # type: ignore[arg-type]
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def qrels_hash(qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str]) -> str:
+    """``sha256:<hex>`` of the judgements, whatever their file's layout, order or grade spelling.
+
+    The hash is over the sorted lines ``query_id TAB doc_id TAB grade`` (a whole grade as an
+    integer), so a TREC qrels file and the BEIR TSV of the same judgements hash the same.
+
+    >>> qrels_hash({"q1": {"d1": 1, "d2": 0}}) == qrels_hash({"q1": {"d2": 0.0, "d1": 1.0}})
+    True
+    >>> qrels_hash({"q1": {"d1": 1}}) == qrels_hash({"q1": {"d1": 2}})
+    False
+    """
+    if isinstance(qrels, str | os.PathLike):
+        from ef.trec import read_qrels
+
+        qrels = read_qrels(qrels)
+    digest = hashlib.sha256()
+    for query_id in sorted(qrels):
+        for doc_id in sorted(qrels[query_id]):
+            digest.update(f"{query_id}\t{doc_id}\t{_grade(qrels[query_id][doc_id])}\n".encode())
+    return f"sha256:{digest.hexdigest()}"
+
+
+def dataset_checksum(path: str | os.PathLike[str]) -> str:
+    """``sha256:<hex>`` of a dataset: a file's bytes, or a BEIR folder's files (their names and bytes).
+
+    A folder's ``corpus.jsonl``, ``queries.jsonl`` (or their ``.gz``) and every file under
+    ``qrels/`` count, in sorted order; other files (an index, a cache) do not.
+    """
+    root = Path(path)
+    digest = hashlib.sha256()
+    if root.is_dir():
+        files = [root / n for n in ("corpus.jsonl", "corpus.jsonl.gz", "queries.jsonl", "queries.jsonl.gz")]
+        files = [f for f in files if f.is_file()]
+        if (root / "qrels").is_dir():
+            files += sorted(f for f in (root / "qrels").iterdir() if f.is_file())
+        if not files:
+            raise FileNotFoundError(f"{root}: no corpus.jsonl, queries.jsonl or qrels/ to take a checksum of")
+    elif root.is_file():
+        files = [root]
+    else:
+        raise FileNotFoundError(f"{root}: no such file or directory")
+    for file in files:
+        digest.update(f"{file.relative_to(root) if file != root else file.name}\n".encode())
+        with open(file, "rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
+
+
+def result_metadata(
+    *,
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | None = None,
+    dataset: str | os.PathLike[str] | None = None,
+    dataset_name: str | None = None,
+    missing: str | None = None,
+    relevance_level: float | None = None,
+    ignore_identical_ids: bool | None = None,
+    max_docs: int | None = None,
+    pipeline_id: str | None = None,
+) -> dict[str, Any]:
+    """The metadata a saved result carries (``None`` where unknown), for ``ef eval --json`` and
+    :func:`save_result`: ef's version, the schema, the dataset's name and checksum (of the file
+    or BEIR folder `dataset`), the qrels' hash, the options and the pipeline id.
+
+    >>> meta = result_metadata(qrels={"q1": {"d1": 1}}, missing="zero", relevance_level=1)
+    >>> meta["schema"], meta["qrels_hash"][:7]
+    ('ef.result/1', 'sha256:')
+    >>> meta["options"]
+    {'missing': 'zero', 'relevance_level': 1, 'ignore_identical_ids': None, 'max_docs': None}
+    """
+    data: dict[str, Any] | None = None
+    if dataset is not None:
+        data = {"name": dataset_name or Path(dataset).name, "checksum": dataset_checksum(dataset)}
+    elif dataset_name is not None:
+        data = {"name": dataset_name, "checksum": None}
+    return {
+        "schema": RESULT_SCHEMA,
+        "ef_version": _version(),
+        "dataset": data,
+        "qrels_hash": None if qrels is None else qrels_hash(qrels),
+        "options": {
+            "missing": missing,
+            "relevance_level": relevance_level,
+            "ignore_identical_ids": ignore_identical_ids,
+            "max_docs": max_docs,
+        },
+        "pipeline_id": pipeline_id,
+    }
+
+
+def _direction(name: str) -> bool | None:
+    from ef.measures import resolve
+
+    try:
+        pairs = resolve([name], rankings=False)
+    except ValueError:
+        return None
+    if len(pairs) != 1:
+        return None
+    return pairs[0][1].spec.higher_is_better
+
+
+def _finite(where: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{where} is not a finite number (got {value!r})")
+    return float(value)
+
+
+def _per_query(
+    source: str, per_query: object, measures: Sequence[str] | None
+) -> tuple[dict[str, dict[str, float]], tuple[str, ...]]:
+    """Checked ``{query: {measure: value}}`` of the measures every query has (or of `measures`)."""
+    if not isinstance(per_query, Mapping) or not per_query:
+        raise ValueError(f"{source}: 'per_query' must be a non-empty object of query id -> values")
+    rows = list(per_query.items())
+    for query_id, values in rows:
+        if not isinstance(values, Mapping):
+            raise ValueError(f"{source}: 'per_query'[{query_id!r}] must be an object of measure -> value")
+    if measures is None:
+        first = rows[0][1]
+        names = tuple(m for m in first if all(m in v for _, v in rows))
+        if not names:
+            raise ValueError(f"{source}: its queries share no measure")
+    else:
+        names = tuple(measures)
+    out: dict[str, dict[str, float]] = {}
+    for query_id, values in rows:
+        row = {}
+        for m in names:
+            if m not in values:
+                has = ", ".join(map(repr, values)) or "none"
+                raise ValueError(f"{source}: query {query_id!r} has no value for {m!r} (it has {has})")
+            row[m] = _finite(f"{source}: {m!r} of query {query_id!r}", values[m])
+        out[str(query_id)] = row
+    return out, names
+
+
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _read_json(path: Path) -> Any:
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a number JSON allows")
+
+    try:
+        with open(path, encoding="utf-8") as stream:
+            return json.load(stream, object_pairs_hook=_strict_object, parse_constant=constant)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}:{error.lineno}: not JSON ({error.msg})") from error
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from error
+
+
+def _from_mapping(data: Mapping[str, Any], source: str, measures: Sequence[str] | None) -> Result:
+    if data.get("schema") == "ef.compare/1":
+        raise ValueError(f"{source}: a comparison report (ef compare --json), not one system's result")
+    if "samples" in data and "per_query" not in data:  # BenchmarkResult.to_dict
+        samples = data["samples"]
+        if not isinstance(samples, list):
+            raise ValueError(f"{source}: 'samples' must be a list")
+        return _from_samples(samples, source, measures, data.get("higher_is_better") or {})
+    if "per_query" not in data:
+        raise ValueError(
+            f"{source}: no 'per_query' values (save results with ef.gate.save_result, ef eval --json, "
+            "or ef trec-eval -q --json)"
+        )
+    per_query, names = _per_query(source, data["per_query"], measures)
+    directions: dict[str, bool | None] = {m: _direction(m) for m in names}
+    recorded = data.get("measures")
+    if isinstance(recorded, list):
+        for item in recorded:
+            known = isinstance(item, Mapping) and isinstance(item.get("higher_is_better"), bool)
+            if known and item.get("name") in directions:
+                directions[item["name"]] = item["higher_is_better"]
+    dataset = data.get("dataset")
+    if isinstance(dataset, str):  # ef eval --json before metadata: the folder it read
+        dataset = {"name": Path(dataset).name, "checksum": None}
+    metadata = {
+        "schema": data.get("schema"),
+        "ef_version": data.get("ef_version"),
+        "dataset": dataset,
+        "qrels_hash": data.get("qrels_hash"),
+        "options": data.get("options"),
+        "pipeline_id": data.get("pipeline_id"),
+    }
+    if data.get("split") is not None and isinstance(metadata["dataset"], Mapping):
+        metadata["dataset"] = {**metadata["dataset"], "split": data["split"]}
+    return Result(per_query, names, directions, metadata, source)
+
+
+def _from_samples(
+    samples: Sequence[Any], source: str, measures: Sequence[str] | None, directions: Mapping[str, Any]
+) -> Result:
+    per_query: dict[str, dict[str, Any]] = {}
+    for i, record in enumerate(samples):
+        if not isinstance(record, Mapping) or not isinstance(record.get("sample_id"), str):
+            raise ValueError(f"{source}: sample {i + 1} has no 'sample_id'")
+        scores = record.get("scores")
+        if not isinstance(scores, Mapping):
+            raise ValueError(f"{source}: sample {record['sample_id']!r} has no 'scores'")
+        if record["sample_id"] in per_query:
+            raise ValueError(f"{source}: sample {record['sample_id']!r} appears twice")
+        per_query[record["sample_id"]] = dict(scores)
+    for sample_id, scores in per_query.items():
+        for m, v in scores.items():
+            if v is None and (measures is None or m in measures):
+                raise ValueError(
+                    f"{source}: sample {sample_id!r} has no score for {m!r} (its call failed?): "
+                    "a gate pairs every sample"
+                )
+    checked, names = _per_query(source, per_query, measures)
+    direction = {m: directions[m] if isinstance(directions.get(m), bool) else _direction(m) for m in names}
+    return Result(checked, names, direction, {}, source)
+
+
+def load_result(
+    source: Any,
+    *,
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | None = None,
+    measures: Sequence[str] | None = None,
+    missing: str = "zero",
+    relevance_level: float = 1,
+    max_docs: int | None = None,
+) -> Result:
+    """Read one system's per-query result from whatever holds it.
+
+    `source` is a :class:`Result`; a report with ``per_query`` (:func:`~ef.evaluation.evaluate_run`'s,
+    :func:`~ef.evaluation.evaluate_retrieval`'s); a fastrag ``BenchmarkResult``; a mapping or a
+    ``.json`` file as :func:`save_result`, ``ef eval --json``, a report's ``to_dict`` or ``ef
+    trec-eval -q --json`` write it; a ``.jsonl`` file of ``BenchmarkResult.save_jsonl``; or a
+    TREC run (path or ``{query: {doc: score}}``), scored against `qrels` with `measures` and the
+    options (then its metadata records the qrels' hash and the options). `measures` ``None``
+    keeps every measure all queries have. With `qrels`, a result that records no qrels hash
+    gets theirs: it is taken to be judged with them.
+    """
+    loaded = _load(source, qrels, measures, missing, relevance_level, max_docs)
+    if qrels is not None and loaded.metadata.get("qrels_hash") is None:
+        # A report scored elsewhere, said to be judged with `qrels`: record their hash for the check.
+        loaded = Result(loaded.per_query, loaded.measures, loaded.higher_is_better,
+                        {**loaded.metadata, "qrels_hash": qrels_hash(qrels)}, loaded.source)
+    return loaded
+
+
+def _load(
+    source: Any,
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | None,
+    measures: Sequence[str] | None,
+    missing: str,
+    relevance_level: float,
+    max_docs: int | None,
+) -> Result:
+    if isinstance(source, Result):
+        return source
+    if hasattr(source, "outcomes") and hasattr(source, "scores"):  # fastrag BenchmarkResult
+        samples = [
+            {"sample_id": o.sample_id, "scores": {m: source.scores[m][i] for m in source.scores}}
+            for i, o in enumerate(source.outcomes)
+        ]
+        return _from_samples(samples, "BenchmarkResult", measures, dict(source.higher_is_better))
+    per_query = getattr(source, "per_query", None)
+    if not isinstance(source, Mapping | str | os.PathLike) and isinstance(per_query, Mapping):
+        checked, names = _per_query(type(source).__name__, per_query, measures)
+        return Result(checked, names, {m: _direction(m) for m in names}, {}, type(source).__name__)
+    if isinstance(source, Mapping):
+        if "per_query" in source or "samples" in source or "schema" in source:
+            return _from_mapping(source, "result", measures)
+        return _from_run(source, "run", qrels, measures, missing, relevance_level, max_docs)
+    if not isinstance(source, str | os.PathLike):
+        raise TypeError(f"cannot read a result from {type(source).__name__}")
+    path = Path(source)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    if path.suffix == ".json":
+        data = _read_json(path)
+        if not isinstance(data, Mapping):
+            raise ValueError(f"{path}: a result is a JSON object (got {type(data).__name__})")
+        return _from_mapping(data, str(path), measures)
+    if path.suffix == ".jsonl":
+        samples = []
+        with open(path, encoding="utf-8") as stream:
+            for number, line in enumerate(stream, 1):
+                if line.strip():
+                    try:
+                        samples.append(json.loads(line, object_pairs_hook=_strict_object))
+                    except ValueError as error:
+                        raise ValueError(f"{path}:{number}: {error}") from error
+        return _from_samples(samples, str(path), measures, {})
+    return _from_run(str(path), str(path), qrels, measures, missing, relevance_level, max_docs)
+
+
+def _from_run(
+    run: Any,
+    source: str,
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | None,
+    measures: Sequence[str] | None,
+    missing: str,
+    relevance_level: float,
+    max_docs: int | None,
+) -> Result:
+    if qrels is None:
+        raise ValueError(f"{source}: a TREC run is gated against qrels: give them (--qrels)")
+    from ef.evaluation import evaluate_run
+    from ef.evaluation._run import DEFAULT_MEASURES
+
+    if isinstance(qrels, str | os.PathLike):
+        from ef.trec import read_qrels
+
+        qrels = read_qrels(qrels)
+    names = list(measures) if measures is not None else list(DEFAULT_MEASURES)
+    report = evaluate_run(run, qrels, names, missing=missing, relevance_level=relevance_level,  # type: ignore[arg-type]
+                          max_docs=max_docs)
+    checked, labels = _per_query(source, report.per_query, None)
+    metadata = result_metadata(qrels=qrels, missing=missing, relevance_level=relevance_level, max_docs=max_docs)
+    return Result(checked, labels, {m: _direction(m) for m in labels}, metadata, source)
+
+
+def save_result(
+    result: Any,
+    path: str | os.PathLike[str],
+    *,
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | None = None,
+    dataset: str | os.PathLike[str] | None = None,
+    dataset_name: str | None = None,
+    missing: str | None = None,
+    relevance_level: float | None = None,
+    ignore_identical_ids: bool | None = None,
+    max_docs: int | None = None,
+    pipeline_id: str | None = None,
+    measures: Sequence[str] | None = None,
+) -> Path:
+    """Write `result` (anything :func:`load_result` reads) as JSON with its metadata, atomically.
+
+    The metadata given here fills what the result does not record itself (`qrels` are hashed,
+    `dataset` checksummed); a TREC run is scored against `qrels` first. Returns the path.
+    """
+    loaded = load_result(
+        result, qrels=qrels, measures=measures, missing=missing or "zero", relevance_level=relevance_level or 1,
+        max_docs=max_docs,
+    )
+    given = result_metadata(
+        qrels=qrels, dataset=dataset, dataset_name=dataset_name, missing=missing, relevance_level=relevance_level,
+        ignore_identical_ids=ignore_identical_ids, max_docs=max_docs, pipeline_id=pipeline_id,
+    )
+    merged = dict(loaded.metadata)
+    for key in ("dataset", "qrels_hash", "pipeline_id"):
+        if given[key] is not None:
+            merged[key] = given[key]
+    options = dict(merged.get("options") or {})
+    for key, value in given["options"].items():
+        if value is not None:
+            options[key] = value
+    merged["options"] = {key: options.get(key) for key in OPTION_NAMES}
+    data = Result(loaded.per_query, loaded.measures, loaded.higher_is_better, merged, loaded.source).to_dict()
+    from ef.io.atomic import atomic_writer
+
+    target = Path(path)
+    with atomic_writer(target) as stream:
+        stream.write((json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8"))
+    return target

@@ -1,0 +1,410 @@
+"""ef.gate: the non-inferiority test (simulated error rates and power against the analytic paired
+test, Holm against closed testing), the verdicts, the refusals, saved results and ``ef gate``."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+from statistics import NormalDist
+from xml.etree import ElementTree
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from ef.cli import main
+from ef.evaluation import RunEvalReport
+from ef.gate import GateReport, Margin, gate, load_result, parse_margin, qrels_hash, save_result
+from ef.gate._stats import decide, holm, holm_levels, one_sided_tests
+
+ALPHA = 0.05
+
+
+def _analytic_power(shift: float, sd: float, n: int, alpha: float = ALPHA) -> float:
+    """One-sided paired t-test power for a true mean `shift` beyond the margin (noncentral t)."""
+    df = n - 1
+    return float(1.0 - stats.nct.cdf(stats.t.ppf(1.0 - alpha, df), df, shift / (sd / math.sqrt(n))))
+
+
+def _mc_tolerance(rate: float, replications: int) -> float:
+    return 4.0 * math.sqrt(max(rate * (1.0 - rate), 1e-4) / replications)  # 4 Monte Carlo standard errors
+
+
+# --- simulations: error rates at the margin, power against a real regression ---------------------
+
+R = 2000  # replications, one column each, tested at once (each its own family of one measure)
+
+
+@pytest.mark.parametrize(("n", "sd", "delta"), [(50, 0.15, 0.02), (200, 0.15, 0.02), (12, 0.3, 0.05)])
+def test_false_fail_and_false_pass_rates_at_the_margin_are_at_most_alpha(n: int, sd: float, delta: float) -> None:
+    # The true mean difference is exactly -margin: neither "fail" nor "pass" is true.
+    rng = np.random.default_rng(n)
+    diffs = rng.normal(-delta, sd, size=(n, R))
+    verdict = decide(diffs, np.full(R, delta), alpha=ALPHA, resamples=2000, seed=1, correct=False).verdict
+    for outcome in ("fail", "pass"):
+        rate = float((verdict == outcome).mean())
+        assert rate <= ALPHA + _mc_tolerance(ALPHA, R), (outcome, rate)
+
+
+@pytest.mark.parametrize(("n", "sd", "delta", "true"), [(50, 0.15, 0.02, -0.08), (30, 0.2, 0.02, -0.12)])
+def test_power_against_a_real_regression_matches_the_paired_t_test(
+    n: int, sd: float, delta: float, true: float
+) -> None:
+    rng = np.random.default_rng(7)
+    diffs = rng.normal(true, sd, size=(n, R))
+    verdict = decide(diffs, np.full(R, delta), alpha=ALPHA, resamples=2000, seed=1, correct=False).verdict
+    expected = _analytic_power(-(true + delta), sd, n)  # 0.874 and 0.848
+    assert abs(float((verdict == "fail").mean()) - expected) <= _mc_tolerance(expected, R)
+    assert float((verdict == "pass").mean()) == 0.0
+
+
+def test_power_to_pass_an_unchanged_system_matches_the_paired_t_test() -> None:
+    n, sd, delta = 200, 0.15, 0.02
+    diffs = np.random.default_rng(3).normal(0.0, sd, size=(n, R))
+    verdict = decide(diffs, np.full(R, delta), alpha=ALPHA, resamples=2000, seed=1, correct=False).verdict
+    expected = _analytic_power(delta, sd, n)  # 0.593
+    assert abs(float((verdict == "pass").mean()) - expected) <= _mc_tolerance(expected, R)
+
+
+def test_holm_keeps_the_family_wise_false_fail_rate_across_three_measures() -> None:
+    rng = np.random.default_rng(11)
+    families, n, delta = 300, 40, 0.02
+    failed = 0
+    for _ in range(families):  # every measure exactly at its margin, correlated across measures
+        common = rng.normal(0, 0.1, size=(n, 1))
+        diffs = -delta + common + rng.normal(0, 0.1, size=(n, 3))
+        failed += "fail" in decide(diffs, np.full(3, delta), alpha=ALPHA, resamples=1000, seed=2).verdict
+    assert failed / families <= ALPHA + _mc_tolerance(ALPHA, families)
+
+
+def test_the_gate_of_one_measure_is_the_simulated_kernel() -> None:
+    # gate() on one replication gives the verdict decide() gave that column.
+    rng = np.random.default_rng(5)
+    diffs = rng.normal(-0.05, 0.15, size=(40, 30))
+    kernel = decide(diffs, np.full(30, 0.02), alpha=ALPHA, resamples=500, seed=4, correct=False)
+    base = rng.random(40)
+    for j in range(30):
+        report = gate(
+            {"per_query": {f"q{i:02d}": {"ndcg@10": base[i]} for i in range(40)}},
+            {"per_query": {f"q{i:02d}": {"ndcg@10": base[i] + diffs[i, j]} for i in range(40)}},
+            margin=0.02, resamples=500, seed=4,
+        )
+        assert report.get("ndcg@10").verdict == kernel.verdict[j]
+
+
+# --- the randomization test by hand, Holm against closed testing ---------------------------------
+
+
+def test_one_sided_p_values_enumerate_every_sign_flip() -> None:
+    d = np.array([0.3, -0.1, 0.2, 0.05, -0.02, 0.4])
+    margin = 0.1
+    e = d + margin
+    flips = np.array(list(itertools.product((1.0, -1.0), repeat=len(d)))) @ e
+    result = one_sided_tests(d[:, None], np.array([margin]), resamples=100, seed=0)
+    assert result.exact
+    assert result.p_pass[0] == pytest.approx((flips >= e.sum() - 1e-12).mean())
+    assert result.p_fail[0] == pytest.approx((flips <= e.sum() + 1e-12).mean())
+
+
+def _closed_testing_holm(p: list[float]) -> list[float]:
+    """Holm's adjusted p-values by their definition: closed testing with Bonferroni local tests."""
+    k = len(p)
+    out = []
+    for i in range(k):
+        worst = 0.0
+        for size in range(1, k + 1):
+            for subset in itertools.combinations(range(k), size):
+                if i in subset:
+                    worst = max(worst, min(1.0, size * min(p[j] for j in subset)))
+        out.append(worst)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=7))
+def test_holm_is_closed_testing_exactly(p: list[float]) -> None:
+    assert holm(np.array(p)).tolist() == _closed_testing_holm(p)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=7))
+def test_holm_levels_reject_what_the_adjusted_p_values_reject(p: list[float]) -> None:
+    array = np.array(p)
+    levels, adjusted = holm_levels(array, ALPHA), holm(array)
+    order = np.argsort(array, kind="stable")
+    for rank, i in enumerate(order):
+        # step-down: rejected when it and every smaller p-value clear their own Holm level
+        steps = all(array[order[r]] < levels[order[r]] for r in range(rank + 1))
+        assert (adjusted[i] < ALPHA) == steps or math.isclose(adjusted[i], ALPHA)
+
+
+# --- verdicts on hand-made results ---------------------------------------------------------------
+
+
+def _result(values: dict[str, list[float]], **extra: object) -> dict[str, object]:
+    n = len(next(iter(values.values())))
+    return {"per_query": {f"q{i:03d}": {m: v[i] for m, v in values.items()} for i in range(n)}, **extra}
+
+
+def test_an_unchanged_result_passes_only_with_enough_queries() -> None:
+    same5 = _result({"ndcg@10": [0.5, 0.6, 0.7, 0.2, 0.9]})
+    assert gate(same5, same5, margin=0.01).outcome == "pass"  # every flip but one: p = 1/32
+    same4 = _result({"ndcg@10": [0.5, 0.6, 0.7, 0.2]})
+    report = gate(same4, same4, margin=0.01)
+    v = report.get("ndcg@10")
+    assert (report.outcome, report.exit_code, v.p_pass) == ("inconclusive", 3, 1 / 16)
+    # all differences equal (sd 0): 2**n flips must reach below alpha: 5 queries
+    assert v.queries_needed == 5
+
+
+def test_margins_absolute_relative_and_per_measure() -> None:
+    base = _result({"ndcg@10": [0.4, 0.6] * 10, "mrr": [0.8, 1.0] * 10})
+    report = gate(base, base, margin={"ndcg@10": "2%", "*": 0.05})
+    assert report.get("ndcg@10").margin == pytest.approx(0.01)  # 2% of 0.5
+    assert report.get("ndcg@10").margin_text == "2% of the baseline mean"
+    assert report.get("mrr").margin == 0.05
+    assert report.default_margin == "0.05"
+    assert gate(base, base).default_margin == "2% of the baseline mean"
+    assert parse_margin(" 1.5% ") == Margin(0.015, relative=True)
+    with pytest.raises(ValueError, match=r"a margin is a number >= 0, or a percentage such as 2% \(got '-1'\)"):
+        parse_margin("-1")
+    with pytest.raises(ValueError, match=r"'margin' names 'map', which is not gated \(gated: ndcg@10, mrr\)"):
+        gate(base, base, margin={"map": 0.1})
+
+
+def test_direction_is_respected_for_lower_is_better() -> None:
+    fast = [10.0 + (i % 5) for i in range(40)]
+    slow = [v + 5.0 for v in fast]
+    quick = [v - 5.0 for v in fast]
+    lower = {"latency_ms": False}
+    slower = gate(_result({"latency_ms": fast}), _result({"latency_ms": slow}), margin="10%", higher_is_better=lower)
+    v = slower.get("latency_ms")
+    assert (slower.outcome, v.threshold, v.diff) == ("fail", pytest.approx(1.2), 5.0)
+    assert v.line.startswith("FAIL latency_ms (lower is better): candidate 17.0000 vs baseline 12.0000 (+5.0000); "
+                             "even the best case +5.0000 is above the margin +1.2000 (10% of the baseline mean)")
+    quicker = gate(_result({"latency_ms": fast}), _result({"latency_ms": quick}), margin=1.0, higher_is_better=lower)
+    assert quicker.outcome == "pass"
+    with pytest.raises(ValueError, match=(
+        r"whether higher 'latency_ms' is better is not known: say it \(higher_is_better=\{'latency_ms': False\}, "
+        r"ef gate --lower-is-better latency_ms\)"
+    )):
+        gate(_result({"latency_ms": fast}), _result({"latency_ms": slow}))
+
+
+def test_inconclusive_states_the_detectable_difference_and_the_queries_needed() -> None:
+    rng = np.random.default_rng(2)
+    base = rng.random(20)
+    cand = base + rng.normal(-0.01, 0.1, 20)
+    report = gate(_result({"ndcg@10": list(base)}), _result({"ndcg@10": list(cand)}), margin=0.01)
+    v = report.get("ndcg@10")
+    assert v.verdict == "inconclusive"
+    d = cand - base
+    z = NormalDist().inv_cdf
+    assert v.detectable == pytest.approx((z(0.95) + z(0.8)) * d.std(ddof=1) / math.sqrt(20))
+    assert v.queries_needed == math.ceil(((z(0.95) + z(0.8)) * d.std(ddof=1) / abs(d.mean() + 0.01)) ** 2)
+    assert f"with 20 queries the gate detects a difference of {v.detectable:.4f} from the margin (80% power); " \
+           f"about {v.queries_needed} queries would settle a difference of {v.diff:+.4f}" in v.line
+
+
+def test_holm_corrects_across_measures() -> None:
+    rng = np.random.default_rng(8)
+    base = rng.random(60)
+    values = {"ndcg@10": list(base), "mrr": list(base), "map": list(base)}
+    cand = {m: list(base + rng.normal(0.0, 0.1, 60)) for m in values}
+    report = gate(_result(values), _result(cand), margin=0.02)
+    raw = np.array([v.p_pass for v in report.verdicts])
+    assert [v.p_pass_holm for v in report.verdicts] == holm(raw).tolist()
+    assert sorted(v.level_pass for v in report.verdicts) == pytest.approx([0.05 / 3, 0.05 / 2, 0.05])
+
+
+def test_seeds_are_averaged_per_query_and_their_spread_reported() -> None:
+    base = _result({"ndcg@10": [0.5] * 10})
+    seed1 = _result({"ndcg@10": [0.4] * 10})
+    seed2 = _result({"ndcg@10": [0.6, 0.5] * 5})
+    report = gate(base, [seed1, seed2], margin=0.1)
+    v = report.get("ndcg@10")
+    assert v.candidate_mean == pytest.approx(0.475)
+    assert report.spread == {"candidate": {"ndcg@10": pytest.approx((0.4, 0.55))}}
+    assert "candidate: 2 seeds averaged per query; ndcg@10 per seed 0.4000 to 0.5500 (sd 0.1061)" in report.lines()
+
+
+# --- refusals ------------------------------------------------------------------------------------
+
+
+def test_refuses_different_queries_measures_qrels_datasets_and_options() -> None:
+    base = _result({"ndcg@10": [0.5, 0.6, 0.7]})
+    other = {"per_query": {"q000": {"ndcg@10": 0.5}, "q001": {"ndcg@10": 0.5}, "q999": {"ndcg@10": 0.5}}}
+    with pytest.raises(ValueError, match=(
+        r"the baseline \(result\) and the candidate \(result\) hold different queries: 1 only in the baseline "
+        r"\(first 'q002'\), 1 only in the candidate \(first 'q999'\)"
+    )):
+        gate(base, other)
+    with pytest.raises(ValueError, match=(
+        r"the baseline and the candidate hold different measures \(only in the candidate: mrr\): choose with -m"
+    )):
+        gate(base, _result({"ndcg@10": [0.5, 0.6, 0.7], "mrr": [1, 1, 1]}))
+    with pytest.raises(ValueError, match=r"result: query 'q000' has no value for 'mrr' \(it has 'ndcg@10'\)"):
+        gate(_result({"ndcg@10": [0.5, 0.6, 0.7], "mrr": [1, 1, 1]}), base, ["ndcg@10", "mrr"])
+    h1, h2 = qrels_hash({"q": {"d": 1}}), qrels_hash({"q": {"d": 2}})
+    with pytest.raises(ValueError, match=rf"were judged with different qrels: {h1} against {h2}"):
+        gate({**base, "qrels_hash": h1}, {**base, "qrels_hash": h2})
+    with pytest.raises(ValueError, match=(
+        r"are not comparable: dataset checksum: 'sha256:a' in the baseline, 'sha256:b' in the candidate"
+    )):
+        gate({**base, "dataset": {"name": "scifact", "checksum": "sha256:a"}},
+             {**base, "dataset": {"name": "scifact", "checksum": "sha256:b"}})
+    with pytest.raises(ValueError, match=r"comparable: option relevance_level: 1 in the baseline, 2 in the candidate$"):
+        gate({**base, "options": {"relevance_level": 1}}, {**base, "options": {"relevance_level": 2}})
+
+
+# --- saved results, readers and renderings -------------------------------------------------------
+
+QRELS = {f"q{i}": {f"d{i}": 1, f"e{i}": 2} for i in range(30)}
+
+
+def _run(bad: int = 0) -> dict[str, dict[str, float]]:
+    """d_i first for every query but the first `bad`, where a miss comes first."""
+    return {q: {f"d{i}": 0.9 if i >= bad else 0.1, "x": 0.5} for i, q in enumerate(QRELS)}
+
+
+def test_save_result_records_the_metadata_and_reads_back(tmp_path: Path) -> None:
+    from ef.evaluation import evaluate_run
+
+    report = evaluate_run(_run(), QRELS, ["ndcg@10", "P.5,10"])
+    path = save_result(report, tmp_path / "base.json", qrels=QRELS, dataset=Path(__file__), missing="zero",
+                       relevance_level=1, pipeline_id="bm25-v1")
+    data = json.loads(path.read_text())
+    assert data["schema"] == "ef.result/1"
+    assert data["qrels_hash"] == qrels_hash(QRELS)
+    assert data["dataset"]["name"] == "test_gate.py"
+    assert data["dataset"]["checksum"].startswith("sha256:")
+    assert data["options"] == {"missing": "zero", "relevance_level": 1, "ignore_identical_ids": None, "max_docs": None}
+    assert data["pipeline_id"] == "bm25-v1"
+    assert [m["name"] for m in data["measures"]] == ["ndcg@10", "P_5", "P_10"]
+    assert data["per_query"]["q3"] == report.per_query["q3"]
+    loaded = load_result(path)
+    assert loaded.higher_is_better == {"ndcg@10": True, "P_5": True, "P_10": True}
+    assert loaded.metadata["pipeline_id"] == "bm25-v1"
+
+
+def test_qrels_hash_is_the_same_for_a_trec_and_a_beir_file(tmp_path: Path) -> None:
+    trec, beir = tmp_path / "q.txt", tmp_path / "q.tsv"
+    trec.write_text("q1 0 d1 1\nq1 0 d2 2\nq2 0 d3 1\n")
+    beir.write_text("query-id\tcorpus-id\tscore\nq2\td3\t1\nq1\td2\t2\nq1\td1\t1\n")
+    assert qrels_hash(trec) == qrels_hash(beir) == qrels_hash({"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}})
+
+
+def test_reads_trec_eval_json_benchmark_results_and_refuses_nan(tmp_path: Path) -> None:
+    trec_json = tmp_path / "t.json"
+    trec_json.write_text(json.dumps({"run_id": "r", "measures": {"P_5": 0.2}, "per_query": {"a": {"P_5": 0.2}}}))
+    assert load_result(trec_json).per_query == {"a": {"P_5": 0.2}}
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"per_query": {"a": {"P_5": NaN}}}')
+    with pytest.raises(ValueError, match=r"bad.json: NaN is not a number JSON allows"):
+        load_result(bad)
+    twice = tmp_path / "twice.json"
+    twice.write_text('{"per_query": {"a": {"P_5": 0.1}}, "per_query": {}}')
+    with pytest.raises(ValueError, match=r"twice.json: the key 'per_query' appears twice in one object"):
+        load_result(twice)
+    from fastrag.benchmark import BenchmarkResult
+    from fastrag.benchmark.samples import QueryOutcome
+    from fastrag.benchmark.summary import DistributionSummary
+
+    outcomes = (QueryOutcome("s1", "a", latency_ms=2.0), QueryOutcome("s2", "b", latency_ms=4.0))
+    result = BenchmarkResult({"latency_ms": DistributionSummary.from_scores([2.0, 4.0])}, outcomes,
+                             {"latency_ms": (2.0, 4.0)}, {"latency_ms": False})
+    loaded = load_result(result)
+    assert (loaded.per_query, loaded.higher_is_better) == ({"s1": {"latency_ms": 2.0}, "s2": {"latency_ms": 4.0}},
+                                                          {"latency_ms": False})
+    result.save_jsonl(tmp_path / "b.jsonl")
+    assert load_result(tmp_path / "b.jsonl").per_query == loaded.per_query
+
+
+def test_renderings() -> None:
+    rng = np.random.default_rng(1)
+    base = rng.random(40)
+    report = gate(_result({"ndcg@10": list(base), "mrr": list(base)}),
+                  _result({"ndcg@10": list(base - 0.2), "mrr": list(base)}), margin=0.01)
+    assert isinstance(report, GateReport)
+    assert (report.outcome, [v.verdict for v in report.verdicts]) == ("fail", ["fail", "pass"])
+    assert report.to_markdown().startswith("### ❌ ef gate: FAIL\n")
+    suite = ElementTree.fromstring(report.to_junit().split("\n", 1)[1])
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("2", "1", "0")
+    assert suite.find("testcase[@name='ndcg@10']/failure") is not None
+    assert suite.find("testcase[@name='mrr']/failure") is None
+    data = json.loads(report.to_json())
+    assert (data["schema"], data["outcome"], data["exit_code"]) == ("ef.gate/1", "fail", 1)
+    assert data["exit_codes"] == {"pass": 0, "fail": 1, "usage": 2, "inconclusive": 3}
+    page = report.to_html()
+    assert "<script" not in page
+    assert "<h1 class='fail'>ef gate: FAIL</h1>" in page
+
+
+# --- ef gate -------------------------------------------------------------------------------------
+
+
+def _trec(path: Path, run: dict[str, dict[str, float]]) -> str:
+    path.write_text("".join(f"{q} Q0 {d} 0 {s} r\n" for q, docs in run.items() for d, s in docs.items()))
+    return str(path)
+
+
+def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in QRELS.items() for d, g in docs.items()))
+    base, same, worse = _trec(tmp_path / "b.run", _run()), _trec(tmp_path / "s.run", _run()), \
+        _trec(tmp_path / "w.run", _run(bad=20))
+    saved = tmp_path / "base.json"
+    save_result(base, saved, qrels=str(qrels), measures=["mrr"])
+    assert main(["gate", str(saved), same, "--qrels", str(qrels)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[1].startswith("PASS mrr: candidate 1.0000 vs baseline 1.0000 (+0.0000); worst case")
+    assert out.splitlines()[-1] == "outcome: PASS (exit 0)"
+    assert main(["gate", str(saved), worse, "--qrels", str(qrels), "--junit", str(tmp_path / "j.xml"),
+                 "--markdown", "-", "--json", str(tmp_path / "g.json"), "--html", str(tmp_path / "g.html")]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.startswith("### ❌ ef gate: FAIL\n")
+    assert captured.err.splitlines()[-1] == "outcome: FAIL (exit 1)"
+    assert json.loads((tmp_path / "g.json").read_text())["outcome"] == "fail"
+    assert "failures=\"1\"" in (tmp_path / "j.xml").read_text()
+    few = {q: QRELS[q] for q in list(QRELS)[:3]}
+    few_qrels = tmp_path / "few.txt"
+    few_qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in few.items() for d, g in docs.items()))
+    assert main(["gate", base, same, "--qrels", str(few_qrels), "-m", "mrr"]) == 3
+    assert "INCONCLUSIVE mrr" in capsys.readouterr().out
+    other = tmp_path / "other.txt"
+    other.write_text(qrels.read_text().replace("q0 0 d0 1", "q0 0 d0 2"))
+    assert main(["gate", str(saved), same, "--qrels", str(other)]) == 2
+    assert capsys.readouterr().err == (
+        f"ef gate: error: the baseline ({saved}) and the candidate ({same}) were judged with different qrels: "
+        f"{qrels_hash(str(qrels))} against {qrels_hash(str(other))}\n"
+    )
+    assert main(["gate", str(saved), same]) == 2
+    assert capsys.readouterr().err == (
+        f"ef gate: error: {same}: a TREC run is gated against qrels: give them (--qrels)\n"
+    )
+
+
+def test_cli_margins_and_directions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = tmp_path / "b.json"
+    cand = tmp_path / "c.json"
+    base.write_text(json.dumps(_result({"latency_ms": [10.0 + i % 3 for i in range(30)]})))
+    cand.write_text(json.dumps(_result({"latency_ms": [10.5 + i % 3 for i in range(30)]})))
+    assert main(["gate", str(base), str(cand), "--lower-is-better", "latency_ms", "--margin", "latency_ms=1"]) == 0
+    assert main(["gate", str(base), str(cand), "--lower-is-better", "latency_ms", "--margin", "1%"]) == 1
+    capsys.readouterr()
+    assert main(["gate", str(base), str(cand), "--margin", "1", "--margin", "2"]) == 2
+    assert capsys.readouterr().err == "ef gate: error: --margin is given twice for every measure\n"
+    assert main(["gate", str(base), str(cand), "--json", "-", "--markdown", "-"]) == 2
+    assert capsys.readouterr().err == (
+        "ef gate: error: --markdown and --json cannot both write to standard output ('-')\n"
+    )
+
+
+def test_gate_of_reports_in_memory() -> None:
+    per_query = {f"q{i}": {"ndcg@10": 0.5 + 0.01 * (i % 4)} for i in range(30)}
+    report = RunEvalReport({}, per_query, 30)
+    assert gate(report, report, margin=0.01).outcome == "pass"
