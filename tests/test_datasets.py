@@ -8,6 +8,7 @@ md5 is that of the fixture zip they build (the real table's md5s are those of th
 from __future__ import annotations
 
 import fcntl
+import gzip
 import hashlib
 import http.server
 import io
@@ -15,6 +16,7 @@ import json
 import os
 import re
 import socket
+import sys
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -155,11 +157,35 @@ def test_the_demo_dataset_still_imports_from_ef_datasets() -> None:
 
 
 def test_an_explicit_beir_zip(tmp_path: Path, homes: dict[str, Path]) -> None:
-    path = tmp_path / "tiny.zip"
-    path.write_bytes(TINY_ZIP)
+    path = tmp_path / "mine.zip"
+    path.write_bytes(zip_bytes({**beir_files("data"), "data/README": "my own build"}))
     dataset = load(path)
     assert triple(dataset) == TRIPLE
     assert (dataset.name, dataset.verified) == (str(path), "not verified (a zip named by path)")
+
+
+def test_an_explicit_zip_that_is_a_published_archive_is_that_dataset(tmp_path: Path, homes: dict[str, Path]) -> None:
+    path = tmp_path / "download.zip"
+    path.write_bytes(TINY_ZIP)
+    dataset = load(path)
+    assert (dataset.name, dataset.source, triple(dataset)) == ("beir/tiny", str(path), TRIPLE)
+    assert dataset.verified == f"md5 {TINY_MD5} (beir/tiny's published tiny.zip)"
+
+
+def test_a_malformed_line_in_a_zip_names_the_zip_and_member(tmp_path: Path) -> None:
+    path = tmp_path / "tiny.zip"
+    path.write_bytes(zip_bytes({**beir_files(), "tiny/queries.jsonl": QUERIES + '{"_id": "q3"}\n'}))
+    with pytest.raises(ValueError, match=rf"^{path}:tiny/queries.jsonl:3: record has no 'text'$"):
+        load(path)
+
+
+def test_parquet_needs_pyarrow_and_says_how_to_install_it(homes: dict[str, Path],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    build_hub(homes)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # as if pyarrow were not installed
+    with pytest.raises(ImportError, match=r"^reading the Hugging Face hub cache's parquet files needs pyarrow: "
+                                          r"pip install 'ef-eval\[parquet\]'$"):
+        load("beir/tiny")
 
 
 def test_the_ir_datasets_cache(homes: dict[str, Path]) -> None:
@@ -633,3 +659,25 @@ def test_a_checked_archive_is_remembered_until_it_changes(homes: dict[str, Path]
     os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns + 1))
     with pytest.raises(ChecksumError, match=rf"^{path}: md5 [0-9a-f]{{32}} is not the published md5 {TINY_MD5}"):
         load("beir/tiny")
+
+
+def test_ef_eval_names_trec_dl_s_relevance_level(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    base = homes["irds"] / "msmarco-passage"
+    (base / "trec-dl-2020").mkdir(parents=True)
+    (base / "collection.tsv").write_text("0\tThe sky is blue.\n1\tGrass is green.\n")
+    queries = b"7\twhat colour is the sky\n"
+    (base / "trec-dl-2020" / "queries.tsv.gz").write_bytes(gzip.compress(queries))
+    qrels = b"7 0 0 3\n7 0 1 1\n"
+    (base / "trec-dl-2020" / "qrels").write_bytes(qrels)
+    known = KNOWN["trec-dl-2020"]
+    md5s = {"queries": hashlib.md5((base / "trec-dl-2020" / "queries.tsv.gz").read_bytes()).hexdigest(),
+            "qrels": hashlib.md5(qrels).hexdigest()}
+    parts = tuple(replace(p, download=replace(p.download, md5=md5s[p.role])) if p.role in md5s else p
+                  for p in known.parts)
+    monkeypatch.setitem(KNOWN, "trec-dl-2020", replace(known, parts=parts))
+    assert main(["eval", "trec-dl-2020", "--quiet", "--k", "1", "--metrics", "ndcg"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ("ef eval: note: trec-dl-2020's official binary measures count grade >= 2 as relevant; "
+                            "recall, precision, mrr and map here count grade >= 1 (for theirs: ef trec-eval -l 2)\n")
+    assert captured.out.splitlines()[0].startswith("trec-dl-2020, split test: 2 documents (2 segments), 1 queries")

@@ -22,10 +22,11 @@ from ef.datasets._places import (
     file_state,
     hf_snapshot,
     irds_home,
+    md5_of,
     verify_blob,
     verify_download,
 )
-from ef.datasets._registry import KnownDataset, Part, resolve_name
+from ef.datasets._registry import KNOWN, Download, KnownDataset, Part, resolve_name
 
 if TYPE_CHECKING:
     from ef.evaluation import RetrievalEvalReport, RunEvalReport
@@ -135,7 +136,7 @@ Source = _Zip | _Folder | _Hub | _Files
 
 
 def _explicit(path: Path, split: str) -> tuple[Source, str]:
-    """An explicit folder or zip the caller named; a zip with a known md5 is said to be that release."""
+    """An explicit folder or zip the caller named, read as it is."""
     if path.is_dir():
         return _Folder(path), str(path)
     if not path.is_file():
@@ -145,6 +146,16 @@ def _explicit(path: Path, split: str) -> tuple[Source, str]:
         )
     root = _zip_root(path)
     return _Zip(path, root, "not verified (a zip named by path)"), str(path)
+
+
+def _published(path: Path) -> tuple[KnownDataset, Download] | None:
+    """The known dataset whose published archive `path` is (same size, then same md5), if any."""
+    size = path.stat().st_size
+    same_size = [(k, k.archive) for k in KNOWN.values() if k.archive is not None and k.archive.size == size]
+    if not same_size:
+        return None
+    digest = md5_of(path)
+    return next(((k, archive) for k, archive in same_size if archive.md5 == digest), None)
 
 
 def _zip_root(path: Path) -> str:
@@ -262,6 +273,12 @@ def locate(
         path = Path(text)
         chosen = split or "test"
         source, description = _explicit(path, chosen)
+        if isinstance(source, _Zip):
+            published = _published(path)
+            if published is not None:
+                known, archive = published
+                how = f"md5 {archive.md5} ({known.name}'s published {archive.filename})"
+                return _Zip(path, source.root, how), description, split or known.default_split, known
         return source, description, chosen, None
     known, alias_split = resolved
     if split is not None and alias_split is not None and split != alias_split:
