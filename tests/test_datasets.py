@@ -261,6 +261,9 @@ def test_a_hugging_face_hub_snapshot(homes: dict[str, Path]) -> None:
     hub = homes["hf"] / "hub"
     assert dataset.source == (f"Hugging Face hub cache {hub}/datasets--BeIR--tiny/snapshots/abc123 and "
                               f"{hub}/datasets--BeIR--tiny-qrels/snapshots/def456")
+    blobs = sorted(p.name for p in hub.glob("*/blobs/*"))
+    assert sorted(p.name for p in (homes["ef"] / "datasets" / ".verified").iterdir()) == blobs  # hashed once
+    assert triple(load("beir/tiny")) == TRIPLE
 
 
 def test_a_corrupt_hub_blob_is_an_error(homes: dict[str, Path]) -> None:

@@ -217,10 +217,14 @@ def verify_blob(path: Path) -> str:
 
     The hub cache names each blob by its content: the sha256 of a large (LFS) file, the git
     object id of a small one. That checks the bytes against what the hub served, not against a
-    pinned table (none is published for the BeIR parquet files).
+    pinned table (none is published for the BeIR parquet files). A blob found good is remembered
+    as archives are (:func:`verify_download`).
     """
     blob = path.resolve()
     name = blob.name
+    kinds = {64: "sha256", 40: "git blob id"}
+    if len(name) in kinds and _remembered(blob, name):  # checked before, unchanged since
+        return f"{kinds[len(name)]} matches the hub's content address (not a pinned checksum)"
     if _HEX64.fullmatch(name):
         digest = hashlib.sha256()
         with open(blob, "rb") as stream:
@@ -236,6 +240,7 @@ def verify_blob(path: Path) -> str:
             f"{path}: {kind} {actual} is not the hub's {name} for this file; the cached blob {blob} is corrupt "
             "or truncated: remove it and download it again with huggingface_hub"
         )
+    _remember(blob, name)
     return f"{kind} matches the hub's content address (not a pinned checksum)"
 
 
