@@ -684,3 +684,10 @@ def test_ef_eval_names_trec_dl_s_relevance_level(homes: dict[str, Path], monkeyp
     assert captured.err == ("ef eval: note: trec-dl-2020's official binary measures count grade >= 2 as relevant; "
                             "recall, precision, mrr and map here count grade >= 1 (for theirs: ef trec-eval -l 2)\n")
     assert captured.out.splitlines()[0].startswith("trec-dl-2020, split test: 2 documents (2 segments), 1 queries")
+
+
+def test_bad_argument_types_are_named() -> None:
+    with pytest.raises(TypeError, match=r"^'name_or_path' must be a dataset name or a path \(got int\)$"):
+        load(3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^'split' must be a str or None \(got int\)$"):
+        load("beir/scifact", split=1)  # type: ignore[arg-type]

@@ -39,8 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _list(names: list[str]) -> int:
     from ef.console import format_table
-    from ef.datasets import KNOWN, ef_root, resolve_name
-    from ef.datasets._load import where_present
+    from ef.datasets import KNOWN, ef_root, resolve_name, where_present
 
     chosen = []
     for name in names:

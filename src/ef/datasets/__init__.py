@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ef.datasets._demo import demo_dataset
 from ef.datasets._fetch import fetch
-from ef.datasets._load import Dataset, DatasetFacts, load, locate
+from ef.datasets._load import Dataset, DatasetFacts, load, where_present
 from ef.datasets._places import ChecksumError, DatasetNotFoundError, ef_root, hf_hub, irds_home
 from ef.datasets._registry import KNOWN, KnownDataset, resolve_name
 
@@ -27,6 +27,6 @@ __all__ = [
     "hf_hub",
     "irds_home",
     "load",
-    "locate",
     "resolve_name",
+    "where_present",
 ]

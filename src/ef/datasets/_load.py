@@ -135,7 +135,7 @@ class _Files:
 Source = _Zip | _Folder | _Hub | _Files
 
 
-def _explicit(path: Path, split: str) -> tuple[Source, str]:
+def _explicit(path: Path) -> tuple[Source, str]:
     """An explicit folder or zip the caller named, read as it is."""
     if path.is_dir():
         return _Folder(path), str(path)
@@ -263,7 +263,13 @@ def locate(
     Looks in the documented order and stops at the first complete copy, which is verified before
     it is returned (a copy whose checksum differs is an error, not a reason to look further).
     """
+    if not isinstance(name_or_path, str | os.PathLike):
+        raise TypeError(f"'name_or_path' must be a dataset name or a path (got {type(name_or_path).__name__})")
+    if split is not None and not isinstance(split, str):
+        raise TypeError(f"'split' must be a str or None (got {type(split).__name__})")
     text = os.fspath(name_or_path)
+    if not isinstance(text, str):
+        raise TypeError(f"'name_or_path' must be a str path, not {type(text).__name__}")
     resolved = None if os.path.exists(text) else resolve_name(text)
     if resolved is None:
         if text == "beir/cqadupstack":
@@ -272,7 +278,7 @@ def locate(
             )
         path = Path(text)
         chosen = split or "test"
-        source, description = _explicit(path, chosen)
+        source, description = _explicit(path)
         if isinstance(source, _Zip):
             published = _published(path)
             if published is not None:
