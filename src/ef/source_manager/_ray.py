@@ -117,8 +117,9 @@ class RayEngine:
 def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator[Any]:
     """Ray, initialised for the duration (and shut down after, when this call started it).
 
-    Usage statistics are switched off before Ray starts, the dashboard is not started, a local
-    cluster listens on 127.0.0.1 only, and the notices Ray's driver relays go to stderr
+    Usage statistics are switched off before Ray starts, a local cluster starts no dashboard
+    process (:func:`_no_api_server`: it would probe the cloud metadata services) and listens on
+    127.0.0.1 only, and the notices Ray's driver relays go to stderr
     (:func:`_notices_to_stderr`). Inside an existing session it changes nothing.
     """
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # read by every Ray process this one starts
@@ -145,13 +146,42 @@ def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator
         options.update(num_cpus=num_cpus, _node_ip_address="127.0.0.1")
     with _notices_to_stderr():
         try:
-            ray.init(address=address, **options)
+            with _no_api_server() if starting else contextlib.nullcontext():
+                ray.init(address=address, **options)
         except ConnectionError as error:
             raise ConnectionError(f"cannot reach the Ray cluster at {address!r} ({error})") from error
         try:
             yield ray
         finally:
             ray.shutdown()
+
+
+@contextlib.contextmanager
+def _no_api_server() -> Iterator[None]:
+    """While ``ray.init`` starts a local cluster: no dashboard (API server) process at all.
+
+    ``include_dashboard=False`` still starts Ray's dashboard process, loading its usage-stats
+    module only, whose first act (``UsageStatsHead.run``: ``get_cluster_config_to_report``) is to
+    probe the cloud metadata services — ``169.254.169.254`` and a DNS lookup of
+    ``metadata.google.internal`` — before it reads ``RAY_USAGE_STATS_ENABLED``; Ray 2.x reads no
+    setting or environment variable that stops it. Not starting the process is what Ray itself
+    does when the dashboard fails to start (no URL, no process); ef uses none of its API.
+    """
+    from ray._private import node
+
+    original = getattr(node.Node, "start_api_server", None)
+    if original is None:  # pragma: no cover - a Ray that starts its dashboard some other way
+        yield
+        return
+
+    def skip(self: Any, *, include_dashboard: bool | None, raise_on_failure: bool) -> None:
+        return None
+
+    node.Node.start_api_server = skip  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        node.Node.start_api_server = original  # type: ignore[method-assign]
 
 
 @contextlib.contextmanager
