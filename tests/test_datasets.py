@@ -691,3 +691,26 @@ def test_bad_argument_types_are_named() -> None:
         load(3)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^'split' must be a str or None \(got int\)$"):
         load("beir/scifact", split=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not SCIFACT.is_dir(), reason="needs ../shared/data/beir/scifact")
+def test_a_scifact_zip_built_here_is_not_the_published_one(homes: dict[str, Path], tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "scifact.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv"):
+            archive.write(SCIFACT / name, f"scifact/{name}")
+    cached = homes["ef"] / "datasets" / "beir" / "scifact.zip"
+    cached.parent.mkdir(parents=True)
+    cached.symlink_to(path)
+    # In ef's cache a zip must be BEIR's own: this one has other bytes (no train split, other timestamps).
+    assert main(["eval", "beir/scifact", "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"ef eval: error: {cached}: md5 {hashlib.md5(path.read_bytes()).hexdigest()} is not the published md5 "
+        "5f7d1de60b170fc8027bb7898e2efca1 of scifact.zip; it has "
+    )
+    # Named by its path it is read as it is, unverified, with the reference numbers.
+    assert main(["eval", str(path), "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{path}, split test: 5183 documents (5183 segments), 300 queries scored")
+    assert lines[4].split() == ["ndcg", "0.5433", "0.6400", "0.6531", "0.6791", "0.7036"]
