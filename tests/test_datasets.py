@@ -439,6 +439,7 @@ class _Server:
     def __init__(self, body: bytes) -> None:
         self.body = body
         self.cut_at: int | None = None
+        self.bad_range = False
         self.ranges: list[str | None] = []
         server = self
 
@@ -451,7 +452,8 @@ class _Server:
                 start = int(self.headers["Range"][6:-1]) if self.headers.get("Range") else 0
                 self.send_response(206 if start else 200)
                 if start:
-                    self.send_header("Content-Range", f"bytes {start}-{len(server.body) - 1}/{len(server.body)}")
+                    first = 0 if server.bad_range else start
+                    self.send_header("Content-Range", f"bytes {first}-{len(server.body) - 1}/{len(server.body)}")
                 self.send_header("Content-Length", str(len(server.body) - start))
                 self.end_headers()
                 data = server.body[start:]
@@ -507,6 +509,19 @@ def test_fetch_resumes_an_interrupted_download(homes: dict[str, Path], server: _
     assert fetch("beir/tiny", show_progress=False) == [target]
     assert server.ranges == [None, "bytes=100-"]
     assert target.read_bytes() == TINY_ZIP
+
+
+def test_fetch_refuses_a_range_answer_that_is_not_the_one_asked_for(homes: dict[str, Path], server: _Server,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    tiny_url(monkeypatch, f"{server.url}/tiny.zip")
+    part = homes["ef"] / "datasets" / "beir" / "tiny.zip.part"
+    part.parent.mkdir(parents=True)
+    part.write_bytes(TINY_ZIP[:100])
+    server.bad_range = True
+    with pytest.raises(OSError, match=rf"^{server.url}/tiny.zip answered a request for bytes 100- with "
+                                      rf"'bytes 0-{len(TINY_ZIP) - 1}/{len(TINY_ZIP)}'; remove {part} to fetch"):
+        fetch("beir/tiny", show_progress=False)
+    assert part.read_bytes() == TINY_ZIP[:100]
 
 
 def test_fetch_removes_a_file_whose_checksum_differs(homes: dict[str, Path], server: _Server,

@@ -70,6 +70,12 @@ def _download(download: Download, part: Path, target: Path, show_progress: bool,
         raise OSError(f"cannot fetch {download.url}: {error}; {_offline_hint(target)}") from None
     with response:
         resumed = start > 0 and response.status == 206
+        answered = response.headers.get("Content-Range", "")
+        if resumed and not answered.startswith(f"bytes {start}-"):
+            raise OSError(
+                f"{download.url} answered a request for bytes {start}- with {answered!r}; "
+                f"remove {part} to fetch the file from the start"
+            )
         done = start if resumed else 0  # a server that ignores Range sends the whole file again
         length = response.headers.get("Content-Length")
         total = done + int(length) if length is not None and length.isdigit() else download.size
