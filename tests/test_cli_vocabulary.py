@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import ef
+from ef.cli import _parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 DISTRIBUTION = "ef-eval"  # free on PyPI when chosen; `ef` there is Embeddings Flow
@@ -43,3 +48,70 @@ def test_the_docs_say_how_to_live_beside_intels_fastrag() -> None:
     assert "ef's `fastrag` is not Intel's fastRAG" in page
     assert "pip install ef-eval" in page
     assert "pip install ef-eval" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+
+def _fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    return capsys.readouterr().err.splitlines()[-1]
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f"ef (ef-eval) {ef.__version__}\n"
+
+
+def test_an_unknown_command_suggests_the_near_one(capsys: pytest.CaptureFixture[str]) -> None:
+    line = _fails(["evl"], capsys)
+    assert line.startswith("ef: error: argument COMMAND: invalid choice: 'evl' (choose from 'eval', 'trec-eval', ")
+    assert line.endswith("); did you mean 'eval'?")
+    assert _fails(["compre", "q", "a", "b"], capsys).endswith("; did you mean 'compare'?")
+
+
+def test_no_prefix_guessing_and_a_flag_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse's default would read --jso as --json and write a report the user did not name.
+    assert _fails(["eval", "--jso", "x.json"], capsys) == (
+        "ef eval: error: unrecognized arguments: --jso; did you mean '--json' or '--svg'?"
+    )
+    assert _fails(["rag", "--metric", "f1", "s.jsonl"], capsys) == (
+        "ef rag: error: unrecognized arguments: --metric s.jsonl; did you mean '--metrics'?"
+    )
+    assert _fails(["eval", "-z"], capsys) == "ef eval: error: unrecognized arguments: -z"
+
+
+@pytest.mark.parametrize("command", ["eval", "rag", "compare", "report"])
+@pytest.mark.parametrize("flag", ["-q", "--quiet"])
+def test_quiet_on_every_command(command: str, flag: str) -> None:
+    positional = {"eval": [], "rag": ["s.jsonl"], "compare": ["qrels", "a", "b"], "report": ["r.json"]}[command]
+    args = _parser().parse_args([command, *positional, flag])
+    assert args.quiet is True
+    assert _parser().parse_args([command, *positional]).quiet is False
+
+
+def test_quiet_turns_progress_off_only_while_the_command_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str | None] = []
+    monkeypatch.delenv("EF_NO_PROGRESS", raising=False)
+
+    def fake_run(args: object) -> int:
+        seen.append(os.environ.get("EF_NO_PROGRESS"))
+        return 0
+
+    monkeypatch.setattr("ef.cli.rag.run", fake_run)
+    assert main(["rag", "--quiet", "s.jsonl"]) == 0
+    assert main(["rag", "s.jsonl"]) == 0
+    assert seen == ["1", None]
+    assert "EF_NO_PROGRESS" not in os.environ
+
+
+def test_saved_json_names_the_version(tmp_path: Path) -> None:
+    samples = tmp_path / "s.jsonl"
+    samples.write_text(json.dumps({"user_input": "q", "response": "a b", "reference": "a b"}) + "\n")
+    out = tmp_path / "r.json"
+    assert main(["rag", str(samples), "--json", str(out), "--metrics", "token_f1"]) == 0
+    assert json.loads(out.read_text())["ef_version"] == ef.__version__

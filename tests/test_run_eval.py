@@ -114,7 +114,10 @@ def test_iprec_rounds_like_trec_eval_10() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"measures": ["ndgc@10"]}, ValueError, "measure 'ndgc@10': unknown measure; valid measures:"),
+        (
+            {"measures": ["ndgc@10"]}, ValueError,
+            "measure 'ndgc@10': unknown measure; did you mean 'ndcg@10' or 'dcg@10'?",
+        ),
         ({"measures": "map"}, TypeError, "'measures' must be a sequence of measure names, not a str (got 'map')"),
         ({"measures": []}, ValueError, "'measures' must name at least one measure"),
         ({"measures": ["map", "map"]}, ValueError, "'measures' lists 'map' twice"),

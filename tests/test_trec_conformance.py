@@ -144,7 +144,10 @@ def test_missing_query_is_skipped_without_c(capsys: pytest.CaptureFixture[str]) 
     # results.trunc has no line for 302 (77 relevant): skipped, so 474 + 10 relevant remain; trec_eval
     # 10.0 would stop with exit 4, ef says so once on stderr and scores the rest.
     assert (status, captured.out) == (0, "num_q                 \tall\t2\nnum_rel               \tall\t484\n")
-    assert captured.err == "ef trec-eval: 1 judged query is not in the run and left out (-c counts them with zeros)\n"
+    assert captured.err == (
+        "ef trec-eval: 1 of 3 judged queries is not in the run: left out, the summary is over 2 (trec_eval 10.0 "
+        "stops here; -c, like evaluate_run's default missing='zero', counts it as 0 over 3)\n"
+    )
 
 
 def test_fast_path_file_gives_the_same_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -188,16 +191,23 @@ def test_max_docs_per_query(capsys: pytest.CaptureFixture[str]) -> None:
         (
             ["-m", "prefs_simp"],
             "ef trec-eval: error: measure 'prefs_simp': trec_eval measure 'prefs_simp' is not computed by ef "
-            "(it needs preference or jg qrels);",
+            "(it needs preference or jg qrels) (every spelling:",
         ),
-        (["-m", "utility.1,2"], "ef trec-eval: error: measure 'utility.1,2': utility takes 4 numbers a,b,c,d (got 2);"),
-        (["-m", "P."], "ef trec-eval: error: measure 'P.': no parameters after the '.';"),
-        (["-m", "P.5,5"], "ef trec-eval: error: measure 'P.5,5': a parameter is given twice;"),
+        (
+            ["-m", "utility.1,2"],
+            "ef trec-eval: error: measure 'utility.1,2': utility takes 4 numbers a,b,c,d (got 2) (every spelling:",
+        ),
+        (["-m", "P."], "ef trec-eval: error: measure 'P.': no parameters after the '.' (every spelling:"),
+        (["-m", "P.5,5"], "ef trec-eval: error: measure 'P.5,5': a parameter is given twice (every spelling:"),
         (
             ["-m", "ndcg.1:3"],
-            "ef trec-eval: error: measure 'ndcg.1:3': parameters must be name=value pairs (got '1:3');",
+            "ef trec-eval: error: measure 'ndcg.1:3': parameters must be name=value pairs (got '1:3') "
+            "(every spelling:",
         ),
-        (["-m", "P.0"], "ef trec-eval: error: measure 'P.0': cutoff must be a positive integer (got '0');"),
+        (
+            ["-m", "P.0"],
+            "ef trec-eval: error: measure 'P.0': cutoff must be a positive integer (got '0') (every spelling:",
+        ),
     ],
 )
 def test_bad_measures_exit_2_naming_the_problem(
@@ -210,12 +220,20 @@ def test_bad_measures_exit_2_naming_the_problem(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-l", "0"], "ef trec-eval: error: argument -l: must be an integer > 0, as trec_eval reads it (got '0')\n"),
+        (
+            ["-l", "0"],
+            "ef trec-eval: error: argument -l/--level_for_rel: must be an integer > 0, as trec_eval reads it "
+            "(got '0')\n",
+        ),
         (
             ["-l", "1.5"],
-            "ef trec-eval: error: argument -l: must be an integer > 0, as trec_eval reads it (got '1.5')\n",
+            "ef trec-eval: error: argument -l/--level_for_rel: must be an integer > 0, as trec_eval reads it "
+            "(got '1.5')\n",
         ),
-        (["-M", "x"], "ef trec-eval: error: argument -M: must be a positive integer (got 'x')\n"),
+        (
+            ["-M", "x"],
+            "ef trec-eval: error: argument -M/--Max_retrieved_per_topic: must be a positive integer (got 'x')\n",
+        ),
     ],
 )
 def test_bad_flag_values_exit_2_like_argparse(

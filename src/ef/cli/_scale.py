@@ -47,7 +47,8 @@ def add_scale_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("large corpora (docs/scale.md)")
     group.add_argument(
         "--engine", choices=("local", "ray"), default="local",
-        help="where a dense model encodes and searches: here (default) or on a Ray cluster (pip install 'ef-eval[ray]')",
+        help="where a dense model encodes and searches: here (default) or on a Ray cluster "
+        "(pip install 'ef-eval[ray]')",
     )
     group.add_argument(
         "--ray-address", metavar="ADDRESS",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
+import ef
 from ef.cli import _output
 from ef.evaluation import evaluate_rag
 from ef.evaluation.samples import read_rag_samples
@@ -77,6 +78,6 @@ def run(args: argparse.Namespace) -> int:
     if json_out is None:
         print(report)
     else:
-        _output.write("--json", json_out, json.dumps(report.to_dict(), indent=2, allow_nan=False).encode() + b"\n",
-                      "report")
+        document = {**report.to_dict(), "ef_version": ef.__version__}  # which ef wrote it
+        _output.write("--json", json_out, json.dumps(document, indent=2, allow_nan=False).encode() + b"\n", "report")
     return 0

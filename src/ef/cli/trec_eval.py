@@ -1,11 +1,17 @@
 """``ef trec-eval``: a drop-in for trec_eval, with its flags and its output format.
 
-``ef trec-eval [-q] [-c] [-l LEVEL] [-M MAX] [-m MEASURE[.PARAMS]]... QRELS RUN`` prints lines
-``measure<TAB>query<TAB>value``, the measure name left-justified to 22 characters, values with
-4 decimals and counts as integers, ``all`` for the summary, exactly as trec_eval 10.0 does; or
-JSON (``--json``) or CSV (``--csv``). A judged query missing from the run is left out, with one
-line on stderr counting them, unless ``-c`` is given (trec_eval 10.0 stops with exit 4 instead).
-``-`` for QRELS or RUN reads standard input.
+``ef trec-eval [-q] [-c] [-n] [-J] [-l LEVEL] [-M MAX] [-N NUM] [-D LEVEL[.QID]] [-Z FILE]
+[-m MEASURE[.PARAMS]]... QRELS RUN`` prints lines ``measure<TAB>query<TAB>value``, the measure name
+left-justified to 22 characters, values with 4 decimals and counts as integers, ``all`` for the
+summary, exactly as trec_eval 10.0 does; or JSON (``--json``) or CSV (``--csv``). Every flag of
+trec_eval 10.0 that applies to standard qrels is taken with trec_eval's meaning, by its letter or its
+long name (``--nosummary``, ``--Judged_docs_only`` ...); ``-R`` and ``-T`` name the standard formats
+only (the others feed measures ef does not compute, and are refused by name).
+
+A judged query missing from the run is left out, and one line on stderr says so, with both counts
+(trec_eval 10.0 stops with exit 4 instead): ``-c`` (or ``--missing zero``) counts it as 0, as
+:func:`~ef.evaluation.evaluate_run` does by default, and that line says so too. ``-`` for QRELS or
+RUN reads standard input.
 """
 
 from __future__ import annotations
@@ -15,8 +21,9 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+import ef
 from ef.measures import MEASURES, NICKNAMES_WITH_RUNID, Measure, resolve, valid_forms
 
 __all__ = ["add_parser", "main"]
@@ -47,15 +54,61 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument(
         "run", metavar="RUN", help="TREC run file (qid iter docid rank score run_id), plain or gzip; '-' for stdin"
     )
-    parser.add_argument("-q", dest="per_query", action="store_true", help="also print each query's values")
+    parser.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
+                        help="also print each query's values")
     parser.add_argument(
         "-c",
+        "--complete_rel_info_wanted",
         dest="complete",
         action="store_true",
-        help="average over every judged query, counting queries missing from the run as 0",
+        help="average over every judged query, counting queries missing from the run as 0 (--missing zero)",
     )
     parser.add_argument(
+        "--missing",
+        choices=("skip", "zero"),
+        default=None,
+        help="a judged query the run lacks: left out (skip, the default) or counted as 0 (zero, as -c)",
+    )
+    parser.add_argument("-n", "--nosummary", dest="no_summary", action="store_true",
+                        help="print no summary ('all') lines")
+    parser.add_argument(
+        "-J",
+        "--Judged_docs_only",
+        dest="judged_only",
+        action="store_true",
+        help="remove every unjudged document from the rankings first (after -M), as trec_eval -J",
+    )
+    parser.add_argument(
+        "-N",
+        "--Number_docs_in_coll",
+        dest="docs_in_coll",
+        type=_natural,
+        default=0,
+        metavar="NUM",
+        help="documents in the collection, for utility's fourth parameter (default 0)",
+    )
+    parser.add_argument(
+        "-D",
+        "--Debug_level",
+        dest="debug",
+        type=_debug,
+        default=(0, None),
+        metavar="LEVEL[.QID]",
+        help="trec_eval's debug level (its printing is not reproduced); .QID evaluates that query alone",
+    )
+    parser.add_argument("-R", "--Rel_info_format", dest="rel_format", default="qrels", metavar="FORMAT",
+                        help="the qrels format: qrels (the only one ef reads)")
+    parser.add_argument("-T", "--Results_format", dest="results_format", default="trec_results", metavar="FORMAT",
+                        help="the run format: trec_results (trec_eval's only one)")
+    parser.add_argument("-Z", "--Zscore", dest="zscore", metavar="FILE",
+                        help="print z-scores against the means and deviations of FILE (qid measure mean stddev)")
+    parser.add_argument("-o", dest="old_format", action="store_true", help=argparse.SUPPRESS)  # ignored, as trec_eval
+    parser.add_argument("--Output_old_results_format", metavar="X", help=argparse.SUPPRESS)
+    parser.add_argument("-v", "--version", action="version", version=_version())
+    parser.add_argument("--quiet", action="store_true", help="no notes on standard error (errors still print)")
+    parser.add_argument(
         "-l",
+        "--level_for_rel",
         dest="level",
         type=_level,
         default=1,
@@ -64,6 +117,7 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "-M",
+        "--Max_retrieved_per_topic",
         dest="max_docs",
         type=_positive,
         default=None,
@@ -72,6 +126,7 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "-m",
+        "--measure",
         dest="measures",
         action="append",
         default=None,
@@ -97,6 +152,24 @@ def _level(text: str) -> int:
     return int(text)
 
 
+def _version() -> str:
+    return f"ef trec-eval (ef-eval {ef.__version__}): the numbers of trec_eval 10.0"
+
+
+def _natural(text: str) -> int:
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0 (got {text!r})")
+    return int(text)
+
+
+def _debug(text: str) -> tuple[int, str | None]:
+    # trec_eval's -D num[.qid]: the level, and the one query to evaluate when .qid is given.
+    level, dot, query = text.partition(".")
+    if not (level.isascii() and level.isdigit()) or (dot and not query):
+        raise argparse.ArgumentTypeError(f"must be LEVEL or LEVEL.QID, LEVEL an integer >= 0 (got {text!r})")
+    return int(level), query if dot else None
+
+
 def _positive(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer (got {text!r})")
@@ -117,8 +190,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from ef.cli import Parser  # no prefix-guessing, a did-you-mean for a near flag
+
     return _build(
-        argparse.ArgumentParser(
+        Parser(
             prog="ef trec-eval",
             description=_DESCRIPTION,
             epilog=_epilog(),
@@ -151,11 +226,98 @@ def _outputs_in(argv: Sequence[str]) -> list[str]:
     return [f"{word}=-" if word in ("--json", "--csv") else word for word in argv]
 
 
+_REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")  # trec_eval 10.0's -R formats
+MISSING_ZSCORE = -1000000.0  # trec_eval's MISSING_ZSCORE_VALUE
+
+
+def _check_formats(args: argparse.Namespace) -> None:
+    if args.rel_format not in _REL_FORMATS:
+        raise ValueError(f"-R {args.rel_format}: trec_eval has no rel_info format {args.rel_format!r} "
+                         f"(it has {', '.join(_REL_FORMATS)})")
+    if args.rel_format != "qrels":
+        raise ValueError(f"-R {args.rel_format}: ef reads standard qrels only (trec_eval's prefs, qrels_prefs and "
+                         "qrels_jg formats feed its preference and judgement-group measures, which ef does not "
+                         "compute)")
+    if args.results_format != "trec_results":
+        raise ValueError(f"-T {args.results_format}: trec_eval has no results format {args.results_format!r} "
+                         "(it has trec_results)")
+
+
+def _missing(args: argparse.Namespace) -> str:
+    if args.complete and args.missing == "skip":
+        raise ValueError("-c means --missing zero, not --missing skip")
+    return "zero" if args.complete else (args.missing or "skip")
+
+
+def _judged_only(
+    run: Mapping[str, Mapping[str, float]], qrels: Mapping[str, Mapping[str, float]], max_docs: int | None,
+    missing: str,
+) -> dict[str, dict[str, float]]:
+    """trec_eval's -J: each ranking cut at -M (in trec_eval's order: score, then doc id, descending),
+    then every document without a grade >= 0 in the query's qrels removed. A judged query the run
+    lacks is, with -c, an empty ranking: trec_eval's stand-in document is unjudged, so -J removes it."""
+    out: dict[str, dict[str, float]] = {}
+    if missing == "zero":
+        out.update((query, {}) for query in qrels if query not in run)
+    for query, docs in run.items():
+        judged = qrels.get(query, {})
+        ranked = list(docs.items())
+        if max_docs is not None and len(docs) > max_docs:
+            ranked = sorted(ranked, key=lambda item: (item[1], item[0].encode()), reverse=True)[:max_docs]
+        out[query] = {doc: score for doc, score in ranked if judged.get(doc, -1) >= 0}
+    return out
+
+
+def _read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
+    """trec_eval's -Z file: lines ``qid measure mean stddev``, keyed by (qid, measure)."""
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            try:
+                if len(fields) != 4:
+                    raise ValueError
+                out[(fields[0], fields[1])] = (float(fields[2]), float(fields[3]))
+            except ValueError:
+                got = line.strip()
+                raise ValueError(f"{path}:{number}: expected 'qid measure mean stddev' (got {got!r})") from None
+    return out
+
+
+def _zscore(value: float, reference: tuple[float, float] | None) -> float:
+    # trec_eval's te_convert_to_zscore: no reference, or a zero deviation the value misses, gives -1000000.
+    if reference is None:
+        return MISSING_ZSCORE
+    mean, deviation = reference
+    if deviation:
+        return (value - mean) / deviation
+    return 0.0 if value == mean else MISSING_ZSCORE
+
+
+def _note(args: argparse.Namespace, text: str) -> None:
+    if not args.quiet:
+        print(f"ef trec-eval: {text}", file=sys.stderr)
+
+
+def _convention(absent: int, evaluated: int) -> str:
+    """The stderr line saying that the judged queries the run lacks were left out, with both counts."""
+    return (
+        f"{absent} of {evaluated + absent} judged queries {'is' if absent == 1 else 'are'} not in the run: left "
+        f"out, the summary is over {evaluated} (trec_eval 10.0 stops here; -c, like evaluate_run's default "
+        f"missing='zero', counts {'it' if absent == 1 else 'them'} as 0 over {evaluated + absent})"
+    )
+
+
 def main(argv: Sequence[str]) -> int:
     """Run ``ef trec-eval`` with ``argv`` (the arguments after ``trec-eval``); return the exit status."""
     from ef.evaluation.scoring import load_run_and_qrels, score_run
 
     args = _parser().parse_args(_outputs_in(argv))
+    _check_formats(args)
+    missing = _missing(args)
+    debug_level, debug_query = args.debug
     from ef.cli import _output
 
     inputs = [args.qrels, args.run]
@@ -168,36 +330,89 @@ def main(argv: Sequence[str]) -> int:
     labelled = _measures(specs)
     measures = [m for _, m in labelled]
     label = {m: name for name, m in labelled}
+    if args.zscore is not None:
+        for m in measures:
+            if m.spec.aggregate != "mean":
+                raise ValueError(f"-Z: ef converts averaged measures to z-scores, not {m}")
+    zscores = _read_zscores(args.zscore) if args.zscore is not None else None
+    if debug_level:
+        _note(args, f"-D {debug_level}: trec_eval's debug printing is not reproduced; the numbers are the same")
     run, qrels = load_run_and_qrels(args.run, args.qrels)
-    result = score_run(
-        run,
-        qrels,
-        measures,
-        missing="zero" if args.complete else "skip",
-        relevance_level=args.level,
-        max_docs=args.max_docs,
-    )
-    run_id = result.run_id
-    if result.skipped:
-        # trec_eval 10.0 stops with exit 4 here; ef scores the rest and says so once, on stderr.
-        print(
-            f"ef trec-eval: {result.skipped} judged quer{'y is' if result.skipped == 1 else 'ies are'} not in the run "
-            "and left out (-c counts them with zeros)",
-            file=sys.stderr,
-        )
+    if debug_query is not None:  # trec_eval evaluates that query alone
+        if debug_query not in qrels:
+            raise ValueError(f"-D {debug_level}.{debug_query}: query {debug_query!r} is not in the qrels")
+        qrels = {debug_query: qrels[debug_query]}
+    max_docs = args.max_docs
+    run_id = None
+    absent_from: set[str] | None = None
+    if args.judged_only:
+        run_id = score_run(run, qrels, []).run_id  # the run id comes with the scores of the file
+        plain = run.to_dict() if hasattr(run, "to_dict") else run
+        absent_from = set(qrels) - set(plain)
+        run, max_docs = _judged_only(plain, qrels, max_docs, missing), None
+    # Which judged queries the run lacks, whichever convention scores them: num_ret is 0 only there.
+    counted = [*measures, Measure("num_ret")] if Measure("num_ret") not in measures else measures
+    result = score_run(run, qrels, counted, missing=missing, relevance_level=args.level, max_docs=max_docs)
+    if run_id is None:
+        run_id = result.run_id
+    if missing == "skip":
+        absent = result.skipped
+    elif absent_from is not None:
+        absent = len(absent_from)
+    else:
+        absent = int((result.values[Measure("num_ret")] == 0).sum())
+    if absent and missing == "skip":  # -c chose its convention out loud; --json records it either way
+        _note(args, _convention(absent, len(result.query_ids)))
     # trec_eval prints no per-query line for num_q, gm_map and gm_bpref, and no summary of relstring.
     per_query_measures = [m for m in measures if not m.spec.summary_only]
     summary_measures = [m for m in measures if m in result.summary]
-    columns = {m: result.values[m].tolist() for m in per_query_measures}
+    columns: dict[Measure, list] = {m: result.values[m].tolist() for m in measures if m in result.values}
+    summary: dict[Measure, float | str] = {m: result.summary[m] for m in summary_measures}
+    n = len(result.query_ids)
+    for m in measures:
+        if m.family != "utility":
+            continue
+        _, _, c, d = m.doubles  # a and b weigh what was retrieved: -N and -J leave their terms alone
+        changed = False
+        if args.docs_in_coll and d:
+            # utility's d counts the non-relevant documents not retrieved: N - R - retrieved + relevant
+            # retrieved; ef's kernel takes N as 0, so N * d is what -N adds, to every query.
+            columns[m] = [value + args.docs_in_coll * d for value in columns[m]]
+            changed = True
+        if absent_from and missing == "zero":
+            # -J -c: trec_eval's stand-in for a query the run lacks is removed too, so nothing is
+            # retrieved there: c R + d (N - R), where ef's stand-in retrieves one document.
+            for i, query in enumerate(result.query_ids):
+                if query in absent_from:
+                    relevant = sum(grade >= args.level for grade in qrels[query].values())
+                    columns[m][i] = c * relevant + d * (args.docs_in_coll - relevant)
+            changed = True
+        if changed:
+            summary[m] = sum(columns[m]) / n
+    prefix = ""
+    if zscores is not None:
+        for m in measures:
+            pairs = zip(result.query_ids, columns[m], strict=True)
+            columns[m] = [_zscore(value, zscores.get((query, str(m)))) for query, value in pairs]
+            summary[m] = sum(columns[m]) / n
+        label = {m: f"Z{label[m]}" for m in measures}
+        prefix = "Z"  # trec_eval prints Z before the name, then pads the name to 22
+
+    if args.no_summary:
+        summary_measures = []
     if wants_report(args):
         write_run_report(args, measures, result, run, qrels, run_id)
 
     if args.json:
         document: dict[str, object] = {
             "run_id": run_id,
-            "n_queries": len(result.query_ids),
-            "measures": {label[m]: _typed(m, result.summary[m]) for m in summary_measures},
+            "n_queries": n,
+            "missing": missing,  # the convention, and how many judged queries it applied to
+            "queries_not_in_run": absent,
+            "ef_version": ef.__version__,
         }
+        if summary_measures:
+            document["measures"] = {label[m]: _typed(m, summary[m]) for m in summary_measures}
         if args.per_query:
             document["per_query"] = {
                 q: {label[m]: _typed(m, columns[m][i]) for m in per_query_measures}
@@ -210,17 +425,17 @@ def main(argv: Sequence[str]) -> int:
     if args.per_query:
         for i, query_id in enumerate(result.query_ids):
             rows.extend((str(m), query_id, _value(m, columns[m][i])) for m in per_query_measures)
-    if any(spec in _WITH_RUNID for spec in specs):
+    if not args.no_summary and any(spec in _WITH_RUNID for spec in specs):
         rows.append(("runid", "all", run_id))
-    rows.extend((str(m), "all", _value(m, result.summary[m])) for m in summary_measures)
+    rows.extend((str(m), "all", _value(m, summary[m])) for m in summary_measures)
     if args.csv:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["measure", "query", "value"])
-        writer.writerows((name, query, value.strip()) for name, query, value in rows)
+        writer.writerows((prefix + name, query, value.strip()) for name, query, value in rows)
         _output.write("--csv", args.csv, buffer.getvalue().encode(), "report")
     else:
-        sys.stdout.write("".join(f"{name:<22}\t{query}\t{value}\n" for name, query, value in rows))
+        sys.stdout.write("".join(f"{prefix}{name:<22}\t{query}\t{value}\n" for name, query, value in rows))
     return 0
 
 

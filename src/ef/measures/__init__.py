@@ -11,6 +11,8 @@
   ``evaluate_run``, ``ef trec-eval`` and the other readers of measure names call;
   :func:`parse_measure` reads one name, :func:`expand_measure_specs` trec_eval's ``-m`` list.
 - :func:`score_ranking`: one measure of one ranking, by name, whichever kernel it has.
+- :func:`register_measure`: a measure of your own, read by every reader of names
+  (:func:`unregister_measure` removes it).
 
 Importing this package imports no numpy: the bulk kernels (:mod:`ef.measures.bulk`, and
 ``HitTable`` here) load when a measure is computed over a run.
@@ -46,6 +48,8 @@ from ef.measures.registry import (
     MeasureFamily,
     Origin,
     ParamKind,
+    register_measure,
+    unregister_measure,
 )
 
 if TYPE_CHECKING:
@@ -68,8 +72,10 @@ __all__ = [
     "expand_measure_spec",
     "expand_measure_specs",
     "parse_measure",
+    "register_measure",
     "resolve",
     "score_ranking",
+    "unregister_measure",
     "valid_forms",
 ]
 

@@ -29,10 +29,14 @@ __all__ = [
     "binary_g",
     "bpref",
     "dcg",
+    "dcg_cut",
+    "dcg_exp",
     "eleven_point_average",
     "err",
+    "f1_cut",
     "g",
     "geometric_mean",
+    "hits",
     "ideal_dcg",
     "inferred_ap",
     "iprec_at_recall",
@@ -40,6 +44,7 @@ __all__ = [
     "ndcg",
     "ndcg_binary",
     "ndcg_exp",
+    "ndcg_judged",
     "ndcg_rel",
     "num_nonrel_judged_ret",
     "num_q",
@@ -295,6 +300,14 @@ class HitTable:
             other._set_level(relevance_level)
             self._by_level[relevance_level] = other
         return self._by_level[relevance_level]
+
+    def judged_only(self) -> HitTable:
+        """The table of the rankings with every unjudged document removed (trec_eval ``-J``): the
+        judged documents move up, keeping their order, and only they count as retrieved."""
+        start = _starts(self.hit_query, self.n)
+        rank = np.arange(len(self.hit_query), dtype=np.int64) - start[self.hit_query]
+        num_ret = np.bincount(self.hit_query, minlength=self.n).astype(np.int64)
+        return HitTable(num_ret, self.hit_query, rank, self.hit_grade, self.judged_query, self.judged_grade, self.level)
 
     @cached_property
     def judged_query_sorted(self) -> Ints:
@@ -839,6 +852,40 @@ def judged(table: HitTable, measure: Measure) -> Floats:
     """ir_measures' ``Judged@k``: judged documents in the top k over ``min(k, retrieved)``."""
     k = int(measure.param or 0)
     return _divide(table.judged_count(k), np.minimum(table.num_ret, k))
+
+
+def hits(table: HitTable, measure: Measure) -> Floats:
+    """ranx's ``hits@k``: relevant documents in the top k (all retrieved without k)."""
+    k = _cutoff(measure)
+    return table.relevant_count(below=k)
+
+
+def f1_cut(table: HitTable, measure: Measure) -> Floats:
+    """ranx's ``f1@k``: ``2 P R / (P + R)`` of P@k and recall@k, 0 when both are 0 (computed as ranx does)."""
+    k = int(measure.param or 0)
+    found = table.relevant_count(below=k)
+    p = found / k
+    r = _divide(found, table.num_rel)
+    return _divide(2 * (p * r), p + r)
+
+
+def dcg_cut(table: HitTable, measure: Measure) -> Floats:
+    """ranx's ``dcg@k``: the DCG of the top k, gain = grade, not normalised."""
+    return _finite(table.dcg(_cutoff(measure)), measure)
+
+
+def dcg_exp(table: HitTable, measure: Measure) -> Floats:
+    """ranx's ``dcg_burges@k``: the DCG of the top k with gain ``2^g - 1``, not normalised."""
+    with np.errstate(over="ignore", invalid="ignore"):  # 2^g - 1 may overflow: _finite names it
+        return _finite(table.dcg(_cutoff(measure), table.gains(exponential=True)), measure)
+
+
+def ndcg_judged(table: HitTable, measure: Measure) -> Floats:
+    """nDCG (cut at k if given) of the ranking with its unjudged documents removed (trec_eval ``-J``)."""
+    judged = table.judged_only()
+    k = _cutoff(measure)
+    gains = judged.gains(scaled=True)
+    return _divide(judged.dcg(k, gains), gains.ideal_total(k))
 
 
 def precision_window(table: HitTable, measure: Measure) -> Floats:

@@ -96,14 +96,20 @@ def pairs(name: str, family: str, text: str) -> tuple[tuple[str, float], ...]:
 
 
 def unknown(name: str, why: str | None = None) -> ValueError:
-    """The ``ValueError`` for measure `name`: why it is refused, then every valid form."""
-    from ef.measures.parse import valid_forms  # the parser reads the registry, which reads this module
+    """The ``ValueError`` for measure `name`: why it is refused, the near names for an unknown one,
+    and where every valid form is listed (not the list itself, which runs to 1,600 characters)."""
+    from ef.measures.parse import near_names  # the parser reads the registry, which reads this module
 
+    hint = ""
     if why is None:
         root = name.split("@")[0].split(".")[0].split("(")[0]
-        why = (
-            f"trec_eval measure {root!r} is not computed by ef (it needs preference or jg qrels)"
-            if root in _UNSUPPORTED
-            else "unknown measure"
-        )
-    return ValueError(f"measure {name!r}: {why}; {valid_forms()}")
+        if root in _UNSUPPORTED:
+            why = f"trec_eval measure {root!r} is not computed by ef (it needs preference or jg qrels)"
+        else:
+            why = "unknown measure"
+            near = near_names(name)
+            hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+    return ValueError(f"measure {name!r}: {why}{hint} {EVERY_SPELLING}")
+
+
+EVERY_SPELLING = "(every spelling: ef.measures.valid_forms(), ef trec-eval --help)"

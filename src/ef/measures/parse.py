@@ -26,6 +26,7 @@ parameters, ``official``, ``set`` and ``all_trec``), and keeps the name each mea
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 
@@ -38,6 +39,7 @@ __all__ = [
     "cutoff_metric",
     "expand_measure_spec",
     "expand_measure_specs",
+    "near_names",
     "parse_measure",
     "resolve",
     "spellings",
@@ -45,7 +47,21 @@ __all__ = [
 ]
 
 # ef's names: "<alias>" alone and "<alias>@<k>".
-_PLAIN_ALIASES = {"mrr": "recip_rank", "ndcg": "ndcg", "map": "map", "ndcg_exp": "ndcg_exp"}
+_PLAIN_ALIASES = {
+    "mrr": "recip_rank",
+    "ndcg": "ndcg",
+    "map": "map",
+    "ndcg_exp": "ndcg_exp",
+    # BEIR's and MTEB's capitals
+    "NDCG": "ndcg",
+    "MAP": "map",
+    "MRR": "recip_rank",
+    # ranx's names without a cutoff
+    "r-precision": "Rprec",
+    "ndcg_burges": "ndcg_exp",
+    "dcg_burges": "dcg_exp",
+    "f1": "set_F",
+}
 _AT_ALIASES = {
     "ndcg": "ndcg_cut",
     "ndcg_cut": "ndcg_cut",
@@ -66,6 +82,33 @@ _AT_ALIASES = {
     "unj": "unj",
     "precision_window": "precision_window",
     "ndcg_binary": "ndcg_binary",
+    # BEIR's and MTEB's capitals (EvaluateRetrieval's NDCG@k, MAP@k, Recall@k, P@k, MRR@k)
+    "NDCG": "ndcg_cut",
+    "MAP": "map_cut",
+    "MRR": "recip_rank",
+    "Recall": "recall",
+    # ranx's names (the others are ef's above)
+    "hits": "hits",
+    "f1": "f1_cut",
+    "dcg": "dcg_cut",
+    "dcg_burges": "dcg_exp",
+    "ndcg_burges": "ndcg_exp",
+    "f1_cut": "f1_cut",
+    "dcg_cut": "dcg_cut",
+    "dcg_exp": "dcg_exp",
+    "ndcg_judged": "ndcg_judged",
+}
+# MTEB's result keys: ndcg_at_10, map_at_100 ...
+_MTEB = {"ndcg": "ndcg_cut", "map": "map_cut", "recall": "recall", "precision": "P", "mrr": "recip_rank"}
+_MTEB_FORM = re.compile(r"(ndcg|map|recall|precision|mrr)_at_([0-9]+)")
+# ranx's relevance level suffix: map@100-l2 is AP@100 with grades >= 2 relevant.
+_RANX_LEVEL = re.compile(r"(.+)-l([0-9]+)")
+# Peers' measures that need qrels ef does not read, refused by name.
+_OTHER_QRELS = {
+    "alpha_nDCG": "ir_measures' alpha_nDCG needs diversity qrels (a subtopic per judgement), which ef does not read",
+    "NRBP": "ir_measures' NRBP needs diversity qrels (a subtopic per judgement), which ef does not read",
+    "SDCG": "ir_measures' SDCG (cwl_eval's scaled DCG, with max_rel=) is not computed by ef; the nearest are "
+    "nDCG@k and ndcg_exp@k",
 }
 
 # ir_measures' names: (family without a cutoff, family with one).
@@ -86,6 +129,9 @@ _IRM: dict[str, tuple[str | None, str | None]] = {
     "NumRel": ("num_rel", None),
     "SetP": ("set_P", None),
     "SetR": ("set_recall", None),
+    "SetF": ("set_F", None),
+    "SetAP": ("set_map", None),
+    "NumRelRet": ("num_rel_ret", None),
     "IPrec": (None, "iprec_at_recall"),
     "RBP": ("rbp", None),
 }
@@ -223,6 +269,10 @@ def _parse_irm(name: str) -> Measure | None:
                 raise unknown(name, f"ir_measures arguments must be name=value (got {item!r})")
             args[key.strip()] = value.strip().strip("'\"")
     family = cut if cutoff is not None else plain
+    if family is None and cutoff is not None:
+        how = "a set measure scores everything retrieved; max_docs, trec_eval's -M, cuts the ranking"
+        raise unknown(name, f"{irm} takes no cutoff ({how}): write '{irm}'" if irm.startswith("Set")
+                      else f"{irm} takes no cutoff: write '{irm}'")
     if family is None:
         raise unknown(name, f"{irm} needs a cutoff, e.g. '{irm}@10'")
     dcg = args.pop("dcg", None)
@@ -231,8 +281,27 @@ def _parse_irm(name: str) -> Measure | None:
             raise unknown(name, f"dcg={dcg!r}: only nDCG takes dcg, 'log2' or 'exp-log2'")
         if dcg == "exp-log2":
             family = "ndcg_exp"
+    judged_only = args.pop("judged_only", None)
+    if judged_only is not None:
+        if irm != "nDCG":
+            raise unknown(name, f"{irm} does not take judged_only")
+        if judged_only not in ("True", "False") or (judged_only == "True" and dcg == "exp-log2"):
+            raise unknown(name, f"judged_only={judged_only!r}: ef reads judged_only=True for nDCG (log2) only")
+        if judged_only == "True":
+            family = "ndcg_judged"
     param = None if cutoff is None else _parse_param(name, family, cutoff)
     text = None
+    beta = args.pop("beta", None)
+    if beta is not None:
+        if irm != "SetF":
+            raise unknown(name, f"{irm} does not take beta")
+        try:
+            number = float(beta)
+        except ValueError:
+            raise unknown(name, f"beta must be a number (got {beta!r})") from None
+        if number != 1.0:  # trec_eval's set_F parameter is ir_measures' beta
+            text = beta
+            doubles(name, "set_F", text)
     if irm == "RBP":
         p = args.pop("p", _IRM_RBP_P)
         text = f"p={p}"
@@ -272,8 +341,8 @@ def parse_measure(name: str) -> Measure:
     Raises
     ------
     ValueError
-        For an unknown name, a family that needs a parameter given none (``"P"``), or a bad
-        parameter; the message lists the valid forms.
+        For an unknown name (the message suggests the near names), a family that needs a
+        parameter given none (``"P"``), or a bad parameter.
 
     Examples
     --------
@@ -284,16 +353,31 @@ def parse_measure(name: str) -> Measure:
     >>> parse_measure("P")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: measure 'P': needs a parameter, e.g. 'P_10'; valid measures: ...
+    ValueError: measure 'P': needs a parameter, e.g. 'P_10' (every spelling: ef.measures.valid_forms(), ...)
     """
     if not isinstance(name, str):
         raise TypeError(f"a measure name must be a str (got {type(name).__name__})")
+    root = re.split(r"[@(]", name, maxsplit=1)[0]
+    if root in _OTHER_QRELS:
+        raise unknown(name, _OTHER_QRELS[root])
+    mteb = _MTEB_FORM.fullmatch(name)
+    if mteb:
+        return _build(name, _MTEB[mteb.group(1)], _parse_param(name, _MTEB[mteb.group(1)], mteb.group(2)))
+    ranx_level = _RANX_LEVEL.fullmatch(name)
+    if ranx_level:
+        base = parse_measure(ranx_level.group(1))
+        if base.family not in _REL_NAMES or base.rel is not None:
+            raise unknown(name, f"ranx's -l{ranx_level.group(2)} is a relevance level, which {str(base)!r} does "
+                          f"not take (those that do: {', '.join(sorted(_REL_NAMES))})")
+        return _build(name, base.family, base.param, base.text, int(ranx_level.group(2)))
     irm = _parse_irm(name)
     if irm is not None:
         return irm
     if "@" in name:
         alias, _, text = name.partition("@")
         family = _AT_ALIASES.get(alias)
+        if family is None and alias in MEASURES and MEASURES[alias].param in ("cutoff", "optional_cutoff"):
+            family = alias  # a measure of register_measure (or any family with a cutoff): name@K
         if family is None:
             raise unknown(name)
         return _build(name, family, _parse_param(name, family, text))
@@ -376,7 +460,10 @@ def _expand_trec(specs: Sequence[str]) -> list[tuple[str, Measure]]:
 def _expand_one(spec: str) -> list[tuple[str, Measure]]:
     """One name of a Python caller's list: a nickname, a family alone, ``family.params`` or a name."""
     name, dot, _ = spec.partition(".")
-    if name in NICKNAMES or (name in MEASURES and (dot or MEASURES[name].param in ("cutoff", "recall", "multiple"))):
+    if name in NICKNAMES:
+        # relstring is a string per query (ef trec-eval -q prints it): a nickname gives the numbers.
+        return [(label, m) for label, m in _expand_trec([spec]) if m.spec.aggregate != "none"]
+    if name in MEASURES and (dot or MEASURES[name].param in ("cutoff", "recall", "multiple")):
         return _expand_trec([spec])
     return [(spec, parse_measure(spec))]
 
@@ -562,9 +649,10 @@ def spellings(family: str) -> tuple[str, ...]:
     trec_eval's ``level=gain`` pairs (the same forms :func:`valid_forms` lists).
 
     >>> spellings("ndcg_cut")
-    ('ndcg_cut_K', 'ndcg_cut.K,K,...', 'ndcg@K', 'ndcg_cut@K', 'nDCG@K')
-    >>> spellings("recip_rank")
-    ('recip_rank', 'recip_rank_K', 'mrr@K', 'recip_rank@K', 'mrr', 'RR', 'RR(rel=N)', 'RR@K', 'RR(rel=N)@K')
+    ('ndcg_cut_K', 'ndcg_cut.K,K,...', 'ndcg@K', 'ndcg_cut@K', 'NDCG@K', 'ndcg_at_K', 'nDCG@K')
+    >>> spellings("recip_rank")  # doctest: +NORMALIZE_WHITESPACE
+    ('recip_rank', 'recip_rank_K', 'mrr@K', 'recip_rank@K', 'MRR@K', 'mrr_at_K', 'mrr', 'MRR', 'RR', 'RR(rel=N)',
+     'RR@K', 'RR(rel=N)@K')
     """
     spec = MEASURES[family]
     x = _at(family)
@@ -577,6 +665,7 @@ def spellings(family: str) -> tuple[str, ...]:
         "pairs": [family, f"{family}_{'p=X,' if family in ('rbp', 'rbp_resid') else ''}L=G,..."],
     }.get(spec.param, [family])
     forms += [f"{alias}@{x}" for alias, f in _AT_ALIASES.items() if f == family]
+    forms += [f"{alias}_at_K" for alias, f in _MTEB.items() if f == family]
     forms += [alias for alias, f in _PLAIN_ALIASES.items() if f == family and alias != family]
     for irm, (plain, cut) in _IRM.items():
         forms += [form for form in _irm_forms(irm) if "dcg=" not in form
@@ -584,3 +673,27 @@ def spellings(family: str) -> tuple[str, ...]:
     if family == "ndcg_exp":
         forms += ["nDCG(dcg='exp-log2')", "nDCG(dcg='exp-log2')@K"]
     return tuple(dict.fromkeys(forms))
+
+
+def near_names(name: str, *, n: int = 2) -> list[str]:
+    """The measure names closest to `name`, a name no reader took: what a typo's message suggests.
+
+    Every spelling of every family, its K (or X) written as the number in `name` (else 10, 0.5),
+    compared with :func:`difflib.get_close_matches`.
+
+    >>> near_names("ndgc@10"), near_names("recal_100"), near_names("zzzzzz")
+    (['ndcg@10', 'dcg@10'], ['recall_100', 'recall@100'], [])
+    """
+    number = re.search(r"[0-9]+(?:\.[0-9]+)?", name)
+    k = number.group(0) if number else "10"
+    x = number.group(0) if number and "." in number.group(0) else "0.50"
+    candidates: dict[str, None] = dict.fromkeys(NICKNAMES)
+    candidates.update(dict.fromkeys(_PLAIN_ALIASES))
+    for family in MEASURES:
+        for form in spellings(family):
+            if "..." in form or "L=G" in form or " " in form:
+                continue
+            form = re.sub(r"(?<=[@_.])K$", k, form)
+            form = re.sub(r"(?<=[@_.])X$", x, form).replace("rel=N", "rel=2")
+            candidates[form] = None
+    return difflib.get_close_matches(name, list(candidates), n=n, cutoff=0.75)

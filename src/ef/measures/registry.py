@@ -48,12 +48,14 @@ __all__ = [
     "MeasureFamily",
     "Origin",
     "ParamKind",
+    "register_measure",
+    "unregister_measure",
 ]
 
 Kind = Literal["score", "loss", "count", "text"]
 ParamKind = Literal["none", "cutoff", "optional_cutoff", "recall", "multiple", "doubles", "pairs"]
 Aggregate = Literal["mean", "sum", "geometric", "count", "none"]
-Origin = Literal["trec_eval", "ef", "fastrag", "rag"]
+Origin = Literal["trec_eval", "ef", "fastrag", "rag", "user"]
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -112,7 +114,7 @@ class MeasureFamily:
     param: ParamKind
     defaults: tuple[int | float, ...]
     aggregate: Aggregate
-    bulk: str | None
+    bulk: str | Callable[..., npt.NDArray[Any]] | None
     per_query: Callable[..., float] | None = None
     summary_only: bool = False
     origin: Origin = "trec_eval"
@@ -155,6 +157,8 @@ class MeasureFamily:
         """The bulk kernel itself (imports numpy); ``ValueError`` for a RAG measure, which has none."""
         if self.bulk is None:
             raise ValueError(f"measure {self.name!r} scores RAG samples (evaluate_rag), not a run")
+        if callable(self.bulk):  # a measure of register_measure
+            return self.bulk
         kernel: Callable[[HitTable, Measure], npt.NDArray[Any]] = getattr(
             importlib.import_module("ef.measures.bulk"), self.bulk
         )
@@ -164,7 +168,7 @@ class MeasureFamily:
 def _family(
     name: str,
     description: str,
-    bulk: str | None,
+    bulk: str | Callable[..., npt.NDArray[Any]] | None,
     *,
     kind: Kind = "score",
     param: ParamKind = "none",
@@ -183,7 +187,7 @@ def _family(
 
 _GAIN_NOTE = "gains default to the grade, trec_eval's level=gain parameters override them"
 
-MEASURES: Mapping[str, MeasureFamily] = MappingProxyType({
+_REGISTRY: dict[str, MeasureFamily] = {
     f.name: f
     for f in (
         _family(
@@ -451,6 +455,45 @@ MEASURES: Mapping[str, MeasureFamily] = MappingProxyType({
             origin="ef",
         ),
         _family(
+            "hits",
+            "ef (ranx's hits@k): the number of relevant documents in the top k (all retrieved without k), "
+            "averaged over queries.",
+            "hits",
+            param="optional_cutoff",
+            origin="ef",
+        ),
+        _family(
+            "f1_cut",
+            "ef (ranx's f1@k): 2 P R / (P + R) of P@k and recall@k (0 when both are 0); ranx's f1 is set_F.",
+            "f1_cut",
+            param="cutoff",
+            defaults=(10,),
+            origin="ef",
+        ),
+        _family(
+            "dcg_cut",
+            "ef (ranx's dcg@k): DCG of the top k, gain = grade (> 0), discount log2(rank + 1), not normalised.",
+            "dcg_cut",
+            param="cutoff",
+            defaults=(10,),
+            origin="ef",
+        ),
+        _family(
+            "dcg_exp",
+            "ef (ranx's dcg_burges@k): DCG with gain 2^grade - 1, not normalised, optionally cut at k.",
+            "dcg_exp",
+            param="optional_cutoff",
+            origin="ef",
+        ),
+        _family(
+            "ndcg_judged",
+            "ef (ir_measures' nDCG(judged_only=True), trec_eval -J): nDCG, optionally cut at k, of the "
+            "ranking with every unjudged document removed first.",
+            "ndcg_judged",
+            param="optional_cutoff",
+            origin="ef",
+        ),
+        _family(
             "precision_window",
             "fastrag's Precision: relevant in the top k over the documents there, min(k, retrieved) "
             "(0 when nothing was retrieved).",
@@ -484,7 +527,8 @@ MEASURES: Mapping[str, MeasureFamily] = MappingProxyType({
             for rag in answers.RAG_SCORERS
         ),
     )
-})
+}
+MEASURES: Mapping[str, MeasureFamily] = MappingProxyType(_REGISTRY)
 
 """Every measure family ef computes, keyed by its canonical name: trec_eval's measures in its output
 order, then ef's, fastrag's and the RAG measures. Read-only."""
@@ -508,6 +552,7 @@ _REL_NAMES = {
 }
 
 _ORDER = {name: i for i, name in enumerate(MEASURES)}
+_USER: set[str] = set()  # the families register_measure added
 # A parameter text keeps to these characters: each measure's name then parses back to it.
 _TEXT = re.compile(r"[0-9A-Za-z.,=+-]+")
 
@@ -761,3 +806,56 @@ RAG_MEASURES: Mapping[str, MeasureFamily] = MappingProxyType(
     {name: family for name, family in MEASURES.items() if family.origin == "rag"}
 )
 """The RAG measures of :data:`MEASURES` (what :func:`~ef.evaluation.evaluate_rag` computes), in order."""
+
+
+def register_measure(
+    name: str,
+    kernel: Callable[[HitTable, Measure], npt.NDArray[Any]],
+    *,
+    description: str,
+    kind: Kind = "score",
+    param: ParamKind = "none",
+    defaults: tuple[int | float, ...] = (),
+    aggregate: Aggregate = "mean",
+) -> MeasureFamily:
+    """Add a measure of your own to the registry: every reader of names then takes it.
+
+    `kernel(table, measure)` returns one float per query of a :class:`~ef.measures.bulk.HitTable`
+    (``table.n`` values; the table holds each retrieved judged document's query, 0-based rank and
+    grade, ``num_ret`` and the judged grades); ``measure.param`` is the cutoff of ``name@K`` /
+    ``name_K`` when `param` is ``"cutoff"`` or ``"optional_cutoff"``. `kind`, `param`, `defaults`
+    and `aggregate` mean what they mean in :class:`MeasureFamily`. ``ValueError`` for a name
+    already registered (ef's own included) or one the parser could not read back.
+
+    >>> import numpy as np
+    >>> family = register_measure("first_hit_grade", lambda table, m: np.zeros(table.n), description="Zero.")
+    >>> from ef.evaluation import evaluate_run
+    >>> evaluate_run({"q": {"d": 1.0}}, {"q": {"d": 1}}, ["first_hit_grade"]).metrics
+    {'first_hit_grade': 0.0}
+    >>> unregister_measure("first_hit_grade")
+    """
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+        raise ValueError(f"'name' must be letters, digits and _ starting with a letter (got {name!r})")
+    if name in _REGISTRY:
+        raise ValueError(f"measure {name!r} is already registered")
+    if not callable(kernel):
+        raise TypeError(f"'kernel' must be callable (got {kernel!r})")
+    if param not in ("none", "cutoff", "optional_cutoff"):
+        raise ValueError(f"'param' must be 'none', 'cutoff' or 'optional_cutoff' (got {param!r})")
+    if param == "cutoff" and not defaults:
+        raise ValueError("'defaults' must give the cutoffs a family named alone stands for (param='cutoff')")
+    family = _family(name, description, kernel, kind=kind, param=param, defaults=defaults, aggregate=aggregate,
+                     origin="user")
+    _REGISTRY[name] = family
+    _ORDER[name] = len(_ORDER)
+    _USER.add(name)
+    return family
+
+
+def unregister_measure(name: str) -> None:
+    """Remove a measure :func:`register_measure` added (ef's own cannot be removed)."""
+    if name not in _USER:
+        raise ValueError(f"only a measure added by register_measure can be removed (got {name!r})")
+    _USER.discard(name)
+    del _REGISTRY[name]
+    del _ORDER[name]
