@@ -100,10 +100,32 @@ def _fusion_module() -> Any:
     return fusion if callable(getattr(fusion, "fuse", None)) else None
 
 
-def _fuse(lexical: npt.NDArray[np.int64], dense: npt.NDArray[np.int64], limit: int) -> Ranking:
-    from ef.source_manager._embedders import fuse
+def _fuse(lexical: Sequence[Ranking], dense: Sequence[Ranking], limit: int) -> list[Ranking]:
+    """Reciprocal rank fusion (k=60) of two rankings per query, the top `limit` of each fused list.
 
-    return fuse([lexical, dense], limit)
+    Through ``ef.fusion.fuse(method="rrf")`` when that module exists, else ``ef eval --embedder
+    hybrid``'s fusion; both rank each list in its own order (score, then position) and break
+    fused ties by position, so they agree.
+    """
+    module = _fusion_module()
+    if module is None:
+        from ef.source_manager._embedders import fuse
+
+        return [fuse([lex, den], limit) for (lex, _), (den, _) in zip(lexical, dense, strict=True)]
+    # RRF reads ranks only: each list goes in as rank scores (n, n - 1, ...), so ef.fusion ranks
+    # the list in its own order, tied scores included (trec_eval's order would break ties by id).
+    runs = [
+        {str(q): {str(p): float(len(pos) - i) for i, p in enumerate(pos.tolist())}
+         for q, (pos, _) in enumerate(rankings) if len(pos)}
+        for rankings in (lexical, dense)
+    ]
+    given = [run for run in runs if run]
+    fused = module.fuse(given, method="rrf", params={"k": 60}) if given else {}
+    out: list[Ranking] = []
+    for q in range(len(lexical)):
+        best = sorted(((-score, int(doc)) for doc, score in fused.get(str(q), {}).items()))[:limit]
+        out.append((np.array([p for _, p in best], dtype=np.int64), np.array([-s for s, _ in best], dtype=np.float32)))
+    return out
 
 
 def _digest(texts: Sequence[str]) -> str:
@@ -242,16 +264,18 @@ class Workspace:
     def _cache_file(self, kind: str, key: str) -> Path | None:
         return None if self.cache_dir is None else self.cache_dir / kind / f"{key}.npy"
 
-    def _encode(self, model: str, texts: Sequence[str], desc: str) -> npt.NDArray[np.float32]:
+    def _encode(self, model: str, texts: Sequence[str], desc: str) -> Callable[[], npt.NDArray[np.float32]]:
+        """Load `model` now (its loading is not encoding time), and return the encoding to time."""
         from ef.source_manager._models import encode, load_model
 
         loaded = load_model(model, device=self.device)
-        return encode(loaded, texts, batch_size=self.batch_size, show_progress=self.show_progress, desc=desc)
+        return lambda: encode(loaded, texts, batch_size=self.batch_size, show_progress=self.show_progress, desc=desc)
 
     def _cached_matrix(
-        self, kind: str, key: str, rows: int, compute: Callable[[], npt.NDArray[np.float32]]
+        self, kind: str, key: str, rows: int, prepare: Callable[[], Callable[[], npt.NDArray[np.float32]]]
     ) -> tuple[npt.NDArray[np.float32], float, bool]:
-        """The matrix cached under `key`, or `compute`'s (then saved); its encoding seconds; whether computed."""
+        """The matrix cached under `key`, or the one `prepare`'s function computes (then saved); the
+        seconds computing it took (recorded with it); whether it was computed now."""
         path = self._cache_file(kind, key)
         if path is not None and path.is_file():
             try:
@@ -261,6 +285,7 @@ class Workspace:
                     return matrix, float(meta["seconds"]), False
             except (OSError, ValueError, KeyError, TypeError):
                 pass  # a damaged entry is recomputed and replaced
+        compute = prepare()
         start = time.perf_counter()
         matrix = compute()
         seconds = time.perf_counter() - start
@@ -353,9 +378,7 @@ class Workspace:
                 # Each list's top fusion_depth, whatever `want` is: the fused list does not depend on it.
                 lexical = self._bm25_search(pipeline, queries, pipeline.fusion_depth)
                 dense, extra = self._dense_search(pipeline, queries, pipeline.fusion_depth)
-                rankings = [
-                    _fuse(lex, den, pipeline.fusion_depth) for (lex, _), (den, _) in zip(lexical, dense, strict=True)
-                ]
+                rankings = _fuse(lexical, dense, pipeline.fusion_depth)
                 want = max(want, pipeline.fusion_depth)
             seconds = time.perf_counter() - start + extra
             found = (want, rankings, seconds)
@@ -483,3 +506,13 @@ class PipelineRetriever:
             SearchHit.ranked([segments[p] for p in positions.tolist()], scores.tolist())
             for positions, scores in output.rankings
         ]
+
+    def build(self) -> None:
+        """Build the index now (chunks, BM25, vectors, a bi-encoder reranker's vectors), not at the first search."""
+        self.workspace.index_cost(self.pipeline)
+        if self.pipeline.rerank is not None:
+            kind, model = parse_rerank(self.pipeline.rerank)
+            if kind == "bi":
+                self.workspace.vectors(self.pipeline, model)
+            else:
+                self.workspace._reranker(self.pipeline.rerank)

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import ef
 from ef.cli import _output
 from ef.datasets import demo_dataset
 
@@ -96,6 +95,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     from ef.cli._scale import add_scale_flags
 
     add_scale_flags(parser)  # --engine, --ray-address, --workers, --ann, --ann-param
+    from ef.cli.sweep import add_pipeline_flags
+
+    add_pipeline_flags(parser)  # --segment-size, --overlap, --bm25-k1, --bm25-b, --rerank, --rerank-depth
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     from ef.cli.report import add_output_flags
 
@@ -121,7 +123,6 @@ class _TimedRetriever:
 
 def _write_json(path: str, data: dict[str, Any]) -> None:
     """Write the report to `path` (``-``: standard output), atomically, naming `path` on error."""
-    data = {**data, "ef_version": ef.__version__}  # which ef wrote it
     _output.write("--json", path, json.dumps(data, indent=2, allow_nan=False).encode("utf-8") + b"\n", "report")
 
 
@@ -201,6 +202,9 @@ def _run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     parse_embedder(args.embedder)  # a bad name fails before any file is read
+    from ef.cli.sweep import pipeline_from_args
+
+    pipeline = pipeline_from_args(args)  # None without a pipeline flag
     if args.batch_size < 1:
         raise ValueError(f"--batch-size must be a positive integer (got {args.batch_size})")
     # Every output is checked before the work, not after it; with one of them on standard output,
@@ -236,7 +240,13 @@ def _run(args: argparse.Namespace) -> int:
     timings["read dataset"] = time.perf_counter() - started
 
     mark = time.perf_counter()
-    index, how = _index(args, corpus, show)
+    if pipeline is None:
+        index, how = _index(args, corpus, show)
+    else:  # a pipeline runs in memory (ef.pipeline_stages)
+        from ef.pipeline_stages import PipelineRetriever
+
+        index, how = PipelineRetriever(pipeline, corpus), "built in memory (pipeline)"
+        index.build()
     timings["load index" if how.startswith("loaded") else "build index"] = time.perf_counter() - mark
 
     mark = time.perf_counter()
@@ -259,7 +269,8 @@ def _run(args: argparse.Namespace) -> int:
     from ef.cli._scale import ann_recall, format_ann_recall
 
     mark = time.perf_counter()
-    ann = ann_recall(index, queries, qrels, args.k, show_progress=show)
+    timings.update(getattr(index, "stage_seconds", {}))  # a pipeline's first stage and reranker, within retrieve
+    ann = None if pipeline is not None else ann_recall(index, queries, qrels, args.k, show_progress=show)
     if ann is not None:
         timings["ANN recall"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - started
@@ -295,6 +306,7 @@ def _run(args: argparse.Namespace) -> int:
             "dataset": str(dataset),
             "split": args.split,
             "embedder": index.embedder,
+            **({"pipeline": {"id": pipeline.id, **pipeline.to_dict()}} if pipeline is not None else {}),
             "n_documents": index.n_sources,
             "n_segments": len(index),
             "index": how,

@@ -1,0 +1,142 @@
+"""``ef sweep CONFIG``: run a grid of pipelines over one dataset, compare every cell, report.
+
+CONFIG is a TOML, JSON or YAML file (see ``docs/sweep.md``): the grid, and optionally the
+dataset, the output folder, the measures and the baseline; the flags override it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING
+
+from ef.cli import _output
+
+if TYPE_CHECKING:
+    from ef.pipeline import Pipeline
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "sweep",
+        help="run a grid of pipelines (chunking x retriever x reranker x k) and compare them",
+        description=(
+            "Run every pipeline of CONFIG's grid over one BEIR dataset: each chunking is cut once and each "
+            "(chunking, embedder) encoded once; each cell's run and per-query scores are saved in the output "
+            "folder as it finishes, so a sweep run again resumes where it stopped. Prints a table (mean, CI, "
+            "delta vs the baseline, corrected significance, latency, index size, build time) and which cells "
+            "are indistinguishable from the best."
+        ),
+    )
+    parser.add_argument("config", metavar="CONFIG", help="the sweep's configuration (.toml, .json, .yaml)")
+    parser.add_argument("--dataset", metavar="DIR", help="the BEIR dataset folder (default: CONFIG's 'dataset')")
+    parser.add_argument("--out", metavar="DIR", help="the sweep folder: cells, runs, cache (default: CONFIG's 'out')")
+    parser.add_argument(
+        "-m", "--measure", action="append", metavar="MEASURE",
+        help="a measure to score, repeatable; the first decides (default: CONFIG's, else ndcg@10)",
+    )
+    parser.add_argument("--baseline", metavar="CELL", help="compare with this cell (an id or label; default: the best)")
+    parser.add_argument("--cache-dir", metavar="DIR", help="where dense vectors are kept (default: OUT/cache)")
+    parser.add_argument("--no-resume", action="store_true", help="delete the cells OUT holds and score all again")
+    parser.add_argument("--json", metavar="FILE", help="also write the result as JSON ('-': standard output)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    from ef.cli.report import add_output_flags
+
+    add_output_flags(parser)  # --html, --png, --svg
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``ef sweep`` for parsed `args`; returns the exit status."""
+    from ef.cli.report import check_outputs, wants_report, write_outputs
+    from ef.sweep import read_config, sweep
+
+    config = read_config(args.config)
+    dataset = args.dataset or config.dataset
+    if dataset is None:
+        raise ValueError(f"no dataset: give --dataset DIR or 'dataset' in {args.config}")
+    out = args.out or config.out
+    if out is None:
+        raise ValueError(f"no output folder: give --out DIR or 'out' in {args.config}")
+    _output.check_output("--json", args.json)
+    check_outputs(args)
+    human = sys.stderr if _output.is_stdout(args.json) else sys.stdout
+    result = sweep(
+        config.grid,
+        dataset,
+        out,
+        measures=args.measure or config.measures,
+        baseline=args.baseline if args.baseline is not None else config.baseline,
+        split=config.split,
+        cache_dir=args.cache_dir or config.cache,
+        resume=not args.no_resume,
+        show_progress=not args.quiet,
+        **config.options,
+    )
+    print(
+        f"{result.dataset}: {len(result.cells)} cells ({len(result.scored)} scored, {len(result.loaded)} read back "
+        f"from {out}), {result.n_queries} queries, {result.seconds:.1f} s",
+        file=human,
+    )
+    print(result, file=human)
+    if wants_report(args):
+        write_outputs(args, result.report())
+    if args.json is not None:
+        _output.write("--json", args.json, json.dumps(result.to_dict(), indent=2, allow_nan=False).encode() + b"\n",
+                      "result")
+    return 0
+
+
+def add_pipeline_flags(parser: argparse.ArgumentParser) -> None:
+    """``ef eval``'s pipeline flags: chunking, BM25's k1 and b, and a reranker over the top N."""
+    group = parser.add_argument_group("pipeline (chunking, BM25 parameters, reranking)")
+    group.add_argument("--segment-size", type=int, metavar="WORDS", help="cut documents into windows of WORDS words")
+    group.add_argument("--overlap", type=int, metavar="WORDS", help="words shared by consecutive windows (default 0)")
+    group.add_argument("--bm25-k1", type=float, metavar="K1", help="BM25's k1 (default 1.2)")
+    group.add_argument("--bm25-b", type=float, metavar="B", help="BM25's b (default 0.75)")
+    group.add_argument(
+        "--rerank", metavar="MODEL",
+        help="rerank the top --rerank-depth chunks: minilm or bi:MODEL (bi-encoder cosine, offline), "
+             "cross:DIR (a local sentence-transformers CrossEncoder)",
+    )
+    group.add_argument(
+        "--rerank-depth", type=int, metavar="N", help="how many chunks the reranker orders (default 100)"
+    )
+
+
+def pipeline_from_args(args: argparse.Namespace) -> Pipeline | None:
+    """The :class:`~ef.pipeline.Pipeline` ``ef eval``'s flags describe, or None without a pipeline flag.
+
+    A pipeline runs in memory: ``--index-dir``, ``--engine ray`` and ``--ann`` are refused with it.
+    """
+    from ef.pipeline import Pipeline
+    from ef.source_manager import parse_embedder
+
+    flags = {"--segment-size": args.segment_size, "--overlap": args.overlap, "--bm25-k1": args.bm25_k1,
+             "--bm25-b": args.bm25_b, "--rerank": args.rerank, "--rerank-depth": args.rerank_depth}
+    given = [flag for flag, value in flags.items() if value is not None]
+    if not given:
+        return None
+    for flag, value in (("--index-dir", args.index_dir), ("--engine ray", args.engine == "ray" or None),
+                        ("--ann", None if getattr(args, "ann", "none") == "none" else args.ann)):
+        if value is not None:
+            raise ValueError(f"{given[0]} runs the pipeline in memory: it cannot be combined with {flag}")
+    if args.rerank_depth is not None and args.rerank is None:
+        raise ValueError("--rerank-depth needs --rerank MODEL")
+    spec = parse_embedder(args.embedder)
+    retriever = {"bm25": "bm25", "st": "dense", "hybrid": "hybrid"}[spec.kind]
+    if retriever == "dense" and (args.bm25_k1 is not None or args.bm25_b is not None):
+        raise ValueError(f"--bm25-k1 and --bm25-b apply to --embedder bm25 or hybrid, not {args.embedder!r}")
+    fields: dict[str, object] = {"retriever": retriever, "model": spec.model, "k": max(args.k)}
+    for name, value in (("size", args.segment_size), ("overlap", args.overlap), ("k1", args.bm25_k1),
+                        ("b", args.bm25_b), ("rerank", args.rerank)):
+        if value is not None:
+            fields[name] = value
+    if args.rerank is not None:
+        fields["rerank_depth"] = args.rerank_depth if args.rerank_depth is not None else max(100, max(args.k))
+    try:
+        return Pipeline(**fields)  # type: ignore[arg-type]  # checked by Pipeline itself
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"pipeline flags: {error}") from error
