@@ -24,6 +24,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ef.cli import main
 from ef.datasets import (
@@ -729,3 +731,52 @@ def test_a_scifact_zip_built_here_is_not_the_published_one(homes: dict[str, Path
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"{path}, split test: 5183 documents (5183 segments), 300 queries scored")
     assert lines[4].split() == ["ndcg", "0.5433", "0.6400", "0.6531", "0.6791", "0.7036"]
+
+
+_ID = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1, max_size=6).filter(
+    lambda value: not value.startswith('"'))
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    corpus=st.dictionaries(_ID, _TEXT, min_size=1, max_size=4),
+    queries=st.dictionaries(_ID, _TEXT, min_size=1, max_size=3),
+    grades=st.lists(st.integers(-1, 3), min_size=1, max_size=6),
+)
+def test_every_layout_reads_the_same_triple(tmp_path_factory: pytest.TempPathFactory, corpus: dict[str, str],
+                                            queries: dict[str, str], grades: list[int]) -> None:
+    from ef.evaluation import write_beir
+
+    doc_ids, query_ids = list(corpus), list(queries)
+    qrels: dict[str, dict[str, float]] = {}
+    for i, grade in enumerate(grades):
+        qrels.setdefault(query_ids[i % len(query_ids)], {})[doc_ids[i % len(doc_ids)]] = grade
+    root = tmp_path_factory.mktemp("layouts")
+    folder = root / "folder"
+    write_beir(folder, corpus, queries, qrels)
+    path = root / "data.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name in ("corpus.jsonl", "queries.jsonl"):
+            archive.write(folder / name, f"ds/{name}")
+        archive.write(folder / "qrels.tsv", "ds/qrels/test.tsv")
+    hub = root / "hub"
+    hub_snapshot(hub, "BeIR/prop", {
+        "corpus/corpus-00000-of-00001.parquet": (parquet_bytes(
+            {"_id": doc_ids, "title": [""] * len(doc_ids), "text": list(corpus.values())}), "sha256"),
+        "queries/queries-00000-of-00001.parquet": (parquet_bytes(
+            {"_id": query_ids, "text": list(queries.values())}), "sha256"),
+    })
+    hub_snapshot(hub, "BeIR/prop-qrels", {"test.tsv": ((folder / "qrels.tsv").read_bytes(), "git")})
+    known = replace(KNOWN["beir/scifact"], name="beir/prop", archive=None, hf_repo="BeIR/prop")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_HUB_CACHE", str(hub))
+        patch.setenv("EF_HOME", str(root / "ef"))
+        patch.setitem(KNOWN, "beir/prop", known)
+        from_hub = load("beir/prop")
+    expected = (corpus, queries, qrels)
+    assert triple(load(folder)) == expected
+    assert triple(load(path)) == expected
+    assert triple(from_hub) == expected
+    # (a later grade of the same pair replaces an earlier one: the qrels, not `grades`, say what is judged)
+    assert from_hub.facts.judges_non_relevant == (min(g for judged in qrels.values() for g in judged.values()) <= 0)
