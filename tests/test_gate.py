@@ -255,8 +255,10 @@ def test_refuses_different_queries_measures_qrels_datasets_and_options() -> None
     with pytest.raises(ValueError, match=(
         r"are not comparable: dataset checksum: 'sha256:a' in the baseline, 'sha256:b' in the candidate"
     )):
-        gate({**base, "dataset": {"name": "scifact", "checksum": "sha256:a"}},
-             {**base, "dataset": {"name": "scifact", "checksum": "sha256:b"}})
+        gate({**base, "dataset": "scifact", "dataset_checksum": "sha256:a"},
+             {**base, "dataset": "scifact", "dataset_checksum": "sha256:b"})
+    with pytest.raises(ValueError, match=r"comparable: dataset split: 'dev' in the baseline, 'test' in the candidate"):
+        gate({**base, "dataset": "data/scifact", "split": "dev"}, {**base, "dataset": "scifact", "split": "test"})
     with pytest.raises(ValueError, match=r"comparable: option relevance_level: 1 in the baseline, 2 in the candidate$"):
         gate({**base, "options": {"relevance_level": 1}}, {**base, "options": {"relevance_level": 2}})
 
@@ -280,8 +282,8 @@ def test_save_result_records_the_metadata_and_reads_back(tmp_path: Path) -> None
     data = json.loads(path.read_text())
     assert data["schema"] == "ef.result/1"
     assert data["qrels_hash"] == qrels_hash(QRELS)
-    assert data["dataset"]["name"] == "test_gate.py"
-    assert data["dataset"]["checksum"].startswith("sha256:")
+    assert data["dataset"] == "test_gate.py"
+    assert data["dataset_checksum"].startswith("sha256:")
     assert data["options"] == {"missing": "zero", "relevance_level": 1, "ignore_identical_ids": None, "max_docs": None}
     assert data["pipeline_id"] == "bm25-v1"
     assert [m["name"] for m in data["measures"]] == ["ndcg@10", "P_5", "P_10"]
@@ -408,3 +410,44 @@ def test_gate_of_reports_in_memory() -> None:
     per_query = {f"q{i}": {"ndcg@10": 0.5 + 0.01 * (i % 4)} for i in range(30)}
     report = RunEvalReport({}, per_query, 30)
     assert gate(report, report, margin=0.01).outcome == "pass"
+
+
+# --- the pytest plugin ---------------------------------------------------------------------------
+
+
+def test_the_plugin_is_registered_and_loads_no_numpy() -> None:
+    import subprocess
+    import sys
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert pyproject["project"]["entry-points"]["pytest11"] == {"ef.testing": "ef.testing"}
+    done = subprocess.run([sys.executable, "-c", "import sys, ef.testing; print(sorted(m for m in sys.modules "
+                           "if m.split('.')[0] in ('numpy', 'scipy')))"], capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"
+
+
+def test_assert_no_regression_outcomes(tmp_path: Path) -> None:
+    from ef.testing import Baseline, GateInconclusive, assert_no_regression
+
+    rng = np.random.default_rng(4)
+    base = rng.random(40)
+    saved = tmp_path / "base.json"
+    saved.write_text(json.dumps(_result({"ndcg@10": list(base)})))
+    assert assert_no_regression(_result({"ndcg@10": list(base)}), saved, 0.01).outcome == "pass"
+    with pytest.raises(AssertionError, match=r"(?s)retrieval quality regressed against .*base.json:\n.*\nFAIL ndcg@10"):
+        assert_no_regression(_result({"ndcg@10": list(base - 0.3)}), saved, 0.01)
+    noisy = _result({"ndcg@10": list(base + rng.normal(-0.01, 0.2, 40))})
+    with pytest.raises(GateInconclusive, match=r"(?s)cannot show the result is no worse than .*\nINCONCLUSIVE ndcg@10"):
+        assert_no_regression(noisy, saved, 0.01)
+    assert assert_no_regression(noisy, saved, 0.01, inconclusive="pass").outcome == "inconclusive"
+    with pytest.raises(pytest.skip.Exception, match="gate inconclusive against"):
+        assert_no_regression(noisy, saved, 0.01, inconclusive="skip")
+    with pytest.raises(ValueError, match=r"'inconclusive' must be 'fail', 'skip' or 'pass' \(got 'maybe'\)"):
+        assert_no_regression(noisy, saved, 0.01, inconclusive="maybe")  # type: ignore[arg-type]
+    with pytest.raises(AssertionError, match=r"no baseline at .*none.json: record one with pytest --ef-update-bas"):
+        assert_no_regression(noisy, tmp_path / "none.json")
+    recorded = tmp_path / "sub" / "new.json"
+    assert Baseline(update=True).check(noisy, recorded, pipeline_id="p1") is None
+    assert json.loads(recorded.read_text())["pipeline_id"] == "p1"
+    assert Baseline(update=False).check(noisy, recorded, 0.01).outcome == "pass"

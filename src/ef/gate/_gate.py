@@ -270,8 +270,12 @@ def _check_same(left: Result, right: Result, names: tuple[str, str], warnings: l
             f"qrels: {ha} against {hb}"
         )
     if ha is None or hb is None:
-        lacking = "neither result" if ha is None and hb is None else f"the {names[0] if ha is None else names[1]}"
-        warnings.append(f"{lacking} records no qrels hash: that both were judged alike is not checked")
+        lacking = (
+            "neither result records a qrels hash"
+            if ha is None and hb is None
+            else f"the {names[0] if ha is None else names[1]} records no qrels hash"
+        )
+        warnings.append(f"{lacking}: that both were judged alike is not checked")
     da, db = ma.get("dataset") or {}, mb.get("dataset") or {}
     problems = _differences(da, db, "dataset ", names) if isinstance(da, Mapping) and isinstance(db, Mapping) else []
     oa, ob = ma.get("options") or {}, mb.get("options") or {}

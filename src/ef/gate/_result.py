@@ -67,10 +67,13 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         """The JSON :func:`save_result` writes: the metadata, the measures, the means and every query."""
         meta = dict(self.metadata)
+        dataset = meta.get("dataset") or {}
         return {
             "schema": RESULT_SCHEMA,
             "ef_version": _version(),
-            "dataset": meta.get("dataset"),
+            "dataset": dataset.get("name"),
+            "dataset_checksum": dataset.get("checksum"),
+            **({"split": dataset["split"]} if dataset.get("split") is not None else {}),
             "qrels_hash": meta.get("qrels_hash"),
             "options": meta.get("options"),
             "pipeline_id": meta.get("pipeline_id"),
@@ -152,9 +155,10 @@ def result_metadata(
     max_docs: int | None = None,
     pipeline_id: str | None = None,
 ) -> dict[str, Any]:
-    """The metadata a saved result carries (``None`` where unknown), for ``ef eval --json`` and
-    :func:`save_result`: ef's version, the schema, the dataset's name and checksum (of the file
-    or BEIR folder `dataset`), the qrels' hash, the options and the pipeline id.
+    """The metadata a saved result carries (``None`` where unknown), as the top-level keys of its
+    JSON (``ef eval --json`` can merge them into its own): ``schema``, ``ef_version``,
+    ``dataset`` (the name: `dataset_name`, else the folder's or file's name), ``dataset_checksum``
+    (of the file or BEIR folder `dataset`), ``qrels_hash``, ``options`` and ``pipeline_id``.
 
     >>> meta = result_metadata(qrels={"q1": {"d1": 1}}, missing="zero", relevance_level=1)
     >>> meta["schema"], meta["qrels_hash"][:7]
@@ -162,15 +166,12 @@ def result_metadata(
     >>> meta["options"]
     {'missing': 'zero', 'relevance_level': 1, 'ignore_identical_ids': None, 'max_docs': None}
     """
-    data: dict[str, Any] | None = None
-    if dataset is not None:
-        data = {"name": dataset_name or Path(dataset).name, "checksum": dataset_checksum(dataset)}
-    elif dataset_name is not None:
-        data = {"name": dataset_name, "checksum": None}
+    name = dataset_name if dataset_name is not None else None if dataset is None else Path(dataset).name
     return {
         "schema": RESULT_SCHEMA,
         "ef_version": _version(),
-        "dataset": data,
+        "dataset": name,
+        "dataset_checksum": None if dataset is None else dataset_checksum(dataset),
         "qrels_hash": None if qrels is None else qrels_hash(qrels),
         "options": {
             "missing": missing,
@@ -272,20 +273,34 @@ def _from_mapping(data: Mapping[str, Any], source: str, measures: Sequence[str] 
             known = isinstance(item, Mapping) and isinstance(item.get("higher_is_better"), bool)
             if known and item.get("name") in directions:
                 directions[item["name"]] = item["higher_is_better"]
-    dataset = data.get("dataset")
-    if isinstance(dataset, str):  # ef eval --json before metadata: the folder it read
-        dataset = {"name": Path(dataset).name, "checksum": None}
-    metadata = {
+    return Result(per_query, names, directions, _metadata(data, source), source)
+
+
+def _metadata(data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """The metadata keys of a saved result (``ef eval --json``'s ``dataset`` is the folder it read,
+    its ``pipeline`` object holds the pipeline's ``id``)."""
+    dataset: dict[str, Any] = {}
+    for key, field_name in (("dataset", "name"), ("dataset_checksum", "checksum"), ("split", "split")):
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{source}: field {key!r} must be a string (got {value!r})")
+        if value is not None:
+            dataset[field_name] = Path(value).name if key == "dataset" else value
+    options = data.get("options")
+    if options is not None and not isinstance(options, Mapping):
+        raise ValueError(f"{source}: field 'options' must be an object (got {options!r})")
+    pipeline_id = data.get("pipeline_id")
+    pipeline = data.get("pipeline")
+    if pipeline_id is None and isinstance(pipeline, Mapping):
+        pipeline_id = pipeline.get("id")
+    return {
         "schema": data.get("schema"),
         "ef_version": data.get("ef_version"),
-        "dataset": dataset,
+        "dataset": dataset or None,
         "qrels_hash": data.get("qrels_hash"),
-        "options": data.get("options"),
-        "pipeline_id": data.get("pipeline_id"),
+        "options": options,
+        "pipeline_id": pipeline_id,
     }
-    if data.get("split") is not None and isinstance(metadata["dataset"], Mapping):
-        metadata["dataset"] = {**metadata["dataset"], "split": data["split"]}
-    return Result(per_query, names, directions, metadata, source)
 
 
 def _from_samples(
@@ -410,7 +425,9 @@ def _from_run(
     report = evaluate_run(run, qrels, names, missing=missing, relevance_level=relevance_level,  # type: ignore[arg-type]
                           max_docs=max_docs)
     checked, labels = _per_query(source, report.per_query, None)
-    metadata = result_metadata(qrels=qrels, missing=missing, relevance_level=relevance_level, max_docs=max_docs)
+    metadata = _metadata(
+        result_metadata(qrels=qrels, missing=missing, relevance_level=relevance_level, max_docs=max_docs), source
+    )
     return Result(checked, labels, {m: _direction(m) for m in labels}, metadata, source)
 
 
@@ -442,9 +459,12 @@ def save_result(
         ignore_identical_ids=ignore_identical_ids, max_docs=max_docs, pipeline_id=pipeline_id,
     )
     merged = dict(loaded.metadata)
-    for key in ("dataset", "qrels_hash", "pipeline_id"):
+    for key in ("qrels_hash", "pipeline_id"):
         if given[key] is not None:
             merged[key] = given[key]
+    if given["dataset"] is not None:
+        merged["dataset"] = {**(merged.get("dataset") or {}), "name": given["dataset"],
+                             "checksum": given["dataset_checksum"]}
     options = dict(merged.get("options") or {})
     for key, value in given["options"].items():
         if value is not None:
