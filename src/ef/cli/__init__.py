@@ -8,12 +8,20 @@ problem and exit with status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import difflib
 import importlib
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, NoReturn
 
-__all__ = ["main"]
+import ef
+
+__all__ = ["DISTRIBUTION", "Parser", "did_you_mean", "main", "version_line"]
+
+DISTRIBUTION = "ef-eval"  # the name on the package index (`ef` there is another project)
 
 # name -> module; each module registers its own flags.
 _COMMANDS = {
@@ -29,12 +37,72 @@ _COMMANDS = {
 }
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ef", description="Measure retrieval and RAG quality.")
+_QUIET_HELP = "no progress bars and no notes on standard error (errors still print)"
+
+
+class Parser(argparse.ArgumentParser):
+    """``ef``'s argument parser: no prefix-guessing (``--js`` is not ``--json``), and a did-you-mean
+    after an unknown command, choice or flag. Sub-command parsers are of this class too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+        self.commands: dict[str, argparse.ArgumentParser] = {}  # name -> parser, on ``ef`` itself
+
+    def error(self, message: str) -> NoReturn:
+        super().error(message + _suggestion(self, message))
+
+
+def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:
+    """``"; did you mean 'eval'?"`` for an argparse error `message` about a near miss, else ``""``."""
+    choice = re.match(r"argument .*?: invalid choice: '(.*)' \(choose from (.*)\)$", message)
+    if choice:
+        return did_you_mean(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
+    unknown = re.match(r"unrecognized arguments: (.*)$", message)
+    if unknown:
+        flags = [word for word in unknown.group(1).split() if word.startswith("--")]
+        known = [option for option in parser._option_string_actions if option.startswith("--")]
+        for flag in flags:
+            hint = did_you_mean(flag.split("=", 1)[0], known)
+            if hint:
+                return hint
+    return ""
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """``"; did you mean 'X'?"`` (or ``'X' or 'Y'``) for the `choices` close to `word`, else ``""``.
+
+    >>> did_you_mean("evl", ["eval", "trec-eval", "rag"])
+    "; did you mean 'eval'?"
+    >>> did_you_mean("zzz", ["eval"])
+    ''
+    """
+    close = difflib.get_close_matches(word, list(choices), n=2, cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
+
+
+def _parser() -> Parser:
+    parser = Parser(prog="ef", description="Measure retrieval and RAG quality.")
+    parser.add_argument("--version", action="version", version=version_line())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module_name in _COMMANDS.values():
         importlib.import_module(module_name).add_parser(subparsers)
+    for sub in subparsers.choices.values():
+        # One vocabulary: -q/--quiet on every command (trec-eval keeps -q for trec_eval's per-query lines).
+        if "--quiet" not in sub._option_string_actions:
+            flags = ["--quiet"] if "-q" in sub._option_string_actions else ["-q", "--quiet"]
+            sub.add_argument(*flags, action="store_true", help=_QUIET_HELP)
+    parser.commands = dict(subparsers.choices)
     return parser
+
+
+def version_line() -> str:
+    """What ``ef --version`` prints: the command, the distribution and its version.
+
+    >>> version_line() == f"ef (ef-eval) {ef.__version__}"
+    True
+    """
+    return f"ef ({DISTRIBUTION}) {ef.__version__}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -50,9 +118,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.environ["OPENBLAS_NUM_THREADS"] = "1"
         module = importlib.import_module(_COMMANDS["trec-eval"])
         return _guarded("trec-eval", lambda: module.main(args_list[1:]))
-    args = _parser().parse_args(args_list)
+    parser = _parser()
+    args, extra = parser.parse_known_args(args_list)
+    if extra:  # said by the command's parser, which knows its flags (and can suggest one)
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     module = importlib.import_module(_COMMANDS[args.command])
-    return _guarded(args.command, lambda: module.run(args))
+    with _quiet(args.quiet):
+        return _guarded(args.command, lambda: module.run(args))
+
+
+@contextlib.contextmanager
+def _quiet(quiet: bool) -> Iterator[None]:
+    """``--quiet``: progress bars off (ef.console reads ``EF_NO_PROGRESS``) while the command runs."""
+    if not quiet:
+        yield
+        return
+    before = os.environ.get("EF_NO_PROGRESS")
+    os.environ["EF_NO_PROGRESS"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["EF_NO_PROGRESS"]
+        else:
+            os.environ["EF_NO_PROGRESS"] = before
 
 
 _SIGPIPE_STATUS = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import ef
 from ef.cli import _output
 from ef.datasets import demo_dataset
 
@@ -123,6 +124,7 @@ class _TimedRetriever:
 
 def _write_json(path: str, data: dict[str, Any]) -> None:
     """Write the report to `path` (``-``: standard output), atomically, naming `path` on error."""
+    data = {**data, "ef_version": ef.__version__}  # which ef wrote it
     _output.write("--json", path, json.dumps(data, indent=2, allow_nan=False).encode("utf-8") + b"\n", "report")
 
 
