@@ -83,7 +83,7 @@ def _bootstrap(
     )
 
 
-def _metrics(minilm: bool) -> dict[str, Callable[[str, str], float]]:
+def _metrics(minilm: bool, rows: list[dict]) -> dict[str, Callable[[str, str], float]]:
     out: dict[str, Callable[[str, str], float]] = {
         "token_f1": token_f1,
         "rouge_l": rouge_l,
@@ -102,6 +102,9 @@ def _metrics(minilm: bool) -> dict[str, Callable[[str, str], float]]:
         except (ImportError, ValueError) as error:
             print(f"# MiniLM left out: {error}")
         else:
+            # One batched pass over every text, as evaluate_rag does.
+            responses = [row[m]["response"] for row in rows for m in ("model1", "model2")]
+            scorer.embed([row["gt_answer"] for row in rows] + responses)
             out["answer_similarity (MiniLM)"] = scorer.similarity
     return out
 
@@ -162,7 +165,7 @@ def agreement_table(rows: list[dict], llm: dict[int, dict], minilm: bool, resamp
         columns.append((p, s, pi, si))
     add("RAGChecker (LLM claims)", columns)
 
-    for name, metric in _metrics(minilm).items():
+    for name, metric in _metrics(minilm, rows[::2]).items():
         x = _deltas(rows, metric)
         columns = []
         for label in LABELS:

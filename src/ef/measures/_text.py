@@ -67,7 +67,7 @@ def words(text: str) -> list[str]:
 # abbreviation of the list below does not end one.
 _ABBREVIATION_TEXT = "e.g i.e etc vs cf al mr mrs ms dr prof st jr sr no fig eq approx inc ltd co u.s"
 _ABBREVIATIONS = frozenset(_ABBREVIATION_TEXT.split())
-_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+|(?<=[。！？])|\n+")
+_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"')\]])\s+|(?<=[。！？])|\n+")
 
 
 def sentences(text: str) -> list[str]:
