@@ -780,3 +780,17 @@ def test_every_layout_reads_the_same_triple(tmp_path_factory: pytest.TempPathFac
     assert triple(from_hub) == expected
     # (a later grade of the same pair replaces an earlier one: the qrels, not `grades`, say what is judged)
     assert from_hub.facts.judges_non_relevant == (min(g for judged in qrels.values() for g in judged.values()) <= 0)
+
+
+def test_cli_list_as_json(homes: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    write_folder(homes["ef"] / "datasets" / "beir" / "tiny")
+    assert main(["datasets", "list", "beir/tiny", "beir/robust04", "--json"]) == 0
+    folder = sum(len(text.encode()) for text in beir_files("").values())
+    assert json.loads(capsys.readouterr().out) == {"ef_cache": str(homes["ef"] / "datasets"), "datasets": [
+        {"name": "beir/tiny", "splits": ["train", "test"], "relevance_level": 1, "query_ids_are_doc_ids": False,
+         "files": [{"url": "http://127.0.0.1:1/tiny.zip", "md5": TINY_MD5, "size": len(TINY_ZIP),
+                    "cache_path": "beir/tiny.zip"}],
+         "present": [f"ef cache folder ({folder / 1e6:,.1f} MB)"]},
+        {"name": "beir/robust04", "splits": ["test"], "relevance_level": 1, "query_ids_are_doc_ids": False,
+         "files": [], "present": [], "note": KNOWN["beir/robust04"].note},
+    ]}

@@ -8,7 +8,12 @@ online; it downloads into ef's own cache (see ``ef.datasets.fetch``).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ef.datasets import KnownDataset
 
 __all__ = ["add_parser", "run"]
 
@@ -27,6 +32,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="what is known, its checksum, and what is present where, with sizes")
     listing.add_argument("names", nargs="*", metavar="NAME", help="only these datasets (default: all)")
+    listing.add_argument(
+        "--json", nargs="?", const="-", default=None, metavar="FILE",
+        help="print the table as JSON, or write it to FILE ('-': standard output)",
+    )
     fetching = actions.add_parser(
         "fetch", help="download a dataset into ef's cache: resumable, checksum-verified, atomic"
     )
@@ -37,7 +46,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
 
 
-def _list(names: list[str]) -> int:
+def _as_json(known: KnownDataset, present: list[str]) -> dict[str, Any]:
+    return {
+        "name": known.name, "splits": list(known.splits), "relevance_level": known.relevance_level,
+        "query_ids_are_doc_ids": known.query_ids_are_doc_ids,
+        "files": [{"url": d.url, "md5": d.md5, "size": d.size, "cache_path": d.cache_path} for d in known.downloads],
+        "present": present, **({"note": known.note} if known.note else {}),
+    }
+
+
+def _list(names: list[str], json_out: str | None) -> int:
     from ef.console import format_table
     from ef.datasets import KNOWN, ef_root, resolve_name, where_present
 
@@ -48,14 +66,24 @@ def _list(names: list[str]) -> int:
             raise ValueError(f"unknown dataset {name!r}; run 'ef datasets list' for the names ef knows")
         chosen.append(resolved[0])
     rows = []
+    documents = []
     for known in chosen or list(KNOWN.values()):
+        present = where_present(known)
+        documents.append(_as_json(known, present))
         files = known.downloads
         md5 = "unknown" if not files else files[0].md5 + (f" +{len(files) - 1} files" if len(files) > 1 else "")
         size = sum(d.size or 0 for d in files)
         rows.append([
             known.name, known.relevance_level, f"{size / 1e6:,.1f} MB" if size else "-", md5,
-            ",".join(known.splits), "; ".join(where_present(known)) or "-",
+            ",".join(known.splits), "; ".join(present) or "-",
         ])
+    if json_out is not None:
+        from ef.cli import _output
+
+        data = json.dumps({"ef_cache": str(ef_root()), "datasets": documents}, indent=2) + "\n"
+        _output.write("--json", json_out, data.encode("utf-8"), "table")
+        if _output.is_stdout(json_out):
+            return 0
     print(format_table(["name", "level", "size", "md5", "splits", "present"], rows))
     print(f"\nef's cache: {ef_root()}; 'ef datasets fetch NAME' downloads a dataset there")
     return 0
@@ -64,7 +92,7 @@ def _list(names: list[str]) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run ``ef datasets ACTION``; returns the exit status."""
     if args.action == "list":
-        return _list(args.names)
+        return _list(args.names, args.json)
     from ef.datasets import fetch
 
     if args.timeout <= 0:
