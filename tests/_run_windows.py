@@ -1,25 +1,23 @@
-"""A spy on the window reader of ``evaluate_run``: which run files were scored streaming, and their queries."""
+"""A spy on the streaming reader of ``evaluate_run``: which run files were scored streaming, and their queries."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-import ef.evaluation._run as run_module
+from ef.evaluation import _hits
 
 
 def spy_windows(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[bytes]]]:
-    """Every window the streaming reader reads from now on, as ``(file, its query ids)``."""
+    """Every run file streamed from now on, as ``(file, its query ids)`` (read before it is scored)."""
     seen: list[tuple[str, list[bytes]]] = []
-    real = run_module.iter_run_columns
+    real = _hits._rank_file
 
-    def spy(path: Any, window: int | None = None, *, span: tuple[int, int] | None = None) -> Iterator[Any]:
-        for columns in real(path, window, span=span):
-            seen.append((os.fspath(path), sorted(columns.segments)))
-            yield columns
+    def spy(path: str, judged: Any, max_docs: int) -> Any:
+        seen.append((os.fspath(path), sorted(q.encode() for q in _hits.read_run(path))))
+        return real(path, judged, max_docs)
 
-    monkeypatch.setattr(run_module, "iter_run_columns", spy)
+    monkeypatch.setattr(_hits, "_rank_file", spy)
     return seen

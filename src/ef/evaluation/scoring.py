@@ -22,9 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ef.evaluation import _inputs, _run
+from ef.evaluation import _hits, _inputs, _run
 from ef.io.frames import DataFrameLike
-from ef.io.trec import RunColumns
 from ef.measures import Measure, parse_measure
 
 if TYPE_CHECKING:
@@ -39,7 +38,7 @@ Run = Mapping[str, Mapping[str, float]]
 class ReadRun(Protocol):
     """A run file as :func:`load_run_and_qrels` returns it, for :func:`score_run`.
 
-    Tokenised columns (:class:`~ef.io.trec.RunColumns`) or a file scored window by window;
+    A run file scored window by window, or a pipe's bytes read whole;
     either way ``to_dict()`` reads it whole, ``{query_id: {doc_id: score}}`` (for a report that
     shows every ranking), and the run id comes with the scores (:attr:`RunScores.run_id`).
     """
@@ -92,7 +91,7 @@ def load_run_and_qrels(
         that look swapped (``(qrels, run)``).
     """
     plain_run, plain_qrels = _inputs.normalise(run, qrels)
-    if isinstance(plain_run, RunColumns | _run._RunFile):
+    if isinstance(plain_run, _hits.RunFile | _hits.RunBytes):
         return plain_run, _run._load_qrels(plain_qrels)
     return _run._load(plain_run, plain_qrels)
 
@@ -150,7 +149,7 @@ def _score(
 ) -> RunScores:
     """The kernels on inputs already checked: what :func:`score_run` and ``evaluate_retrieval`` share."""
     result = _run._evaluate(
-        run,  # type: ignore[arg-type]  # a ReadRun is what _run._load returned: RunColumns or _RunFile
+        run,  # type: ignore[arg-type]  # a ReadRun is what _run._load returned: RunFile or RunBytes
         qrels,
         measures,
         missing=missing,

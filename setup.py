@@ -1,0 +1,20 @@
+"""The compiled run engine, built with the system's C compiler at ``pip install .``.
+
+Everything else about the package is in ``pyproject.toml``; setuptools reads only the extension
+from here. It uses the Stable ABI (``Py_LIMITED_API`` 3.11, set in the source), so one wheel per
+platform serves every CPython >= 3.11.
+"""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "ef.evaluation._kernel",
+            ["src/ef/evaluation/_kernel.c"],
+            py_limited_api=True,
+            # Sanitizer builds (.ci/sanitize) pass their flags through CFLAGS/LDFLAGS.
+        )
+    ],
+    options={"bdist_wheel": {"py_limited_api": "cp311"}},
+)

@@ -1,0 +1,325 @@
+"""The one door to the run engine: a run and its qrels in, the :class:`~ef.measures.bulk.HitTable` out.
+
+A run is a TREC file (a path: read once, through one descriptor, window by window of whole
+query groups), bytes already read (a pipe, standard input) or ``{query_id: {doc_id: score}}``.
+The compiled kernel (``_kernel.c``) tokenises, checks and ranks it with trec_eval's order (score
+descending, then doc id descending byte-wise); this module only opens files, words the kernel's
+faults as ``file:line: ...`` errors, validates grades and assembles the table. ``_reference.py``
+is the same engine in plain Python: the tests' oracle, and the fallback when the extension
+cannot be imported.
+
+>>> table, evaluated, run_id = hit_table({"q1": {"d1": 0.5, "d2": 0.5}}, {"q1": {"d1": 1}}, ["q1"])
+>>> evaluated, table.hit_rank.tolist()  # the tie goes to the greater id, "d2"
+(['q1'], [1])
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import numbers
+import os
+import struct
+import sys
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import IO, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ef.io.source import BOM, Source, display_name, open_binary, read_bytes
+from ef.measures.bulk import HitTable
+
+try:
+    from ef.evaluation import _kernel as engine
+except ImportError as missing:  # a source checkout never built, or a platform without a compiler
+    from ef.evaluation import _reference as engine  # type: ignore[no-redef]
+
+    print(
+        f"ef: the compiled run engine is not available ({missing}); runs are scored by the pure-Python "
+        "reference, about 30x slower (reinstall ef with a C compiler to build it)",
+        file=sys.stderr,
+    )
+
+__all__ = ["RunBytes", "RunFile", "hit_table", "open_run", "read_run"]
+
+Run = Mapping[str, Mapping[str, float]]
+_WINDOW = 1 << 22  # bytes read at a time: a few MiB keeps memory flat and numpy-free reading fast
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """A run file on disk (plain or gzip), scored streaming when its queries are grouped."""
+
+    path: str
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """The whole run in memory (for a report that shows every ranking)."""
+        return read_run(self.path)
+
+
+@dataclass(frozen=True)
+class RunBytes:
+    """A run read whole from a pipe or standard input."""
+
+    name: str
+    data: bytes
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        return _checked(self.name, self.data, engine.read_run(self.data))  # type: ignore[no-any-return]
+
+
+def open_run(source: Source) -> RunFile | RunBytes:
+    """`source` ready to score: a regular file is only named (read when scored), a pipe read now."""
+    name = os.fspath(source)
+    if name != "-" and os.path.isfile(name):
+        return RunFile(name)
+    return RunBytes(display_name(source), read_bytes(source))
+
+
+def read_run(source: Source) -> dict[str, dict[str, float]]:
+    """A TREC run file as ``{query_id: {doc_id: score}}``: see :func:`ef.io.trec.read_run`."""
+    data = read_bytes(source)
+    return _checked(display_name(source), data, engine.read_run(data))  # type: ignore[no-any-return]
+
+
+# --- faults -----------------------------------------------------------------------------------
+
+
+def _checked(name: str, data: bytes | bytearray, got: Any) -> Any:
+    """`got`, or the error that its fault tuple describes."""
+    if isinstance(got, tuple):
+        raise _error(name, data, got)
+    return got
+
+
+def _error(name: str, data: bytes | bytearray, fault: tuple[Any, ...]) -> ValueError:
+    kind, line = fault[0], fault[1]
+    where = f"{name}:{line}"
+    if kind == "nul":
+        return ValueError(f"{where}: a NUL byte (trec_eval stops reading a file there)")
+    if kind == "cr":
+        return ValueError(f"{where}: a carriage return ('\\r') inside a line; line ends must be '\\n' or '\\r\\n'")
+    if kind == "columns":
+        return ValueError(f"{where}: expected 6 columns 'query_id iter doc_id rank score run_id', got {fault[2]}")
+    if kind == "score":
+        shown = bytes(data[fault[3] : fault[4]]).decode(errors="replace")
+        problem = {1: f"score {shown!r} is not a number", 2: "score is NaN"}.get(
+            fault[2], f"score {shown!r} is beyond the range of a double"
+        )
+        return ValueError(f"{where}: {problem}")
+    if kind == "utf8":
+        field = bytes(data[fault[2] : fault[3]])
+        try:
+            field.decode()
+            bad = field
+        except UnicodeDecodeError as error:
+            bad = field[error.start : error.end]
+        return ValueError(f"{where}: {bad!r} is not valid UTF-8")
+    if kind == "twice":
+        doc_id = bytes(data[fault[3] : fault[4]])
+        query_id = bytes(data[fault[5] : fault[6]])
+        first = fault[2] or _first_line(data, query_id, doc_id)
+        return ValueError(
+            f"{where}: doc id {doc_id.decode(errors='replace')!r} appears twice in query "
+            f"{query_id.decode(errors='replace')!r} (first at line {first})"
+        )
+    return ValueError(f"{where}: {kind}")
+
+
+def _first_line(data: bytes | bytearray, query_id: bytes, doc_id: bytes) -> int:
+    """The line where `doc_id` first appears in `query_id` (an error's detail, found only then)."""
+    for number, line in enumerate(bytes(data).split(b"\n"), start=1):
+        fields = line.split()
+        if len(fields) >= 3 and fields[0] == query_id and fields[2] == doc_id:
+            return number
+    return 0
+
+
+# --- ranking ----------------------------------------------------------------------------------
+
+
+def _rank_bytes(name: str, data: bytes, judged: Any, max_docs: int) -> tuple[Any, ...]:
+    ranker = engine.Ranker(judged, max_docs)
+    got = ranker.feed(data, True, False)
+    if isinstance(got, tuple) and got[0] == "ungrouped":
+        ranker = engine.Ranker(judged, max_docs)  # a query's lines are scattered: group them all
+        got = ranker.feed(data, True, True)
+    _checked(name, data, got)
+    return ranker.result()
+
+
+def _read(stream: IO[bytes], size: int, name: str) -> bytes:
+    try:
+        return stream.read(size)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+        reason = "truncated gzip stream" if isinstance(error, EOFError) else f"corrupt gzip stream ({error})"
+        raise ValueError(f"{name}: {reason}") from None
+
+
+def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
+    """Stream `path` through the kernel, window by window; one descriptor for every read."""
+    name = display_name(path)
+    with open_binary(path) as stream:
+        ranker = engine.Ranker(judged, max_docs)
+        data = bytearray(_read(stream, _WINDOW, name))
+        if data.startswith(BOM):
+            del data[: len(BOM)]
+        want = _WINDOW
+        while True:
+            more = _read(stream, want, name) if data else b""
+            data += more
+            final = not more
+            got = ranker.feed(data, final, False)
+            if isinstance(got, tuple):
+                if got[0] != "ungrouped":
+                    raise _error(name, data, got)
+                # Not grouped by query: the whole file, read again through the same descriptor.
+                stream.seek(0)
+                whole = bytearray(_read(stream, -1, name))
+                if whole.startswith(BOM):
+                    del whole[: len(BOM)]
+                return _rank_bytes(name, bytes(whole), judged, max_docs)
+            if final:
+                return ranker.result()
+            # One query longer than what is held: read as much again (linear overall).
+            want = _WINDOW if got else max(_WINDOW, len(data))
+            del data[:got]
+
+
+def _grades(qrels: Run, query_ids: list[str]) -> npt.NDArray[np.float64]:
+    """Every grade of `query_ids`, flat, checked: a bool, a non-number, NaN or an infinity is named."""
+    values = [grade for q in query_ids for grade in qrels[q].values()]
+    if set(map(type, values)) <= {int, float}:
+        try:
+            grades = np.array(values, dtype=np.float64)
+            if np.isfinite(grades).all():
+                return grades
+        except OverflowError:
+            pass
+    for query_id in query_ids:
+        for grade in qrels[query_id].values():
+            problem = _grade_problem(grade)
+            if problem:
+                raise ValueError(f"qrels: a grade of query {query_id!r} {problem}")
+    return np.array(values, dtype=np.float64)
+
+
+def _grade_problem(grade: object) -> str | None:
+    if isinstance(grade, bool | np.bool_) or not isinstance(grade, numbers.Real):
+        return f"is not a number (got {grade!r})"
+    try:
+        value = float(grade)
+    except OverflowError:
+        return f"is not finite (got {grade!r})"
+    if value != value:
+        return "is NaN"
+    if math.isinf(value):
+        return f"is not finite (got {grade!r})"
+    return None
+
+
+def _score_problem(score: object) -> str | None:
+    """Why a run score is refused, or ``None``: a bool, what cannot be read as a double, NaN, or a
+    finite number whose nearest double is infinite (an infinity itself is taken)."""
+    if isinstance(score, bool | np.bool_):
+        return f"is not a number (got {score!r})"
+    try:
+        (value,) = struct.unpack("d", struct.pack("d", score))
+    except (struct.error, ArithmeticError, TypeError, ValueError):
+        if isinstance(score, numbers.Number):
+            try:
+                float(score)  # type: ignore[arg-type]
+            except OverflowError:
+                return "is beyond the range of a double"
+            except (ArithmeticError, TypeError, ValueError):
+                pass
+        return f"is not a number (got {score!r})"
+    if value != value:
+        return "is NaN"
+    if math.isinf(value) and score != value:  # a Decimal, a long double ... that overflowed
+        return "is beyond the range of a double"
+    return None
+
+
+def _convert(query_id: str, doc_id: str, score: object) -> float:
+    """A score that is not a plain float or int, as a double (numpy's, Decimal ...), or the error."""
+    problem = _score_problem(score)
+    if problem:
+        raise ValueError(f"run: score of doc {doc_id!r} in query {query_id!r} {problem}")
+    return float(struct.unpack("d", struct.pack("d", score))[0])
+
+
+def _bad_doc(query_id: str, doc_id: object) -> None:
+    raise TypeError(f"'run[{query_id!r}]' has a doc id that is not a str: {doc_id!r} ({type(doc_id).__name__})")
+
+
+def _dicts(value: Run) -> dict[str, dict[str, Any]]:
+    """`value` as a dict of dicts (what the kernel iterates); dicts pass as they are."""
+    if type(value) is dict and all(type(v) is dict for v in value.values()):
+        return value
+    return {q: v if type(v) is dict else dict(v) for q, v in value.items()}
+
+
+def _ints(data: bytes) -> npt.NDArray[np.int64]:
+    return np.frombuffer(data, dtype=np.int64)
+
+
+def hit_table(
+    run: Run | RunFile | RunBytes,
+    qrels: Run,
+    query_ids: list[str],
+    *,
+    missing: str = "zero",
+    max_docs: int | None = None,
+    relevance_level: float = 1,
+) -> tuple[HitTable, list[str], str]:
+    """The hit table of `run` against `qrels` over `query_ids` (judged queries, trec_eval's order).
+
+    Returns the table, the evaluated query ids (its rows: those of the run, and with
+    ``missing="zero"`` the others too, retrieving nothing) and the run id (a file's last line's).
+    """
+    depth = -1 if max_docs is None else max_docs
+    if isinstance(run, RunFile | RunBytes):
+        judged = engine.Judged(query_ids, [list(qrels[q]) for q in query_ids])
+        if isinstance(run, RunFile):
+            num_ret, hit_query, hit_rank, hit_judgement, run_id = _rank_file(run.path, judged, depth)
+        else:
+            num_ret, hit_query, hit_rank, hit_judgement, run_id = _rank_bytes(run.name, run.data, judged, depth)
+        retrieved = _ints(num_ret)
+        evaluated = retrieved >= 0 if missing == "skip" else np.ones(len(query_ids), dtype=bool)
+        kept = [q for q, e in zip(query_ids, evaluated.tolist(), strict=True) if e]
+        grades = _grades(qrels, kept)
+        sizes = np.array([len(qrels[q]) for q in query_ids], dtype=np.int64)
+        flat = np.zeros(int(sizes.sum()))
+        flat[np.repeat(evaluated, sizes)] = grades
+        hit_grade = flat[_ints(hit_judgement)]
+        position = np.cumsum(evaluated) - 1
+        hit_query_array = position[_ints(hit_query)]
+        judged_sizes = sizes[evaluated]
+        name = "" if run_id is None else run_id.decode(errors="replace")
+    else:
+        plain_run = _dicts(run)
+        kept = query_ids if missing == "zero" else [q for q in query_ids if q in plain_run]
+        grades = _grades(qrels, kept)
+        num_ret, hit_query, hit_rank, grade_bytes = engine.rank_mapping(
+            plain_run, _dicts(qrels), kept, depth, _convert, _bad_doc
+        )
+        retrieved = _ints(num_ret)
+        evaluated = np.ones(len(kept), dtype=bool)
+        hit_query_array = _ints(hit_query)
+        hit_grade = np.frombuffer(grade_bytes, dtype=np.float64)
+        judged_sizes = np.array([len(qrels[q]) for q in kept], dtype=np.int64)
+        name = ""
+    table = HitTable(
+        num_ret=np.maximum(retrieved[evaluated], 0),
+        hit_query=hit_query_array,
+        hit_rank=_ints(hit_rank).copy(),
+        hit_grade=hit_grade,
+        judged_query=np.repeat(np.arange(len(kept), dtype=np.int64), judged_sizes),
+        judged_grade=grades,
+        relevance_level=float(relevance_level),
+    )
+    return table, kept, name

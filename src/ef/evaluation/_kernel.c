@@ -1,0 +1,1092 @@
+/* ef's run engine: TREC run bytes (or a dict of dicts) in, the judged documents' ranks out.
+ *
+ * One job, in trec_eval 10.0's terms: read each line "query_id iter doc_id rank score run_id"
+ * (columns split on C isspace, '#' comments, blank lines skipped, the score read as strtod reads
+ * it), group the lines by query, and give each judged document the number of documents of its
+ * query ranked ahead of it: a greater score, or an equal score and a greater doc id byte-wise
+ * (precedes(), the one comparator). The measures themselves stay in numpy (ef.measures.bulk).
+ *
+ * The only caller is ef/evaluation/_hits.py, which formats every error this file reports as a
+ * tuple (kind, line, ...) and keeps a pure-Python reference of the same job for the tests.
+ * Stable ABI (Py_LIMITED_API 3.11): one build serves every CPython >= 3.11.
+ */
+#define Py_LIMITED_API 0x030B0000
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(_WIN32)
+typedef _locale_t c_locale_t;
+static c_locale_t c_locale(void) { return _create_locale(LC_NUMERIC, "C"); }
+static double strtod_c(const char *s, char **end, c_locale_t loc) { return _strtod_l(s, end, loc); }
+#else
+#if defined(__APPLE__)
+#include <xlocale.h>
+#endif
+typedef locale_t c_locale_t;
+static c_locale_t c_locale(void) { return newlocale(LC_NUMERIC_MASK, "C", (locale_t)0); }
+static double strtod_c(const char *s, char **end, c_locale_t loc) { return strtod_l(s, end, loc); }
+#endif
+
+static c_locale_t the_c_locale;
+static PyObject *JudgedType; /* set once, when the module is first executed */
+
+/* ---------------------------------------------------------------- growable arrays ---------- */
+
+typedef struct {
+    int64_t *v;
+    Py_ssize_t n, cap;
+} ints;
+
+static int ints_push(ints *a, int64_t x) {
+    if (a->n == a->cap) {
+        Py_ssize_t cap = a->cap ? 2 * a->cap : 256;
+        int64_t *v = realloc(a->v, (size_t)cap * sizeof(int64_t));
+        if (!v) return -1;
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- hashing ----------------- */
+
+static uint64_t hash_bytes(const char *p, Py_ssize_t n, uint64_t seed) {
+    uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+    return h ^ (h >> 29);
+}
+
+static int same_bytes(const char *a, Py_ssize_t na, const char *b, Py_ssize_t nb) {
+    return na == nb && memcmp(a, b, (size_t)na) == 0;
+}
+
+/* A string table: interned copies of byte strings, each with a value, open addressing. */
+typedef struct {
+    char **key;
+    Py_ssize_t *len;
+    int64_t *value;
+    uint64_t *hash;
+    Py_ssize_t n, cap; /* cap: a power of two */
+} table;
+
+static int table_init(table *t, Py_ssize_t expected) {
+    Py_ssize_t cap = 16;
+    while (cap < 2 * expected + 2) cap *= 2;
+    t->key = calloc((size_t)cap, sizeof(char *));
+    t->len = calloc((size_t)cap, sizeof(Py_ssize_t));
+    t->value = calloc((size_t)cap, sizeof(int64_t));
+    t->hash = calloc((size_t)cap, sizeof(uint64_t));
+    t->n = 0;
+    t->cap = cap;
+    return (t->key && t->len && t->value && t->hash) ? 0 : -1;
+}
+
+static void table_free(table *t) {
+    if (t->key)
+        for (Py_ssize_t i = 0; i < t->cap; i++) free(t->key[i]);
+    free(t->key);
+    free(t->len);
+    free(t->value);
+    free(t->hash);
+    memset(t, 0, sizeof *t);
+}
+
+/* The slot of (p, n): where it is, or the empty slot where it would go. */
+static Py_ssize_t table_slot(const table *t, const char *p, Py_ssize_t n, uint64_t h) {
+    Py_ssize_t mask = t->cap - 1, i = (Py_ssize_t)(h & (uint64_t)mask);
+    while (t->key[i] && !(t->hash[i] == h && same_bytes(t->key[i], t->len[i], p, n))) i = (i + 1) & mask;
+    return i;
+}
+
+static int table_grow(table *t) {
+    table bigger;
+    if (table_init(&bigger, t->cap) < 0) return -1;
+    for (Py_ssize_t i = 0; i < t->cap; i++) {
+        if (!t->key[i]) continue;
+        Py_ssize_t j = table_slot(&bigger, t->key[i], t->len[i], t->hash[i]);
+        bigger.key[j] = t->key[i];
+        bigger.len[j] = t->len[i];
+        bigger.value[j] = t->value[i];
+        bigger.hash[j] = t->hash[i];
+        t->key[i] = NULL;
+    }
+    bigger.n = t->n;
+    table_free(t);
+    *t = bigger;
+    return 0;
+}
+
+/* -1 when absent. */
+static int64_t table_get(const table *t, const char *p, Py_ssize_t n, uint64_t h) {
+    Py_ssize_t i = table_slot(t, p, n, h);
+    return t->key[i] ? t->value[i] : -1;
+}
+
+/* 1 if added, 0 if present (its value left), -1 on no memory. */
+static int table_add(table *t, const char *p, Py_ssize_t n, uint64_t h, int64_t value) {
+    if (2 * (t->n + 1) > t->cap && table_grow(t) < 0) return -1;
+    Py_ssize_t i = table_slot(t, p, n, h);
+    if (t->key[i]) return 0;
+    char *copy = malloc(n ? (size_t)n : 1);
+    if (!copy) return -1;
+    memcpy(copy, p, (size_t)n);
+    t->key[i] = copy;
+    t->len[i] = n;
+    t->value[i] = value;
+    t->hash[i] = h;
+    t->n++;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- the comparator ---------- */
+
+/* A ranked document: its score and id. */
+typedef struct {
+    double score;
+    const char *id;
+    Py_ssize_t len;
+    int64_t line; /* files: the line it was read from; dicts: unused */
+    int64_t judgement; /* the index of its judgement, or -1 */
+} doc;
+
+/* trec_eval's order: does a rank ahead of b? Score descending, then doc id descending byte-wise. */
+static inline int precedes(const doc *a, const doc *b) {
+    if (a->score != b->score) return a->score > b->score;
+    Py_ssize_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->id, b->id, (size_t)n);
+    if (c) return c > 0;
+    return a->len > b->len;
+}
+
+static int compare_docs(const void *x, const void *y) {
+    const doc *a = x, *b = y;
+    return precedes(a, b) ? -1 : precedes(b, a) ? 1 : 0;
+}
+
+/* The hits of one query: for each judged doc of `docs` (judgement >= 0), the number of docs ranked
+ * ahead of it. The judged ones are sorted (k log k), then each doc finds by binary search how many
+ * judged docs it follows (n log k): a judged doc's rank is how many docs follow fewer judged docs
+ * than it does. `scratch` holds k doc copies and k + 1 counts. */
+typedef struct {
+    doc *judged;
+    int64_t *count;
+    Py_ssize_t cap;
+} scratch;
+
+static int scratch_fit(scratch *s, Py_ssize_t k) {
+    if (k <= s->cap) return 0;
+    doc *j = realloc(s->judged, (size_t)k * sizeof(doc));
+    if (!j) return -1;
+    s->judged = j;
+    int64_t *c = realloc(s->count, (size_t)(k + 1) * sizeof(int64_t));
+    if (!c) return -1;
+    s->count = c;
+    s->cap = k;
+    return 0;
+}
+
+typedef struct {
+    ints query, rank, judgement; /* one entry per hit */
+} hits;
+
+static int rank_judged(scratch *s, const doc *docs, Py_ssize_t n, Py_ssize_t k, int64_t query, int64_t max_docs,
+                       hits *out) {
+    if (!k) return 0;
+    if (scratch_fit(s, k) < 0) return -1;
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (docs[i].judgement >= 0) s->judged[m++] = docs[i];
+    qsort(s->judged, (size_t)k, sizeof(doc), compare_docs);
+    memset(s->count, 0, (size_t)(k + 1) * sizeof(int64_t));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t lo = 0, hi = k; /* judged[:lo] precede docs[i]; judged[hi:] do not */
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (precedes(&s->judged[mid], &docs[i])) lo = mid + 1;
+            else hi = mid;
+        }
+        s->count[lo]++;
+    }
+    int64_t ahead = -1; /* a judged doc does not rank ahead of itself */
+    for (Py_ssize_t i = 0; i < k; i++) {
+        ahead += s->count[i];
+        if (max_docs >= 0 && ahead >= max_docs) continue;
+        if (ints_push(&out->query, query) < 0 || ints_push(&out->rank, ahead) < 0 ||
+            ints_push(&out->judgement, s->judged[i].judgement) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A str's UTF-8 bytes; a lone surrogate as "surrogatepass" writes it (bytes no UTF-8 file holds,
+ * kept alive in the list `keep`), so an id that cannot be in a file still orders and matches. */
+static const char *utf8_of(PyObject *s, Py_ssize_t *n, PyObject *keep) {
+    const char *p = PyUnicode_AsUTF8AndSize(s, n);
+    if (p || !PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return p;
+    PyErr_Clear();
+    PyObject *b = PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
+    if (!b) return NULL;
+    int failed = PyList_Append(keep, b);
+    Py_DECREF(b); /* the list holds it */
+    char *buffer;
+    if (failed || PyBytes_AsStringAndSize(b, &buffer, n) < 0) return NULL;
+    return buffer;
+}
+
+/* ---------------------------------------------------------------- the judgements ---------- */
+
+/* The qrels of the evaluated queries: query id -> query index, (query index, doc id) -> the
+ * index of the judgement in the flat order the caller gave them. */
+typedef struct {
+    PyObject_HEAD
+    table queries;
+    table judged;
+    Py_ssize_t n_queries;
+} Judged;
+
+static uint64_t pair_hash(int64_t query, const char *p, Py_ssize_t n) {
+    return hash_bytes(p, n, (uint64_t)query * 0x9e3779b97f4a7c15ULL);
+}
+
+static int64_t judgement_of(const Judged *j, int64_t query, const char *p, Py_ssize_t n) {
+    /* The key is the query index's 8 bytes and the id: copied together into the table. */
+    char stack[128];
+    char *key = (size_t)n + 8 <= sizeof stack ? stack : malloc((size_t)n + 8);
+    if (!key) return -2;
+    memcpy(key, &query, 8);
+    memcpy(key + 8, p, (size_t)n);
+    int64_t found = table_get(&j->judged, key, n + 8, pair_hash(query, p, n));
+    if (key != stack) free(key);
+    return found;
+}
+
+static int Judged_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
+    Judged *self = (Judged *)self_;
+    PyObject *query_ids, *doc_ids;
+    if (kwargs && PyDict_Size(kwargs)) {
+        PyErr_SetString(PyExc_TypeError, "Judged takes no keyword arguments");
+        return -1;
+    }
+    /* query_ids: list of str; doc_ids: list (one per query) of lists of str, judgements in order. */
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &query_ids, &PyList_Type, &doc_ids)) return -1;
+    Py_ssize_t nq = PyList_Size(query_ids);
+    if (PyList_Size(doc_ids) != nq) {
+        PyErr_SetString(PyExc_ValueError, "one list of doc ids per query");
+        return -1;
+    }
+    table_free(&self->queries);
+    table_free(&self->judged);
+    if (table_init(&self->queries, nq) < 0 || table_init(&self->judged, 16) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int64_t flat = 0;
+    PyObject *keep = PyList_New(0);
+    if (!keep) return -1;
+    for (Py_ssize_t q = 0; q < nq; q++) {
+        Py_ssize_t n;
+        const char *p = utf8_of(PyList_GetItem(query_ids, q), &n, keep);
+        if (!p) goto fail;
+        if (table_add(&self->queries, p, n, hash_bytes(p, n, 0), q) < 0) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        PyObject *docs = PyList_GetItem(doc_ids, q);
+        if (!PyList_Check(docs)) {
+            PyErr_SetString(PyExc_TypeError, "doc ids must be lists");
+            goto fail;
+        }
+        for (Py_ssize_t i = 0; i < PyList_Size(docs); i++, flat++) {
+            const char *d = utf8_of(PyList_GetItem(docs, i), &n, keep);
+            if (!d) goto fail;
+            char *key = malloc((size_t)n + 8);
+            if (!key) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            int64_t query = q;
+            memcpy(key, &query, 8);
+            memcpy(key + 8, d, (size_t)n);
+            int added = table_add(&self->judged, key, n + 8, pair_hash(query, d, n), flat);
+            free(key);
+            if (added < 0) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+        }
+    }
+    Py_DECREF(keep);
+    self->n_queries = nq;
+    return 0;
+fail:
+    Py_DECREF(keep);
+    return -1;
+}
+
+static void Judged_dealloc(PyObject *self_) {
+    Judged *self = (Judged *)self_;
+    table_free(&self->queries);
+    table_free(&self->judged);
+    PyTypeObject *type = Py_TYPE(self_);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self_);
+    Py_DECREF(type);
+}
+
+static PyType_Slot Judged_slots[] = {
+    {Py_tp_doc, "The judgements of the evaluated queries: Judged(query_ids, doc_ids_per_query)."},
+    {Py_tp_init, Judged_init},
+    {Py_tp_dealloc, Judged_dealloc},
+    {0, NULL},
+};
+
+static PyType_Spec Judged_spec = {"ef.evaluation._kernel.Judged", sizeof(Judged), 0, Py_TPFLAGS_DEFAULT,
+                                  Judged_slots};
+
+/* ---------------------------------------------------------------- numbers ----------------- */
+
+enum { SCORE_OK = 0, SCORE_NOT_A_NUMBER, SCORE_NAN, SCORE_TOO_LARGE };
+
+static const double powers_of_ten[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* A score token as strtod reads it, whole. The common decimal forms are read exactly here
+ * (Clinger's fast path: an integer mantissa below 2^53 times or divided by an exact power of ten
+ * is one correctly rounded operation); every other form goes to strtod in the "C" locale. */
+static int parse_score(const char *p, Py_ssize_t n, double *out) {
+    Py_ssize_t i = 0;
+    int negative = 0;
+    if (i < n && (p[i] == '+' || p[i] == '-')) negative = p[i++] == '-';
+    uint64_t mantissa = 0;
+    int digits = 0, fraction = 0, any = 0;
+    while (i < n && p[i] >= '0' && p[i] <= '9') {
+        if (digits < 19) mantissa = mantissa * 10 + (uint64_t)(p[i] - '0');
+        if (mantissa) digits++;
+        if (digits > 18) break;
+        i++;
+        any = 1;
+    }
+    if (i < n && p[i] == '.' && digits <= 18) {
+        i++;
+        while (i < n && p[i] >= '0' && p[i] <= '9' && digits <= 18) {
+            mantissa = mantissa * 10 + (uint64_t)(p[i] - '0');
+            if (mantissa) digits++;
+            fraction++;
+            i++;
+            any = 1;
+        }
+    }
+    if (i == n && any && mantissa < (1ULL << 53) && fraction <= 22) {
+        double v = (double)mantissa;
+        v = fraction ? v / powers_of_ten[fraction] : v;
+        *out = negative ? -v : v;
+        return SCORE_OK;
+    }
+    /* strtod on a NUL-terminated copy. */
+    char stack[64];
+    char *copy = (size_t)n < sizeof stack ? stack : malloc((size_t)n + 1);
+    if (!copy) return -1;
+    memcpy(copy, p, (size_t)n);
+    copy[n] = 0;
+    char *end;
+    errno = 0;
+    double v = strtod_c(copy, &end, the_c_locale);
+    Py_ssize_t used = end - copy;
+    int literal_infinity = 0;
+    {
+        Py_ssize_t s = (copy[0] == '+' || copy[0] == '-') ? 1 : 0;
+        literal_infinity = copy[s] == 'i' || copy[s] == 'I';
+    }
+    if (copy != stack) free(copy);
+    if (n == 0 || used != n) return SCORE_NOT_A_NUMBER;
+    if (v != v) return SCORE_NAN;
+    if (isinf(v) && !literal_infinity) return SCORE_TOO_LARGE; /* HUGE_VAL: 1e400 would tie 1e401 */
+    *out = v;
+    return SCORE_OK;
+}
+
+/* ---------------------------------------------------------------- UTF-8 ------------------- */
+
+static int valid_utf8(const unsigned char *s, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        Py_ssize_t need;
+        uint32_t cp;
+        if (c >= 0xC2 && c <= 0xDF) need = 1, cp = c & 0x1F;
+        else if (c >= 0xE0 && c <= 0xEF) need = 2, cp = c & 0x0F;
+        else if (c >= 0xF0 && c <= 0xF4) need = 3, cp = c & 0x07;
+        else return 0;
+        for (Py_ssize_t k = 1; k <= need; k++) {
+            if (i + k >= n || (s[i + k] & 0xC0) != 0x80) return 0;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if ((need == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+            return 0;
+        i += need + 1;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- the file ranker --------- */
+
+/* What went wrong, reported to Python as a tuple (see _hits.py, which words each). */
+enum { E_NONE = 0, E_NUL, E_CR, E_COLUMNS, E_SCORE, E_UTF8, E_TWICE, E_UNGROUPED, E_MEMORY };
+
+typedef struct {
+    int kind;
+    int64_t line, other_line, count;
+    Py_ssize_t start, stop;   /* the field at fault, offsets in the buffer */
+    Py_ssize_t start2, stop2; /* E_TWICE: the query id */
+} fault;
+
+typedef struct {
+    Py_ssize_t q0, q1, d0, d1, r0, r1; /* query id, doc id, run id: [start, stop) */
+    double score;
+    int64_t line;
+} row;
+
+static inline int is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+
+/* One data line at `p[at]` (the line number `line`): its row, or 0 for a blank or comment line.
+ * Sets *next to the start of the next line. Returns 1 (a row), 0 (none), -1 (a fault). */
+static int read_line(const char *p, Py_ssize_t size, Py_ssize_t at, int64_t line, row *r, Py_ssize_t *next,
+                     fault *f) {
+    Py_ssize_t field[6][2];
+    int fields = 0;
+    Py_ssize_t i = at;
+    for (;;) {
+        while (i < size && is_space((unsigned char)p[i])) {
+            if (p[i] == '\r' && !(i + 1 < size && p[i + 1] == '\n') && i + 1 < size) {
+                f->kind = E_CR, f->line = line;
+                return -1;
+            }
+            i++;
+        }
+        if (i >= size || p[i] == '\n') break;
+        Py_ssize_t start = i;
+        while (i < size && p[i] != '\n' && !is_space((unsigned char)p[i])) {
+            if (!p[i]) {
+                f->kind = E_NUL, f->line = line;
+                return -1;
+            }
+            i++;
+        }
+        if (fields < 6) field[fields][0] = start, field[fields][1] = i;
+        fields++;
+    }
+    *next = i < size ? i + 1 : size;
+    if (!fields || p[field[0][0]] == '#') return 0;
+    if (fields < 6) {
+        f->kind = E_COLUMNS, f->line = line, f->count = fields;
+        return -1;
+    }
+    r->q0 = field[0][0], r->q1 = field[0][1];
+    r->d0 = field[2][0], r->d1 = field[2][1];
+    r->r0 = field[5][0], r->r1 = field[5][1];
+    r->line = line;
+    int parsed = parse_score(p + field[4][0], field[4][1] - field[4][0], &r->score);
+    if (parsed) {
+        if (parsed < 0) {
+            f->kind = E_MEMORY;
+            return -1;
+        }
+        f->kind = E_SCORE, f->line = line, f->count = parsed, f->start = field[4][0], f->stop = field[4][1];
+        return -1;
+    }
+    for (int k = 0; k < 3; k += 2) {
+        const unsigned char *s = (const unsigned char *)p + field[k][0];
+        Py_ssize_t n = field[k][1] - field[k][0], j = 0;
+        while (j < n && s[j] < 0x80) j++;
+        if (j < n && !valid_utf8(s, n)) {
+            f->kind = E_UTF8, f->line = line, f->start = field[k][0], f->stop = field[k][1];
+            return -1;
+        }
+    }
+    return 1;
+}
+
+typedef struct {
+    PyObject_HEAD
+    Judged *judged;
+    int64_t max_docs; /* -1: all */
+    int64_t *num_ret;   /* per query index; -1: not in the run */
+    hits out;
+    table seen;    /* every query id already ranked: seeing one again means the file is not grouped */
+    table in_query; /* the current query's doc ids (duplicates) */
+    scratch work;
+    doc *docs;
+    Py_ssize_t docs_cap;
+    int64_t line;     /* the line number at the start of the next feed */
+    char *run_id;
+    Py_ssize_t run_id_len;
+    int has_run_id;
+} Ranker;
+
+static int set_run_id(Ranker *self, const char *p, Py_ssize_t n) {
+    char *copy = realloc(self->run_id, n ? (size_t)n : 1);
+    if (!copy) return -1;
+    memcpy(copy, p, (size_t)n);
+    self->run_id = copy;
+    self->run_id_len = n;
+    self->has_run_id = 1;
+    return 0;
+}
+
+/* Rank one query's rows (all of them, in file order). */
+static int rank_query(Ranker *self, const char *p, const row *rows, Py_ssize_t n, fault *f) {
+    table *seen = &self->in_query; /* its keys point into the buffer: never freed, cleared below */
+    if (!n) return 0;
+    const char *qid = p + rows[0].q0;
+    Py_ssize_t qlen = rows[0].q1 - rows[0].q0;
+    uint64_t qh = hash_bytes(qid, qlen, 0);
+    int added = table_add(&self->seen, qid, qlen, qh, 0);
+    if (added < 0) goto no_memory;
+    if (!added) {
+        f->kind = E_UNGROUPED, f->line = rows[0].line;
+        return -1;
+    }
+    /* A doc id twice in one query is an error, in any query of the file. */
+    if (seen->cap < 2 * n + 2 || seen->cap > 8 * n + 64) {
+        table_free(seen);
+        if (table_init(seen, n) < 0) goto no_memory;
+    }
+    if (n > self->docs_cap) {
+        doc *d = realloc(self->docs, (size_t)n * sizeof(doc));
+        if (!d) goto no_memory;
+        self->docs = d;
+        self->docs_cap = n;
+    }
+    int64_t query = table_get(&self->judged->queries, qid, qlen, qh);
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *id = p + rows[i].d0;
+        Py_ssize_t len = rows[i].d1 - rows[i].d0;
+        uint64_t h = hash_bytes(id, len, 1);
+        Py_ssize_t slot = table_slot(seen, id, len, h);
+        if (seen->key[slot]) {
+            f->kind = E_TWICE, f->line = rows[i].line, f->other_line = seen->value[slot];
+            f->start = rows[i].d0, f->stop = rows[i].d1, f->start2 = rows[i].q0, f->stop2 = rows[i].q1;
+            memset(seen->key, 0, (size_t)seen->cap * sizeof(char *));
+            seen->n = 0;
+            return -1;
+        }
+        /* The table only points at the buffer's bytes here: no copy per doc. */
+        seen->key[slot] = (char *)id;
+        seen->len[slot] = len;
+        seen->hash[slot] = h;
+        seen->value[slot] = rows[i].line;
+        seen->n++;
+        doc *d = &self->docs[i];
+        d->score = rows[i].score, d->id = id, d->len = len, d->line = rows[i].line;
+        d->judgement = query >= 0 ? judgement_of(self->judged, query, id, len) : -1;
+        if (d->judgement == -2) goto no_memory;
+        k += d->judgement >= 0;
+    }
+    memset(seen->key, 0, (size_t)seen->cap * sizeof(char *));
+    seen->n = 0;
+    if (query < 0) return 0;
+    self->num_ret[query] = self->max_docs >= 0 && n > self->max_docs ? self->max_docs : n;
+    if (rank_judged(&self->work, self->docs, n, k, query, self->max_docs, &self->out) < 0) goto no_memory;
+    return 0;
+no_memory:
+    if (seen->key) memset(seen->key, 0, (size_t)seen->cap * sizeof(char *));
+    seen->n = 0;
+    f->kind = E_MEMORY;
+    return -1;
+}
+
+static int same_query(const char *p, const row *a, const row *b) {
+    return same_bytes(p + a->q0, a->q1 - a->q0, p + b->q0, b->q1 - b->q0);
+}
+
+typedef struct {
+    row *v;
+    Py_ssize_t n, cap;
+} rows;
+
+static int rows_push(rows *a, const row *r) {
+    if (a->n == a->cap) {
+        Py_ssize_t cap = a->cap ? 2 * a->cap : 1024;
+        row *v = realloc(a->v, (size_t)cap * sizeof(row));
+        if (!v) return -1;
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = *r;
+    return 0;
+}
+
+/* Read the lines of p[0:size]. Grouped (whole=0): each run of one query's lines is ranked as it
+ * ends; unless `final`, the last run waits: *consumed is where its first line starts. Whole: the
+ * rows are grouped by query first (in the order queries first appear), then ranked. */
+static int feed(Ranker *self, const char *p, Py_ssize_t size, int final, int whole, Py_ssize_t *consumed,
+                fault *f) {
+    rows all = {0};
+    if (!final) { /* whole lines only: a partial last line waits with the last query */
+        while (size > 0 && p[size - 1] != '\n') size--;
+    }
+    Py_ssize_t at = 0, group_start = 0;
+    int64_t line = self->line, group_line = self->line;
+    Py_ssize_t last_run_id[2] = {-1, -1};
+    int status = 0;
+    while (at < size) {
+        row r;
+        Py_ssize_t next;
+        int got = read_line(p, size, at, line, &r, &next, f);
+        if (got < 0) goto fail;
+        if (got) {
+            if (!whole && all.n && !same_query(p, &all.v[0], &r)) {
+                if (rank_query(self, p, all.v, all.n, f) < 0) goto fail;
+                all.n = 0;
+                if (last_run_id[0] >= 0 && set_run_id(self, p + last_run_id[0], last_run_id[1] - last_run_id[0]) < 0)
+                    goto no_memory;
+                group_start = at, group_line = line;
+            }
+            if (rows_push(&all, &r) < 0) goto no_memory;
+            last_run_id[0] = r.r0, last_run_id[1] = r.r1;
+        } else if (!all.n) {
+            group_start = next, group_line = line + 1;
+        }
+        at = next;
+        line++;
+    }
+    if (whole && all.n) {
+        /* Group the rows by query id (a counting sort by first appearance keeps file order within). */
+        table groups;
+        if (table_init(&groups, 64) < 0) goto no_memory;
+        int64_t *group = malloc((size_t)all.n * sizeof(int64_t));
+        ints sizes = {0};
+        if (!group) {
+            table_free(&groups);
+            goto no_memory;
+        }
+        for (Py_ssize_t i = 0; i < all.n; i++) {
+            const char *q = p + all.v[i].q0;
+            Py_ssize_t n = all.v[i].q1 - all.v[i].q0;
+            uint64_t h = hash_bytes(q, n, 0);
+            int64_t g = table_get(&groups, q, n, h);
+            if (g < 0) {
+                g = groups.n;
+                if (table_add(&groups, q, n, h, g) < 0 || ints_push(&sizes, 0) < 0) status = -1;
+            }
+            if (status < 0) break;
+            group[i] = g;
+            sizes.v[g]++;
+        }
+        row *sorted = status < 0 ? NULL : malloc((size_t)all.n * sizeof(row));
+        if (sorted) {
+            int64_t total = 0;
+            for (Py_ssize_t g = 0; g < sizes.n; g++) {
+                int64_t s = sizes.v[g];
+                sizes.v[g] = total;
+                total += s;
+            }
+            for (Py_ssize_t i = 0; i < all.n; i++) sorted[sizes.v[group[i]]++] = all.v[i];
+            Py_ssize_t start = 0;
+            for (Py_ssize_t g = 0; g < sizes.n && status == 0; g++) {
+                if (rank_query(self, p, sorted + start, sizes.v[g] - start, f) < 0) status = 1;
+                start = sizes.v[g];
+            }
+            free(sorted);
+        } else {
+            status = -1;
+        }
+        free(group);
+        free(sizes.v);
+        table_free(&groups);
+        if (status < 0) goto no_memory;
+        if (status > 0) goto fail;
+        all.n = 0;
+    } else if (all.n && final) {
+        if (rank_query(self, p, all.v, all.n, f) < 0) goto fail;
+        all.n = 0;
+    }
+    if (all.n) { /* the last query's lines wait for the next feed */
+        *consumed = group_start;
+        self->line = group_line;
+    } else {
+        if (last_run_id[0] >= 0 && set_run_id(self, p + last_run_id[0], last_run_id[1] - last_run_id[0]) < 0)
+            goto no_memory;
+        *consumed = size;
+        self->line = line;
+    }
+    free(all.v);
+    return 0;
+no_memory:
+    f->kind = E_MEMORY;
+fail:
+    free(all.v);
+    return -1;
+}
+
+static PyObject *fault_tuple(const fault *f) {
+    switch (f->kind) {
+    case E_MEMORY:
+        return PyErr_NoMemory();
+    case E_TWICE:
+        return Py_BuildValue("(sLLnnnn)", "twice", (long long)f->line, (long long)f->other_line, f->start, f->stop,
+                             f->start2, f->stop2);
+    case E_SCORE:
+        return Py_BuildValue("(sLLnn)", "score", (long long)f->line, (long long)f->count, f->start, f->stop);
+    case E_UTF8:
+        return Py_BuildValue("(sLnn)", "utf8", (long long)f->line, f->start, f->stop);
+    case E_COLUMNS:
+        return Py_BuildValue("(sLL)", "columns", (long long)f->line, (long long)f->count);
+    case E_NUL:
+        return Py_BuildValue("(sL)", "nul", (long long)f->line);
+    case E_CR:
+        return Py_BuildValue("(sL)", "cr", (long long)f->line);
+    default:
+        return Py_BuildValue("(sL)", "ungrouped", (long long)f->line);
+    }
+}
+
+static int Ranker_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
+    Ranker *self = (Ranker *)self_;
+    PyObject *judged;
+    long long max_docs;
+    if (kwargs && PyDict_Size(kwargs)) {
+        PyErr_SetString(PyExc_TypeError, "Ranker takes no keyword arguments");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "O!L", (PyTypeObject *)JudgedType, &judged, &max_docs)) return -1;
+    Py_INCREF(judged);
+    Py_XDECREF((PyObject *)self->judged);
+    self->judged = (Judged *)judged;
+    self->max_docs = max_docs;
+    Py_ssize_t nq = self->judged->n_queries;
+    free(self->num_ret);
+    self->num_ret = malloc((size_t)(nq ? nq : 1) * sizeof(int64_t));
+    if (!self->num_ret) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t q = 0; q < nq; q++) self->num_ret[q] = -1;
+    if (table_init(&self->seen, 64) < 0 || table_init(&self->in_query, 64) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->line = 1;
+    return 0;
+}
+
+static void Ranker_dealloc(PyObject *self_) {
+    Ranker *self = (Ranker *)self_;
+    Py_XDECREF((PyObject *)self->judged);
+    free(self->num_ret);
+    free(self->out.query.v), free(self->out.rank.v), free(self->out.judgement.v);
+    table_free(&self->seen);
+    table_free(&self->in_query);
+    free(self->work.judged), free(self->work.count);
+    free(self->docs);
+    free(self->run_id);
+    PyTypeObject *type = Py_TYPE(self_);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self_);
+    Py_DECREF(type);
+}
+
+/* feed(data, final, whole) -> bytes consumed, or a fault tuple. */
+static PyObject *Ranker_feed(PyObject *self_, PyObject *args) {
+    Ranker *self = (Ranker *)self_;
+    PyObject *data;
+    int final, whole;
+    if (!PyArg_ParseTuple(args, "Opp", &data, &final, &whole)) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+    Py_ssize_t consumed = 0;
+    fault f = {0};
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = feed(self, view.buf, view.len, final, whole, &consumed, &f);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    if (status < 0) return fault_tuple(&f);
+    return PyLong_FromSsize_t(consumed);
+}
+
+static PyObject *int_bytes(const int64_t *v, Py_ssize_t n) {
+    return PyBytes_FromStringAndSize((const char *)v, n * (Py_ssize_t)sizeof(int64_t));
+}
+
+/* result() -> (num_ret, hit_query, hit_rank, hit_judgement) as int64 bytes, and the run id bytes or None. */
+static PyObject *Ranker_result(PyObject *self_, PyObject *unused) {
+    Ranker *self = (Ranker *)self_;
+    (void)unused;
+    PyObject *run_id = self->has_run_id ? PyBytes_FromStringAndSize(self->run_id, self->run_id_len) : Py_NewRef(Py_None);
+    if (!run_id) return NULL;
+    return Py_BuildValue("(NNNNN)", int_bytes(self->num_ret, self->judged->n_queries),
+                         int_bytes(self->out.query.v, self->out.query.n), int_bytes(self->out.rank.v, self->out.rank.n),
+                         int_bytes(self->out.judgement.v, self->out.judgement.n), run_id);
+}
+
+static PyMethodDef Ranker_methods[] = {
+    {"feed", Ranker_feed, METH_VARARGS, "feed(data, final, whole): rank the queries whose lines are complete."},
+    {"result", Ranker_result, METH_NOARGS, "result(): (num_ret, hit_query, hit_rank, hit_judgement, run_id)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot Ranker_slots[] = {
+    {Py_tp_doc, "Ranks a TREC run file's judged documents: Ranker(judged, max_docs)."},
+    {Py_tp_init, Ranker_init},
+    {Py_tp_dealloc, Ranker_dealloc},
+    {Py_tp_methods, Ranker_methods},
+    {0, NULL},
+};
+
+static PyType_Spec Ranker_spec = {"ef.evaluation._kernel.Ranker", sizeof(Ranker), 0, Py_TPFLAGS_DEFAULT,
+                                  Ranker_slots};
+
+/* ---------------------------------------------------------------- a file read whole ------- */
+
+/* read_run(data) -> {query_id: {doc_id: score}} or a fault tuple: queries in first-appearance
+ * order, docs in file order. */
+static PyObject *read_run(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *data;
+    if (!PyArg_ParseTuple(args, "O", &data)) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const char *p = view.buf;
+    Py_ssize_t size = view.len, at = 0;
+    int64_t line = 1;
+    fault f = {0};
+    PyObject *run = PyDict_New(), *docs = NULL, *query = NULL;
+    const row *last = NULL;
+    row previous;
+    while (run && at < size) {
+        row r;
+        Py_ssize_t next;
+        int got = read_line(p, size, at, line, &r, &next, &f);
+        if (got < 0) {
+            Py_CLEAR(run);
+            break;
+        }
+        if (got) {
+            if (!last || !same_query(p, last, &r)) {
+                Py_XDECREF(query);
+                query = PyUnicode_DecodeUTF8(p + r.q0, r.q1 - r.q0, "strict");
+                docs = query ? PyDict_GetItemWithError(run, query) : NULL;
+                if (!docs && query && !PyErr_Occurred()) {
+                    docs = PyDict_New();
+                    if (docs && PyDict_SetItem(run, query, docs) < 0) Py_CLEAR(docs);
+                    Py_XDECREF(docs); /* the run holds it */
+                }
+                if (!docs) {
+                    Py_CLEAR(run);
+                    break;
+                }
+            }
+            PyObject *id = PyUnicode_DecodeUTF8(p + r.d0, r.d1 - r.d0, "strict");
+            PyObject *score = id ? PyFloat_FromDouble(r.score) : NULL;
+            int present = score ? PyDict_Contains(docs, id) : -1;
+            if (present == 0 && PyDict_SetItem(docs, id, score) < 0) present = -1;
+            Py_XDECREF(id);
+            Py_XDECREF(score);
+            if (present) {
+                Py_CLEAR(run);
+                if (present > 0) {
+                    f.kind = E_TWICE, f.line = line, f.other_line = 0;
+                    f.start = r.d0, f.stop = r.d1, f.start2 = r.q0, f.stop2 = r.q1;
+                }
+                break;
+            }
+            previous = r;
+            last = &previous;
+        }
+        at = next;
+        line++;
+    }
+    Py_XDECREF(query);
+    PyBuffer_Release(&view);
+    if (run) return run;
+    if (PyErr_Occurred()) return NULL;
+    return fault_tuple(&f);
+}
+
+/* ---------------------------------------------------------------- dicts ------------------- */
+
+/* A score object as a double: float and int (not bool) here, anything else by `convert`, which
+ * returns a float or raises naming the doc. NaN and an int beyond a double go to `convert` too. */
+static int score_of(PyObject *score, PyObject *convert, PyObject *query_id, PyObject *doc_id, double *out) {
+    if (PyFloat_Check(score)) {
+        *out = PyFloat_AsDouble(score);
+        if (*out == *out) return 0;
+    } else if (PyLong_Check(score) && !PyBool_Check(score)) {
+        *out = PyLong_AsDouble(score);
+        if (!(*out == -1.0 && PyErr_Occurred())) return 0;
+        PyErr_Clear();
+    }
+    PyObject *value = PyObject_CallFunctionObjArgs(convert, query_id, doc_id, score, NULL);
+    if (!value) return -1;
+    *out = PyFloat_AsDouble(value);
+    Py_DECREF(value);
+    return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* rank_mapping(run, qrels, query_ids, max_docs, convert, bad_doc) -> (num_ret, hit_query,
+ * hit_rank, hit_grade) as bytes (int64, grades as float64). `run` and `qrels` are dicts of dicts;
+ * a query of `query_ids` absent from the run has num_ret -1. `convert(query_id, doc_id, score)`
+ * reads a score that is not a plain float or int (or raises); `bad_doc(query_id, doc_id)` raises
+ * for a doc id that is not a str. */
+static PyObject *rank_mapping(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *run, *qrels, *query_ids, *convert, *bad_doc;
+    long long max_docs;
+    if (!PyArg_ParseTuple(args, "O!O!O!LOO", &PyDict_Type, &run, &PyDict_Type, &qrels, &PyList_Type, &query_ids,
+                          &max_docs, &convert, &bad_doc))
+        return NULL;
+    Py_ssize_t nq = PyList_Size(query_ids);
+    int64_t *num_ret = malloc((size_t)(nq ? nq : 1) * sizeof(int64_t));
+    hits out = {0};
+    ints grades = {0}; /* doubles, stored in int64 slots */
+    scratch work = {0};
+    doc *docs = NULL;
+    Py_ssize_t docs_cap = 0;
+    PyObject *result = NULL, *keep = PyList_New(0);
+    if (!keep) return NULL;
+    if (!num_ret) {
+        Py_DECREF(keep);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t q = 0; q < nq; q++) {
+        PyObject *query_id = PyList_GetItem(query_ids, q);
+        PyObject *ranking = PyDict_GetItemWithError(run, query_id);
+        num_ret[q] = -1;
+        if (!ranking) {
+            if (PyErr_Occurred()) goto done;
+            continue;
+        }
+        PyObject *judged = PyDict_GetItemWithError(qrels, query_id);
+        if (!judged) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, query_id);
+            goto done;
+        }
+        if (!PyDict_Check(ranking) || !PyDict_Check(judged)) {
+            PyErr_SetString(PyExc_TypeError, "rank_mapping takes dicts of dicts");
+            goto done;
+        }
+        Py_ssize_t n = PyDict_Size(ranking);
+        num_ret[q] = max_docs >= 0 && n > max_docs ? max_docs : n;
+        if (n > docs_cap) {
+            doc *d = realloc(docs, (size_t)n * sizeof(doc));
+            if (!d) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            docs = d;
+            docs_cap = n;
+        }
+        /* Every doc: its score checked; the judged ones (looked up in the qrels) marked. */
+        Py_ssize_t pos = 0, i = 0, k = 0;
+        PyObject *doc_id, *score;
+        while (PyDict_Next(ranking, &pos, &doc_id, &score)) {
+            doc *d = &docs[i++];
+            if (!PyUnicode_Check(doc_id)) {
+                PyObject *raised = PyObject_CallFunctionObjArgs(bad_doc, query_id, doc_id, NULL);
+                Py_XDECREF(raised);
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a doc id that is not a str");
+                goto done;
+            }
+            if (score_of(score, convert, query_id, doc_id, &d->score) < 0) goto done;
+            d->id = utf8_of(doc_id, &d->len, keep);
+            if (!d->id) goto done;
+            PyObject *grade = PyDict_GetItemWithError(judged, doc_id);
+            d->judgement = -1;
+            if (grade) {
+                union {
+                    double d;
+                    int64_t i;
+                } g;
+                g.d = PyFloat_AsDouble(grade);
+                if (g.d == -1.0 && PyErr_Occurred()) goto done;
+                d->judgement = grades.n;
+                if (ints_push(&grades, g.i) < 0) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                k++;
+            } else if (PyErr_Occurred()) {
+                goto done;
+            }
+        }
+        if (rank_judged(&work, docs, n, k, q, max_docs, &out) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    {
+        /* Each hit's grade, from its judgement index. */
+        double *hit_grade = malloc((size_t)(out.judgement.n ? out.judgement.n : 1) * sizeof(double));
+        if (!hit_grade) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t h = 0; h < out.judgement.n; h++) memcpy(&hit_grade[h], &grades.v[out.judgement.v[h]], 8);
+        result = Py_BuildValue("(NNNN)", int_bytes(num_ret, nq), int_bytes(out.query.v, out.query.n),
+                               int_bytes(out.rank.v, out.rank.n),
+                               PyBytes_FromStringAndSize((const char *)hit_grade,
+                                                         out.judgement.n * (Py_ssize_t)sizeof(double)));
+        free(hit_grade);
+    }
+done:
+    Py_DECREF(keep);
+    free(num_ret);
+    free(out.query.v), free(out.rank.v), free(out.judgement.v);
+    free(grades.v);
+    free(work.judged), free(work.count);
+    free(docs);
+    return result;
+}
+
+/* ---------------------------------------------------------------- the module -------------- */
+
+static PyMethodDef methods[] = {
+    {"read_run", read_run, METH_VARARGS, "read_run(data): the run as {query_id: {doc_id: score}}, or a fault."},
+    {"rank_mapping", rank_mapping, METH_VARARGS,
+     "rank_mapping(run, qrels, query_ids, max_docs, convert, bad_doc): the hits of a dict run."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int exec_module(PyObject *module) {
+    if (!the_c_locale) the_c_locale = c_locale();
+    if (!the_c_locale) {
+        PyErr_SetString(PyExc_OSError, "cannot create the C locale");
+        return -1;
+    }
+    PyObject *judged = PyType_FromSpec(&Judged_spec);
+    if (!judged) return -1;
+    if (!JudgedType) JudgedType = Py_NewRef(judged);
+    if (PyModule_AddObject(module, "Judged", judged) < 0) {
+        Py_DECREF(judged);
+        return -1;
+    }
+    PyObject *ranker = PyType_FromSpec(&Ranker_spec);
+    if (!ranker || PyModule_AddObject(module, "Ranker", ranker) < 0) {
+        Py_XDECREF(ranker);
+        return -1;
+    }
+    return 0;
+}
+
+static PyModuleDef_Slot slots[] = {{Py_mod_exec, exec_module}, {0, NULL}};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "ef.evaluation._kernel", "ef's compiled run engine (see _kernel.c).", 0, methods,
+    slots, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__kernel(void) { return PyModuleDef_Init(&module_def); }

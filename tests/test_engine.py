@@ -1,0 +1,537 @@
+"""The run engine: the compiled kernel equals its plain-Python reference, and both read and rank
+as trec_eval 10.0 does (scores as strtod reads them, ties by doc id descending byte-wise).
+
+Hypothesis draws TREC files (ids of mixed widths, NUL-free unicode, ties of every kind, scores
+equal as float32 but not as doubles, comments, CRLF, odd separators, bad lines) and dicts; each is
+fed to both engines, in windows cut anywhere, grouped and shuffled, and must give the same hits,
+the same fault, the same run id.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import subprocess
+import sys
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import pytrec_eval
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ef.evaluation import _hits, _kernel, _reference, evaluate_run
+from ef.io.trec import read_run, write_run
+
+ENGINES = [_kernel, _reference]
+MEASURES = ["ndcg@10", "map", "mrr", "P_5", "recall_100", "bpref", "num_ret", "num_rel_ret", "infAP"]
+
+# --- strategies ---------------------------------------------------------------------------------
+
+_ID_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00 \t\n\v\f\r\x1c\x1d\x1e\x1f\x85\xa0")
+_IDS = st.one_of(
+    st.sampled_from(["d1", "d9", "d10", "d2", "D1", "é", "e", "doc", "docs", "a", "ab", "日本", "\U0001f600"]),
+    st.text(_ID_CHARS, min_size=1, max_size=6).filter(lambda s: not s.startswith("#")),
+)
+_SCORES = st.one_of(
+    st.sampled_from(["1", "1.0", "0", "-0", "-0.0", "2", "0.5", ".5", "5.", "1e2", "100", "inf", "-inf", "Infinity"]),
+    st.sampled_from(["0.1", "0.10000000149011612", "0.30000001192092896", "0.3"]),  # equal as float32 only
+    st.integers(-3, 3).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.sampled_from(["9007199254740993", "123456789012345678901234", "0x1p3", "1e-400", "4.9e-324"]),
+)
+_BAD = st.sampled_from(
+    [
+        "q 0 d 1 1.5x r",
+        "q 0 d 1 nan r",
+        "q 0 d 1 1e400 r",
+        "q 0 d",
+        "q 0 d\x001 1 1 r",
+        "q 0 d 1 1\r r",
+        "q 0 d\xff 1 1 r",
+        "q 0 \xc3\x28 1 1 r",
+    ]
+)
+
+
+@st.composite
+def _run_files(draw: st.DrawFn) -> tuple[bytes, dict[str, dict[str, int]]]:
+    queries = draw(st.lists(_IDS, min_size=1, max_size=5, unique=True))
+    lines: list[bytes] = []
+    qrels: dict[str, dict[str, int]] = {}
+    for q in queries:
+        docs = draw(st.lists(_IDS, min_size=1, max_size=12, unique=True))
+        for d in docs:
+            sep = draw(st.sampled_from([" ", "\t", "  ", " \t\v\f"]))
+            end = draw(st.sampled_from(["\n", "\r\n", " \n"]))
+            score = draw(_SCORES)
+            lines.append(sep.join([q, "Q0", d, "0", score, "run" + q[:2]]).encode() + end.encode())
+        if draw(st.booleans()):
+            judged = draw(st.lists(st.sampled_from(docs) | _IDS, max_size=5, unique=True))
+            qrels[q] = {d: draw(st.integers(-1, 3)) for d in judged}
+    if draw(st.booleans()):
+        random.Random(draw(st.integers(0, 99))).shuffle(lines)
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(lines)))
+        lines.insert(at, draw(st.sampled_from([b"# a comment\n", b"\n", b"  \t\n", b"   # indented\n"])))
+    if draw(st.integers(0, 9)) == 0:
+        lines.insert(draw(st.integers(0, len(lines))), draw(_BAD).encode("latin-1") + b"\n")
+    if draw(st.integers(0, 4)) == 0 and lines:  # a doc twice in a query
+        lines.append(lines[draw(st.integers(0, len(lines) - 1))])
+    data = b"".join(lines)
+    if draw(st.booleans()):
+        data = data.rstrip(b"\n")  # no newline at the end
+    return data, qrels
+
+
+def _feed(engine: Any, data: bytes, judged: Any, max_docs: int, cuts: list[int]) -> Any:
+    """What the door does, in windows ending at `cuts`: the result or the error message."""
+    ranker = engine.Ranker(judged, max_docs)
+    pending = b""
+    points = [*sorted({c for c in cuts if 0 < c < len(data)}), len(data)]
+    at = 0
+    for point in points:
+        pending += data[at:point]
+        at = point
+        final = point == len(data)
+        got = ranker.feed(pending, final, False)
+        if isinstance(got, tuple):
+            if got[0] != "ungrouped":
+                return str(_hits._error("run", pending, got))
+            ranker = engine.Ranker(judged, max_docs)
+            got = ranker.feed(data, True, True)
+            return str(_hits._error("run", data, got)) if isinstance(got, tuple) else _decoded(ranker.result())
+        pending = pending[got:]
+    return _decoded(ranker.result())
+
+
+def _decoded(result: tuple[Any, ...]) -> tuple[Any, ...]:
+    num_ret, query, rank, judgement, run_id = result
+    hits = sorted(zip(*(np.frombuffer(b, dtype=np.int64).tolist() for b in (query, rank, judgement)), strict=True))
+    return np.frombuffer(num_ret, dtype=np.int64).tolist(), hits, run_id
+
+
+# --- the kernel equals the reference -------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=_run_files(), cuts=st.lists(st.integers(0, 400), max_size=6), max_docs=st.sampled_from([-1, 1, 3]))
+def test_the_kernel_ranks_files_as_the_reference_in_any_windows(
+    case: tuple[bytes, dict[str, dict[str, int]]], cuts: list[int], max_docs: int
+) -> None:
+    data, qrels = case
+    query_ids = sorted(qrels)
+    doc_ids = [list(qrels[q]) for q in query_ids]
+    got = [_feed(e, data, e.Judged(query_ids, doc_ids), max_docs, cuts) for e in ENGINES]
+    assert got[0] == got[1]
+    whole = [_feed(e, data, e.Judged(query_ids, doc_ids), max_docs, []) for e in ENGINES]
+    assert whole[0] == got[0]  # windows change nothing
+    read = [e.read_run(data) for e in ENGINES]
+    assert [str(_hits._error("run", data, r)) if isinstance(r, tuple) else r for r in read] == [
+        str(_hits._error("run", data, r)) if isinstance(r, tuple) else r for r in reversed(read)
+    ]
+
+
+_DICT_SCORES = st.one_of(
+    st.floats(allow_nan=False),
+    st.integers(-(2**70), 2**70),
+    st.sampled_from([0.1, float(np.float32(0.1)), -0.0, 0.0, 1, 1.0, True, float("nan"), None, "1"]),
+    st.floats(width=32).map(np.float32),
+    st.sampled_from([Decimal("0.1"), Fraction(1, 3), np.int64(7), 10**400]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    run=st.dictionaries(_IDS, st.dictionaries(_IDS, _DICT_SCORES, max_size=10), max_size=4),
+    judged=st.dictionaries(_IDS, st.dictionaries(_IDS, st.integers(-1, 3), max_size=5), max_size=4),
+    max_docs=st.sampled_from([-1, 1, 4]),
+)
+def test_the_kernel_ranks_dicts_as_the_reference(
+    run: dict[str, dict[str, Any]], judged: dict[str, dict[str, int]], max_docs: int
+) -> None:
+    qrels = {q: dict(judged.get(q, {}), **dict.fromkeys(list(docs)[:2], 1)) for q, docs in run.items()} | judged
+    query_ids = sorted(qrels)
+    got = []
+    for engine in ENGINES:
+        try:
+            got.append(engine.rank_mapping(run, qrels, query_ids, max_docs, _hits._convert, _hits._bad_doc))
+        except (ValueError, TypeError) as error:
+            got.append(str(error))
+    assert got[0] == got[1]
+
+
+# --- scores read as strtod reads them ------------------------------------------------------------
+
+_HARD_SCORES = [
+    "123456789012345678901234",
+    "-12345678901234567890123",
+    "18446744073709551621",
+    "99999999999999999999.999",
+    "0.0000000000000000000001",
+    ".00000000000000000000001",
+    "999999999999999999",
+    "9007199254740993",
+    "9007199254740992.0",
+    "900719925474099.3",
+    "5.",
+    ".5",
+    "-0",
+    "-.0",
+    "0",
+    "00000000000000000000000.",
+    "1e5",
+    "+1",
+    "0x1p3",
+    "-0X1.8P1",
+    "inf",
+    "-Infinity",
+    "1e-400",
+    "2.2250738585072011e-308",
+]
+_NOT_NUMBERS = ["-", ".", "-.", "1..2", "1.2.", "--1", "1-", "1e", "0x", "infinit", "١", "1_0", "0x1p"]
+
+
+def _scores_read(tokens: list[str]) -> list[float] | str:
+    data = "".join(f"q 0 d{i} 0 {t} r\n" for i, t in enumerate(tokens)).encode()
+    got = _kernel.read_run(data)
+    if isinstance(got, tuple):
+        return str(got)
+    return list(got["q"].values())
+
+
+def test_every_strtod_spelling_reads_as_float_does_and_nothing_else_reads() -> None:
+    expected = [float.fromhex(t) if "x" in t.lower() else float(t) for t in _HARD_SCORES]
+    got = _scores_read(_HARD_SCORES)
+    assert [(v, math.copysign(1, v)) for v in got] == [(v, math.copysign(1, v)) for v in expected]  # type: ignore[union-attr]
+    for token in _NOT_NUMBERS:
+        assert _kernel.read_run(f"q 0 d 0 {token} r\n".encode())[0:3] == ("score", 1, 1), token
+
+
+_DECIMALS = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.integers(10**15, 10**19 - 1).map(str),  # 2**53..2**63: many exact midpoints between doubles
+    st.builds(lambda m, k: f"{m // 10**k}.{m % 10**k:0{k}d}", st.integers(10**15, 10**19 - 1), st.integers(1, 19)),
+    st.builds(lambda m: f"{m}.5", st.integers(2**53, 2**54)),  # halfway cases with a dot
+    st.text("0123456789", min_size=1, max_size=30),
+    st.builds(
+        lambda a, b: f"{a}.{b}", st.text("0123456789", max_size=25), st.text("0123456789", min_size=1, max_size=25)
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_DECIMALS, min_size=1, max_size=30), st.booleans())
+def test_decimals_of_any_width_read_exactly(tokens: list[str], negate: bool) -> None:
+    tokens = ["-" + t if negate and not t.startswith("-") else t for t in tokens]
+    got = _scores_read(tokens)
+    assert [(v, math.copysign(1, v)) for v in got] == [(float(t), math.copysign(1, float(t))) for t in tokens]  # type: ignore[union-attr]
+
+
+def test_decimals_near_a_midpoint_between_doubles_round_once() -> None:
+    from decimal import ROUND_CEILING, ROUND_FLOOR
+
+    rng = random.Random(7)
+    tokens = []
+    for _ in range(4000):
+        midpoint = Decimal(1 + rng.getrandbits(52) * 2.0**-52) + Decimal(2) ** -53
+        up = ROUND_CEILING if rng.random() < 0.5 else ROUND_FLOOR
+        tokens.append(str(midpoint.quantize(Decimal(10) ** -18, up)))
+    assert _scores_read(tokens) == [float(t) for t in tokens]
+
+
+def test_a_locale_with_a_decimal_comma_changes_nothing() -> None:
+    script = (
+        "import locale\n"
+        "for name in ('de_DE.UTF-8', 'fr_FR.UTF-8', 'C.UTF-8'):\n"
+        "    try:\n        locale.setlocale(locale.LC_ALL, name); break\n"
+        "    except locale.Error: pass\n"
+        "from ef.evaluation import _kernel\n"
+        "print(_kernel.read_run(b'q 0 d 0 1.5e300 r\\nq 0 e 0 0x1.8p1 r\\n'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out == "{'q': {'d': 1.5e+300, 'e': 3.0}}\n"
+
+
+# --- ranking as trec_eval and pytrec_eval ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        lambda rng, i: float(rng.randint(0, 10)),  # integer grades
+        lambda rng, i: round(rng.random(), 1),  # one decimal
+        lambda rng, i: 1.0,  # all tied
+        lambda rng, i: rng.random(),  # distinct
+    ],
+    ids=["integer", "one-decimal", "tied", "distinct"],
+)
+def test_files_and_dicts_rank_as_pytrec_eval(tmp_path: Path, scores: Any) -> None:
+    rng = random.Random(5)
+    run = {
+        f"q{q}": {f"d{rng.randrange(10 ** rng.randint(1, 5))}x{i % 3}": scores(rng, i) for i in range(200)}
+        for q in range(20)
+    }
+    qrels = {q: {d: rng.randint(0, 3) for d in rng.sample(sorted(docs), 15)} for q, docs in run.items()}
+    path = tmp_path / "run.txt"
+    write_run(path, run)
+    names = {"map": "map", "ndcg@10": "ndcg_cut_10", "P_5": "P_5", "mrr": "recip_rank", "bpref": "bpref"}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10", "P.5", "recip_rank", "bpref"}).evaluate(run)
+    for source in (run, path):
+        report = evaluate_run(source, qrels, list(names))  # type: ignore[arg-type]
+        for q in run:
+            for ours, theirs in names.items():
+                assert report.per_query[q][ours] == pytest.approx(expected[q][theirs], abs=1e-12), (q, ours)
+
+
+def test_ties_go_to_the_greater_doc_id_byte_wise() -> None:
+    # d9 > d10 byte-wise; 'é' (0xc3 0xa9) > 'z'; '\U0001f600' (4 bytes, 0xf0) > 'é'
+    run = {"q": {"d10": 1.0, "d9": 1.0, "z": 1.0, "é": 1.0, "\U0001f600": 1.0, "top": 2.0}}
+    qrels = {"q": {"d10": 1, "d9": 1, "z": 1, "é": 1, "\U0001f600": 1, "top": 1}}
+    table, _, _ = _hits.hit_table(run, qrels, ["q"])
+    ranks = dict(zip(table.hit_rank.tolist(), table.hit_grade.tolist(), strict=True))
+    assert len(ranks) == 6
+    order = [d for _, d in sorted((r, d) for d, r in _ranks(run, qrels).items())]
+    assert order == ["top", "\U0001f600", "é", "z", "d9", "d10"]
+
+
+def _ranks(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]) -> dict[str, int]:
+    """Each judged doc's rank, found one doc at a time (a judgement of its own)."""
+    out = {}
+    for doc in qrels["q"]:
+        table, _, _ = _hits.hit_table(run, {"q": {doc: 1}}, ["q"])
+        out[doc] = int(table.hit_rank[0])
+    return out
+
+
+def test_negative_zero_ties_with_zero_and_float32_equals_are_distinct_doubles() -> None:
+    run = {"q": {"a": -0.0, "b": 0.0, "c": 0.1, "d": float(np.float32(0.1))}}
+    assert _ranks(run, {"q": dict.fromkeys(run["q"], 1)}) == {"d": 0, "c": 1, "b": 2, "a": 3}
+
+
+# --- errors by name ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("values", "error"),
+    [
+        ([1.0, True], "run: score of doc 'b' in query 'q' is not a number (got True)"),
+        ([np.float32(2.0), "1.5"], "run: score of doc 'b' in query 'q' is not a number (got '1.5')"),
+        ([0.5, float("nan")], "run: score of doc 'b' in query 'q' is NaN"),
+        ([3, None], "run: score of doc 'b' in query 'q' is not a number (got None)"),
+        ([3, 10**400], "run: score of doc 'b' in query 'q' is beyond the range of a double"),
+        ([3, Decimal("1e400")], "run: score of doc 'b' in query 'q' is beyond the range of a double"),
+        ([3, np.bool_(True)], f"run: score of doc 'b' in query 'q' is not a number (got {np.bool_(True)!r})"),
+    ],
+)
+def test_a_bad_score_is_refused_by_name(values: list[object], error: str) -> None:
+    run = {"q": dict(zip(["a", "b"], values, strict=True))}
+    with pytest.raises(ValueError) as raised:
+        evaluate_run(run, {"q": {"a": 1}}, ["map"])  # type: ignore[arg-type]
+    assert str(raised.value) == error
+
+
+def test_a_doc_id_that_is_not_a_str_is_named_wherever_it_is() -> None:
+    with pytest.raises(TypeError) as raised:
+        evaluate_run({"q": {"a": 1.0, "b": 1.0, 7: 1.0}}, {"q": {"a": 1}}, ["map"])  # type: ignore[dict-item]
+    assert str(raised.value) == "'run['q']' has a doc id that is not a str: 7 (int)"
+
+
+def test_decimal_fraction_numpy_and_int_scores_rank_as_their_nearest_doubles() -> None:
+    qrels = {"q1": {"a": 1, "c": 1}, "q2": {"b": 1}}
+    exact: dict[str, dict[str, Any]] = {
+        "q1": {"a": Decimal("0.3"), "b": Fraction(1, 2), "c": np.float32(0.1)},
+        "q2": {"a": np.int64(1), "b": Decimal("0.7")},
+    }
+    doubles = {q: {d: float(s) for d, s in docs.items()} for q, docs in exact.items()}
+    got = evaluate_run(exact, qrels, ["map", "mrr"])
+    assert got.per_query == evaluate_run(doubles, qrels, ["map", "mrr"]).per_query
+    assert got.per_query["q1"] == {"map": (1 / 2 + 2 / 3) / 2, "mrr": 0.5}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (b"q 0 d 1 1.5x r\n", "run.txt:1: score '1.5x' is not a number"),
+        (b"q 0 a 1 1 r\nq 0 d 1 NaN r\n", "run.txt:2: score is NaN"),
+        (b"q 0 d 1 -1e400 r\n", "run.txt:1: score '-1e400' is beyond the range of a double"),
+        (b"# c\nq 0 d 1\n", "run.txt:2: expected 6 columns 'query_id iter doc_id rank score run_id', got 4"),
+        (b"q 0 d\x00 1 1 r\n", "run.txt:1: a NUL byte (trec_eval stops reading a file there)"),
+        (
+            b"q 0 d 1 1\rr r\n",
+            "run.txt:1: a carriage return ('\\r') inside a line; line ends must be '\\n' or '\\r\\n'",
+        ),
+        (b"q 0 d\xff 1 1 r\n", "run.txt:1: b'\\xff' is not valid UTF-8"),
+        (
+            b"q 0 a 1 1 r\nq 0 b 1 1 r\nq 0 a 1 1 r\n",
+            "run.txt:3: doc id 'a' appears twice in query 'q' (first at line 1)",
+        ),
+    ],
+)
+def test_a_bad_file_is_refused_with_its_line(tmp_path: Path, text: bytes, message: str) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    for read in (lambda: read_run(path), lambda: evaluate_run(path, {"q": {"a": 1}}, ["map"])):
+        with pytest.raises(ValueError) as raised:
+            read()
+        assert str(raised.value) == f"{tmp_path}/{message}"
+
+
+def test_non_utf8_bytes_in_the_ignored_columns_are_read_as_trec_eval_reads_them(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"q \xff d 1 1.5 r\xfe\n")
+    assert read_run(path) == {"q": {"d": 1.5}}
+
+
+# --- streaming ---------------------------------------------------------------------------------------
+
+
+def _case(seed: int, n_queries: int) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]:
+    rng = random.Random(seed)
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(n_queries):
+        docs = [f"d{rng.randrange(10 ** rng.randint(1, 6))}" for _ in range(rng.randint(1, 40))]
+        scores = rng.choice([lambda: float(rng.randint(0, 3)), lambda: round(rng.random(), 1), rng.random])
+        run[f"q{q}"] = {d: scores() for d in docs}
+        qrels[f"q{q}"] = {d: rng.randint(-1, 2) for d in rng.sample(docs, min(len(docs), 4))}
+    qrels["unrun"] = {"dx": 1}
+    return run, qrels
+
+
+@pytest.fixture
+def tiny_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_hits, "_WINDOW", 256)
+
+
+@pytest.mark.usefixtures("tiny_window")
+@given(seed=st.integers(0, 10**6), missing=st.sampled_from(["zero", "skip"]), max_docs=st.sampled_from([None, 5]))
+@settings(max_examples=40, deadline=None)
+def test_a_file_streamed_in_windows_equals_the_dict(
+    tmp_path_factory: pytest.TempPathFactory, seed: int, missing: str, max_docs: int | None
+) -> None:
+    run, qrels = _case(seed, 30)
+    path = tmp_path_factory.mktemp("s") / "run.txt"
+    write_run(path, run)
+    assert path.stat().st_size > 4 * 256  # many windows
+    from_file = evaluate_run(path, qrels, MEASURES, missing=missing, max_docs=max_docs)  # type: ignore[arg-type]
+    from_dict = evaluate_run(run, qrels, MEASURES, missing=missing, max_docs=max_docs)  # type: ignore[arg-type]
+    assert from_file == from_dict
+
+
+@pytest.mark.usefixtures("tiny_window")
+def test_a_file_not_grouped_by_query_is_scored_the_same_from_one_descriptor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run, qrels = _case(7, 30)
+    lines = [f"{q} Q0 {d} 1 {s!r} r\n" for q, docs in run.items() for d, s in docs.items()]
+    random.Random(3).shuffle(lines)
+    path = tmp_path / "shuffled.txt"
+    path.write_text("".join(lines))
+    opened = []
+    real_open = _hits.open_binary
+
+    def counting(source: Any) -> Any:
+        opened.append(source)
+        return real_open(source)
+
+    monkeypatch.setattr(_hits, "open_binary", counting)
+    assert evaluate_run(path, qrels, MEASURES) == evaluate_run(run, qrels, MEASURES)
+    assert opened == [str(path)]  # opened once: a file replaced meanwhile cannot mix versions
+
+
+def test_a_file_replaced_while_it_is_read_is_scored_from_one_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 36: the old file (ungrouped, so it is read twice) is swapped for an empty one between reads.
+    monkeypatch.setattr(_hits, "_WINDOW", 64)
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q{i % 3} Q0 d{i} 1 {i} r\n" for i in range(30)))
+    qrels = {f"q{i}": {f"d{j}": 1 for j in range(i, 30, 3)} for i in range(3)}
+    expected = evaluate_run(path, qrels, ["num_rel_ret"]).metrics
+    real_rank_bytes = _hits._rank_bytes
+
+    def swapped(*args: Any) -> Any:
+        os.replace(tmp_path / "empty", path)  # atomically, as a job rewriting the run would
+        return real_rank_bytes(*args)
+
+    (tmp_path / "empty").write_text("")
+    monkeypatch.setattr(_hits, "_rank_bytes", swapped)
+    assert evaluate_run(path, qrels, ["num_rel_ret"]).metrics == expected == {"num_rel_ret": 30}
+
+
+@pytest.mark.usefixtures("tiny_window")
+def test_a_query_longer_than_many_windows_and_errors_keep_the_whole_files_line(tmp_path: Path) -> None:
+    run = {"q1": {f"doc{i}": float(i % 7) for i in range(500)}, "q2": {"a": 1.0}}
+    path = tmp_path / "run.txt"
+    write_run(path, run)
+    qrels = {"q1": {"doc3": 1, "doc10": 2, "doc499": 1}, "q2": {"a": 1}}
+    assert evaluate_run(path, qrels, MEASURES) == evaluate_run(run, qrels, MEASURES)
+    lines = path.read_text().splitlines(keepends=True)
+    lines.insert(450, "q1 Q0 dz 1 1.5x r\n")
+    path.write_text("".join(lines))
+    with pytest.raises(ValueError, match=rf"^{path}:451: score '1.5x' is not a number$"):
+        evaluate_run(path, qrels)
+
+
+@pytest.mark.usefixtures("tiny_window")
+def test_the_run_id_is_the_last_lines_and_a_duplicate_in_a_later_window_is_found(tmp_path: Path) -> None:
+    from ef.evaluation.scoring import load_run_and_qrels, score_run
+
+    path = tmp_path / "run.txt"
+    path.write_text(
+        "".join(f"q{q} Q0 d{i} {i} {1 / (i + 1)} first\n" for q in range(20) for i in range(5))
+        + "q99 Q0 d1 1 1.0 last\n# a comment\n"
+    )
+    run, qrels = load_run_and_qrels(path, {"q1": {"d1": 1}})
+    assert score_run(run, qrels, ["map"]).run_id == "last"
+    with path.open("a") as handle:
+        handle.write("zz Q0 d1 1 0.5 r\nzz Q0 d1 2 0.4 r\n")
+    with pytest.raises(
+        ValueError, match=rf"^{path}:104: doc id 'd1' appears twice in query 'zz' \(first at line 103\)$"
+    ):
+        evaluate_run(path, {"zz": {"d1": 1}})
+
+
+def test_streaming_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
+    """Peak resident memory of a process scoring a grouped file hardly grows when the file is four
+    times as long (the window and one query are held, not the file)."""
+    peaks = []
+    for n in (50_000, 400_000):
+        path = tmp_path / f"run{n}.txt"
+        with path.open("w") as out:
+            for q in range(n // 100):
+                out.writelines(f"q{q} Q0 doc{i} {i} {1 / (i + 1)!r} r\n" for i in range(100))
+        script = (
+            "import resource, sys\nfrom ef.evaluation import evaluate_run\n"
+            "evaluate_run(sys.argv[1], {'q1': {'doc1': 1}}, ['map'])\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+        )
+        out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True)
+        peaks.append(int(out.stdout))
+    sizes = [(tmp_path / f"run{n}.txt").stat().st_size for n in (50_000, 400_000)]
+    assert sizes[1] - sizes[0] > 12 * 2**20
+    assert peaks[1] - peaks[0] < 2 * 2**10  # KiB: under 2 MiB more for 12+ MiB more file
+
+
+# --- the fallback --------------------------------------------------------------------------------
+
+
+def test_without_the_extension_the_reference_scores_and_says_so_once(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.5 r\n")
+    script = (
+        "import sys\nsys.modules['ef.evaluation._kernel'] = None\n"
+        "from ef.evaluation import evaluate_run\n"
+        "print(evaluate_run(sys.argv[1], {'q1': {'d2': 1}}, ['mrr']).metrics)\n"
+        "print(evaluate_run({'q1': {'d1': 0.5, 'd2': 0.5}}, {'q1': {'d1': 1}}, ['mrr']).metrics)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True)
+    assert done.stdout == "{'mrr': 1.0}\n{'mrr': 0.5}\n"
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith("ef: the compiled run engine is not available (")
