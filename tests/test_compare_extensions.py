@@ -93,6 +93,7 @@ def test_official_compares_its_means_and_names_what_it_leaves_out() -> None:
         (["-m", "ndcg_cut.10", "-m", "mrr"], ("ndcg_cut_10", "mrr")),
         (["-m", "iprec_at_recall..25,.5"], ("iprec_at_recall_0.25", "iprec_at_recall_0.50")),
         (["--metrics", "ndcg,recall", "-k", "10,5"], ("ndcg@5", "ndcg@10", "recall@5", "recall@10")),
+        (["--metrics", "mrr", "--k", "3"], ("mrr@3",)),
     ],
 )
 def test_cli_reads_measures_as_trec_eval_does(

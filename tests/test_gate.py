@@ -451,3 +451,21 @@ def test_assert_no_regression_outcomes(tmp_path: Path) -> None:
     assert Baseline(update=True).check(noisy, recorded, pipeline_id="p1") is None
     assert json.loads(recorded.read_text())["pipeline_id"] == "p1"
     assert Baseline(update=False).check(noisy, recorded, 0.01).outcome == "pass"
+
+
+def test_ef_eval_json_carries_what_a_gate_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo.json"
+    assert main(["eval", "--json", str(out), "-q", "--k", "10", "--metrics", "ndcg,recall"]) == 0
+    data = json.loads(out.read_text())
+    from ef.cli.eval import DEMO_DATASET
+    from ef.evaluation import read_beir
+    from ef.gate import dataset_checksum
+
+    _, _, qrels = read_beir(DEMO_DATASET)
+    assert (data["schema"], data["qrels_hash"], data["dataset_checksum"]) == (
+        "ef.result/1", qrels_hash(qrels), dataset_checksum(DEMO_DATASET)
+    )
+    assert data["options"] == {"missing": None, "relevance_level": 1, "ignore_identical_ids": False, "max_docs": None}
+    capsys.readouterr()
+    assert main(["gate", str(out), str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[1:3] == str(gate(out, out)).splitlines()[1:3]

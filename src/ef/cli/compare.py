@@ -113,7 +113,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="as ef eval: ranking measures to take at every cutoff of -k (ndcg,recall ...); adds NAME@K to -m",
     )
     parser.add_argument(
-        "-k", dest="k", type=_k_values, metavar="K,...", help="the cutoffs of --metrics (default: 10)"
+        "-k", "--k", dest="k", type=_k_values, metavar="K[,K...]",
+        help="the cutoffs of --metrics, as ef eval --k (default: 10)",
     )
     parser.add_argument(
         "-l", dest="level", type=lambda v: _natural(v, 1), default=1, metavar="LEVEL",

@@ -200,6 +200,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from ef.console import format_table
     from ef.evaluation import evaluate_retrieval, read_beir
+    from ef.gate import result_metadata
     from ef.source_manager import parse_embedder
 
     started = time.perf_counter()
@@ -312,6 +313,11 @@ def _run(args: argparse.Namespace) -> int:
             "n_documents": index.n_sources,
             "n_segments": len(index),
             "index": how,
+            # what ef gate checks before it compares two saved results (a named dataset is checked by ef.datasets)
+            **{key: value for key, value in result_metadata(
+                qrels=qrels, dataset=dataset if dataset.is_dir() else None, relevance_level=1,
+                ignore_identical_ids=args.ignore_identical_ids, pipeline_id=None if pipeline is None else pipeline.id,
+            ).items() if key != "dataset"},
             **report.to_dict(),
             **({"ann_recall": ann} if ann is not None else {}),
             "seconds": {stage: round(s, 4) for stage, s in timings.items()},
