@@ -279,6 +279,32 @@ def _run(args: argparse.Namespace) -> int:
     timings["total"] = time.perf_counter() - started
 
     name = "the demo dataset" if args.dataset is None else str(dataset)
+    # Files first, standard output last: a reader that leaves early (`| head`) must not cost the files.
+    document: dict[str, Any] = {
+        "dataset": str(dataset),
+        "split": args.split,
+        "embedder": index.embedder,
+        **({"pipeline": {"id": pipeline.id, **pipeline.to_dict()}} if pipeline is not None else {}),
+        "n_documents": index.n_sources,
+        "n_segments": len(index),
+        "index": how,
+        # what ef gate checks before it compares two saved results (a named dataset is checked by ef.datasets)
+        **{key: value for key, value in result_metadata(
+            qrels=qrels, dataset=dataset if dataset.is_dir() else None, relevance_level=1,
+            ignore_identical_ids=args.ignore_identical_ids, pipeline_id=None if pipeline is None else pipeline.id,
+        ).items() if key != "dataset"},
+        **report.to_dict(),
+        **({"ann_recall": ann} if ann is not None else {}),
+        "seconds": {stage: round(s, 4) for stage, s in timings.items()},
+    }
+    if wants_report(args):
+        write_evaluation_report(
+            args, report, corpus=corpus, queries=queries, qrels=qrels,
+            facts={"dataset": name, "split": args.split, "embedder": str(index.embedder),
+                   "documents": str(index.n_sources)},
+        )
+    if args.json is not None and not _output.is_stdout(args.json):
+        _write_json(args.json, document)
     print(
         f"{name}, split {args.split}: {index.n_sources} documents ({len(index)} segments), "
         f"{report.n_queries} queries scored; embedder {index.embedder}; index {how}",
@@ -295,31 +321,9 @@ def _run(args: argparse.Namespace) -> int:
         print(format_ann_recall(ann), file=human)
     print(file=human)
     print(format_table(["stage", "seconds"], [[stage, f"{s:.2f}"] for stage, s in timings.items()]), file=human)
-    if wants_report(args):
-        write_evaluation_report(
-            args, report, corpus=corpus, queries=queries, qrels=qrels,
-            facts={"dataset": name, "split": args.split, "embedder": str(index.embedder),
-                   "documents": str(index.n_sources)},
-        )
     if scratch is not None:
         with scratch:
             _output.copy_to_stdout(os.path.join(scratch.name, "run.trec"))
-    if args.json is not None:
-        _write_json(args.json, {
-            "dataset": str(dataset),
-            "split": args.split,
-            "embedder": index.embedder,
-            **({"pipeline": {"id": pipeline.id, **pipeline.to_dict()}} if pipeline is not None else {}),
-            "n_documents": index.n_sources,
-            "n_segments": len(index),
-            "index": how,
-            # what ef gate checks before it compares two saved results (a named dataset is checked by ef.datasets)
-            **{key: value for key, value in result_metadata(
-                qrels=qrels, dataset=dataset if dataset.is_dir() else None, relevance_level=1,
-                ignore_identical_ids=args.ignore_identical_ids, pipeline_id=None if pipeline is None else pipeline.id,
-            ).items() if key != "dataset"},
-            **report.to_dict(),
-            **({"ann_recall": ann} if ann is not None else {}),
-            "seconds": {stage: round(s, 4) for stage, s in timings.items()},
-        })
+    if _output.is_stdout(args.json):
+        _write_json(args.json, document)
     return 0

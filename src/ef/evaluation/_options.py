@@ -57,6 +57,10 @@ def check_options(
     Traceback (most recent call last):
     ...
     TypeError: 'alpha' must be a number between 0 and 1, exclusive (got '0.05')
+    >>> check_options("t", "holm", 0.05, 0.95, 1, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: 'resamples' must be at least 40 for a 0.95 confidence interval, one resample in each tail (got 1)
     """
     _check_choice(test, "test", TESTS)
     _check_choice(correction, "correction", CORRECTIONS)
@@ -67,6 +71,14 @@ def check_options(
         if not math.isfinite(float(value)) or not 0.0 < float(value) < 1.0:
             raise ValueError(rule)
     check_positive_int(resamples, "resamples")
+    # A percentile interval needs a resample in each tail, (1 - confidence) / 2 of them: fewer
+    # (resamples=1) gives an interval of width 0 around one resample, which looks certain.
+    least = math.ceil(round(2.0 / (1.0 - float(confidence)), 9))  # type: ignore[arg-type]
+    if resamples < least:  # type: ignore[operator]
+        raise ValueError(
+            f"'resamples' must be at least {least} for a {float(confidence):g} confidence interval, "  # type: ignore[arg-type]
+            f"one resample in each tail (got {resamples!r})"
+        )
     if isinstance(seed, bool) or not isinstance(seed, Integral):
         raise TypeError(f"'seed' must be a non-negative integer (got {seed!r})")
     if seed < 0:

@@ -102,8 +102,12 @@ class BenchmarkResult:
         return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False, indent=indent)
 
     def save_jsonl(self, path: str | os.PathLike[str]) -> None:
-        """Write one line per sample — its outcome plus a ``scores`` object — to `path`."""
-        write_jsonl(path, (self._sample_record(i) for i in range(len(self.outcomes))))
+        """Write one line per sample — its outcome, a ``scores`` object and the metrics'
+        ``higher_is_better`` (on every line, so that each line reads alone) — to `path`."""
+        directions = dict(self.higher_is_better)
+        write_jsonl(
+            path, ({**self._sample_record(i), "higher_is_better": directions} for i in range(len(self.outcomes)))
+        )
 
     def to_html(self, path: str | os.PathLike[str], *, title: str | None = None) -> Path:
         """Write a self-contained HTML report with charts to `path` (atomically); returns the path.
@@ -123,8 +127,10 @@ class BenchmarkResult:
         Every line must be an outcome with a ``scores`` object naming the same metrics, in the same
         order, as the first line, each score a finite number or ``null``; sample ids are distinct.
         The summaries are :meth:`DistributionSummary.from_scores` of the scores (a metric with its
-        own ``aggregate`` is not known here). The file does not record the metrics' directions:
-        pass `higher_is_better` for the table's arrows.
+        own ``aggregate`` is not known here). The metrics' directions are read from the file's
+        ``higher_is_better`` (the same on every line); a file written before they were recorded
+        has none: pass `higher_is_better` for them. Given for a file that records them, they
+        must agree.
 
         Raises
         ------
@@ -139,11 +145,14 @@ class BenchmarkResult:
         >>> result = BenchmarkResult({"latency_ms": DistributionSummary.from_scores([2.0, 4.0])}, outcomes,
         ...                          {"latency_ms": (2.0, 4.0)}, {"latency_ms": False})
         >>> result.save_jsonl(path)
-        >>> loaded = BenchmarkResult.load_jsonl(path, higher_is_better={"latency_ms": False})
+        >>> loaded = BenchmarkResult.load_jsonl(path)
         >>> loaded.outcomes == result.outcomes, loaded.scores, loaded.summary == result.summary
         (True, {'latency_ms': (2.0, 4.0)}, True)
+        >>> loaded.higher_is_better
+        {'latency_ms': False}
         """
         names: list[str] | None = None
+        recorded: list[dict[str, bool] | None] = []  # each line's directions, None where absent
 
         def parse(record: Any) -> tuple[QueryOutcome, list[float | None]]:
             nonlocal names
@@ -153,6 +162,14 @@ class BenchmarkResult:
             scores = fields.pop("scores", None)
             if not isinstance(scores, dict):
                 raise ValueError("a result line needs a 'scores' object (is this an outcomes file?)")
+            directions = fields.pop("higher_is_better", None)
+            if directions is not None and (
+                not isinstance(directions, dict) or not all(isinstance(v, bool) for v in directions.values())
+            ):
+                raise ValueError(f"'higher_is_better' must map metric names to true or false (got {directions!r:.60})")
+            if recorded and directions != recorded[0]:
+                raise ValueError(f"'higher_is_better' is {directions!r:.60}, the first line's {recorded[0]!r:.60}")
+            recorded.append(directions)
             outcome = QueryOutcome.from_dict(fields)
             if names is None:
                 names = list(scores)
@@ -181,11 +198,20 @@ class BenchmarkResult:
             columns.append(values)
         metric_names = names or []
         scores = {name: tuple(row[i] for row in columns) for i, name in enumerate(metric_names)}
+        directions = dict(recorded[0] or {}) if recorded else {}
+        if higher_is_better is not None:
+            differing = [name for name, value in higher_is_better.items() if directions.get(name, value) != value]
+            if differing:
+                raise ValueError(
+                    f"{os.fspath(path)}: records higher_is_better {directions[differing[0]]} for "
+                    f"{differing[0]!r}, 'higher_is_better' says {higher_is_better[differing[0]]}"
+                )
+            directions = {**directions, **higher_is_better}
         return cls(
             summary={name: DistributionSummary.from_scores(values) for name, values in scores.items()},
             outcomes=tuple(outcomes),
             scores=scores,
-            higher_is_better=dict(higher_is_better or {}),
+            higher_is_better=directions,
         )
 
     def _sample_record(self, position: int) -> dict[str, Any]:
