@@ -161,3 +161,66 @@ def test_doc_ragas_example(ragas_offline: list[str]) -> None:
         runner.run(doctest.DocTestParser().get_doctest(block, {}, doc.name, str(doc), 0))
     assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=6)
     assert ragas_offline == []
+
+
+# --- repeated runs of a stochastic judge (issue 35) -----------------------------------------------
+
+
+def _scripted_metric(script: dict[str, list[float]]) -> Any:
+    """A Ragas metric that answers, for each response, the next value of its script: a judge whose
+    scores change from run to run, deterministically (Ragas may score the samples in any order)."""
+    from dataclasses import dataclass, field
+
+    from ragas.metrics.base import MetricType, SingleTurnMetric
+
+    remaining = {response: list(values) for response, values in script.items()}
+
+    @dataclass
+    class Scripted(SingleTurnMetric):  # type: ignore[misc]
+        name: str = "scripted"
+        _required_columns: dict[Any, set[str]] = field(
+            default_factory=lambda: {MetricType.SINGLE_TURN: {"response"}}
+        )
+
+        def init(self, run_config: Any) -> None:
+            pass
+
+        async def _single_turn_ascore(self, sample: Any, callbacks: Any) -> float:
+            return remaining[sample.response].pop(0)
+
+    return Scripted()
+
+
+def test_repeated_runs_give_each_sample_its_mean_and_spread(ragas_offline: list[str]) -> None:
+    import math
+
+    from ef.evaluation import RepeatedScores, evaluate_ragas_repeated
+
+    metric = _scripted_metric({"a": [1.0, 0.5, 0.0], "b": [1.0, 1.0, 1.0], "c": [math.nan, 0.25, 0.75]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = evaluate_ragas_repeated([{"response": r} for r in "abc"], [metric], repeats=3)
+    assert isinstance(scores, RepeatedScores)
+    assert scores.scores == {"scripted": ((1.0, 0.5, 0.0), (1.0, 1.0, 1.0), (None, 0.25, 0.75))}
+    assert scores.repeats == 3
+    assert scores.mean("scripted") == (0.5, 1.0, 0.5)
+    spread = scores.spread("scripted")
+    assert spread[0] == pytest.approx(math.sqrt(1 / 6), abs=1e-15)  # deviations 0.5, 0, -0.5 over 3 runs
+    assert spread[1:] == (0.0, 0.25)  # a failed run (NaN) is missing, not a score
+    assert scores.to_records()[2] == {"scripted": 0.5, "scripted_std": 0.25, "scripted_runs": 2}
+    assert ragas_offline == []
+
+
+def test_repeated_runs_errors(ragas_offline: list[str]) -> None:
+    from ef.evaluation import RepeatedScores, evaluate_ragas_repeated
+
+    with pytest.raises(ValueError, match=r"^'repeats' must be a positive integer \(got 0\)$"):
+        evaluate_ragas_repeated([{"response": "a"}], [object()], repeats=0)
+    with pytest.raises(ValueError, match=r"^'metrics' must be a non-empty list of Ragas metrics \(got \[\]\)$"):
+        evaluate_ragas_repeated([{"response": "a"}], [])
+    with pytest.raises(ValueError, match=r"same number of samples and of runs"):
+        RepeatedScores({"x": ((1.0,), (1.0, 0.5))})
+    with pytest.raises(ValueError, match=r"^'scores'\['x'\]\[0\] must hold finite floats or None \(got nan\)$"):
+        RepeatedScores({"x": ((float("nan"),),)})
+    with pytest.raises(KeyError, match=r"no metric 'y'; the metrics are \['x'\]"):
+        RepeatedScores({"x": ((1.0,),)}).mean("y")

@@ -29,6 +29,8 @@ _LAZY = {
     "exact_match": "ef.measures.answers",
     "token_f1": "ef.measures.answers",
     "as_ragas_dataset": "ef.evaluation._ragas",
+    "RepeatedScores": "ef.evaluation._ragas",
+    "evaluate_ragas_repeated": "ef.evaluation._ragas",
     "RETRIEVAL_METRICS": "ef.measures.registry",
     "Qrels": "ef.measures.per_query",
     "average_precision": "ef.measures.per_query",
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
     from ef.evaluation._beir import _DEFAULT_QRELS_PATHS as _DEFAULT_QRELS_PATHS
     from ef.evaluation._beir import read_beir, write_beir
     from ef.evaluation._rag import RagEvalReport, RagSample, evaluate_rag
-    from ef.evaluation._ragas import as_ragas_dataset
+    from ef.evaluation._ragas import RepeatedScores, as_ragas_dataset, evaluate_ragas_repeated
     from ef.evaluation._retrieval import RetrievalEvalReport, evaluate_retrieval
     from ef.evaluation._run import RunEvalReport, evaluate_run
     from ef.measures.answers import context_precision, context_recall, exact_match, token_f1
@@ -67,6 +69,7 @@ __all__ = [
     "Qrels",
     "RagEvalReport",
     "RagSample",
+    "RepeatedScores",
     "RetrievalEvalReport",
     "RunEvalReport",
     "as_ragas_dataset",
@@ -75,6 +78,7 @@ __all__ = [
     "context_recall",
     "dcg_at_k",
     "evaluate_rag",
+    "evaluate_ragas_repeated",
     "evaluate_retrieval",
     "evaluate_run",
     "exact_match",

@@ -1,4 +1,8 @@
-"""The Ragas bridge: :class:`RagSample`\\ s to a ``ragas.EvaluationDataset``, losslessly.
+"""The Ragas bridge: :class:`RagSample`\\ s to a ``ragas.EvaluationDataset``, losslessly; repeated runs.
+
+:func:`evaluate_ragas_repeated` runs the user's (LLM-judged, so stochastic) Ragas metrics N
+times on the same samples and keeps every run, so that each sample's mean and spread can be
+reported and averaged (:class:`RepeatedScores`).
 
 Ragas is an optional extra and heavy to import (seconds), so it is imported inside
 :func:`as_ragas_dataset`, never when ``ef.evaluation`` is imported. Before it is, Ragas'
@@ -7,14 +11,16 @@ telemetry is turned off (``RAGAS_DO_NOT_TRACK=true``) unless the user set that v
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ef.evaluation._rag import RagSample, _check_sample
 
-__all__ = ["as_ragas_dataset"]
+__all__ = ["RepeatedScores", "as_ragas_dataset", "evaluate_ragas_repeated"]
 
 _INSTALL_HINT = "pip install 'ef-eval[ragas]'"
 _DO_NOT_TRACK = "RAGAS_DO_NOT_TRACK"
@@ -142,3 +148,153 @@ def as_ragas_dataset(samples: Iterable[RagSample | Mapping[str, Any]]) -> Any:
     if not converted:
         raise ValueError("'samples' is empty; a Ragas EvaluationDataset needs at least one sample")
     return EvaluationDataset(samples=converted)
+
+
+# --- repeated runs of stochastic judges -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedScores:
+    """Every run's score of every sample, per metric: ``scores[metric][sample][run]``.
+
+    A score a run could not produce (Ragas gives NaN when the judge fails) is ``None``: missing,
+    never averaged in. :meth:`mean` and :meth:`spread` summarise each sample over its runs;
+    :meth:`to_records` gives one row per sample for a table, ``ef compare`` or a harness.
+
+    >>> scores = RepeatedScores({"faithfulness": ((1.0, 0.5), (0.0, None))})  # 2 samples, 2 runs
+    >>> scores.mean("faithfulness"), scores.spread("faithfulness"), scores.repeats
+    ((0.75, 0.0), (0.25, None), 2)
+    >>> scores.to_records()[1]
+    {'faithfulness': 0.0, 'faithfulness_std': None, 'faithfulness_runs': 1}
+    """
+
+    scores: Mapping[str, tuple[tuple[float | None, ...], ...]]
+
+    def __post_init__(self) -> None:
+        lengths = {len(per_sample) for per_sample in self.scores.values()}
+        runs = {len(values) for per_sample in self.scores.values() for values in per_sample}
+        if len(lengths) > 1 or len(runs) > 1:
+            raise ValueError("'scores' must hold the same number of samples and of runs for every metric")
+        for name, per_sample in self.scores.items():
+            for i, values in enumerate(per_sample):
+                for value in values:
+                    if value is not None and (not isinstance(value, float) or not math.isfinite(value)):
+                        raise ValueError(f"'scores'[{name!r}][{i}] must hold finite floats or None (got {value!r})")
+
+    @property
+    def repeats(self) -> int:
+        """How many runs there were."""
+        for per_sample in self.scores.values():
+            for values in per_sample:
+                return len(values)
+        return 0
+
+    def _values(self, metric: str) -> tuple[tuple[float | None, ...], ...]:
+        if metric not in self.scores:
+            raise KeyError(f"no metric {metric!r}; the metrics are {list(self.scores)}")
+        return self.scores[metric]
+
+    def mean(self, metric: str) -> tuple[float | None, ...]:
+        """Each sample's mean over the runs that scored it; ``None`` if none did."""
+        out: list[float | None] = []
+        for values in self._values(metric):
+            present = [v for v in values if v is not None]
+            out.append(math.fsum(present) / len(present) if present else None)
+        return tuple(out)
+
+    def spread(self, metric: str) -> tuple[float | None, ...]:
+        """Each sample's standard deviation over the runs that scored it (population form: the runs
+        are all there is to describe); ``None`` with fewer than two scores."""
+        out: list[float | None] = []
+        for values, mean in zip(self._values(metric), self.mean(metric), strict=True):
+            present = [v for v in values if v is not None]
+            if len(present) < 2 or mean is None:
+                out.append(None)
+            else:
+                out.append(math.sqrt(math.fsum((v - mean) ** 2 for v in present) / len(present)))
+        return tuple(out)
+
+    def to_records(self) -> list[dict[str, float | int | None]]:
+        """One dict per sample: ``<metric>`` (the mean), ``<metric>_std``, ``<metric>_runs`` (scores present)."""
+        n_samples = len(next(iter(self.scores.values()), ()))
+        records: list[dict[str, float | int | None]] = [{} for _ in range(n_samples)]
+        for metric, per_sample in self.scores.items():
+            for record, values, mean, spread in zip(
+                records, per_sample, self.mean(metric), self.spread(metric), strict=True
+            ):
+                record[metric] = mean
+                record[f"{metric}_std"] = spread
+                record[f"{metric}_runs"] = sum(v is not None for v in values)
+        return records
+
+
+def _score(value: object, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{where}: Ragas returned {value!r}, not a number")
+    number = float(value)
+    return None if math.isnan(number) else number  # NaN: the judge failed on this sample
+
+
+def evaluate_ragas_repeated(
+    samples: Iterable[RagSample | Mapping[str, Any]],
+    metrics: Sequence[Any],
+    *,
+    repeats: int = 3,
+    **evaluate_kwargs: Any,
+) -> RepeatedScores:
+    """Run Ragas' ``evaluate`` `repeats` times on the same samples and keep every sample's every score.
+
+    An LLM judge gives another score when asked again; one run hides that. Each run is
+    ``ragas.evaluate(as_ragas_dataset(samples), metrics=metrics, **evaluate_kwargs)`` (pass your
+    ``llm=``, ``embeddings=`` … there); its per-sample scores are collected, a NaN (a failed
+    judgement) kept as a missing value. The result gives each sample's mean and spread over the
+    runs.
+
+    Parameters
+    ----------
+    samples
+        :class:`RagSample`\\ s, as for :func:`as_ragas_dataset`.
+    metrics
+        Ragas metric objects.
+    repeats
+        How many runs, at least 1.
+    **evaluate_kwargs
+        Passed to every ``ragas.evaluate`` call (``show_progress`` defaults to ``False``).
+
+    Returns
+    -------
+    RepeatedScores
+
+    Raises
+    ------
+    ValueError
+        If `repeats` is not a positive integer or `metrics` is empty, or for the samples'
+        errors of :func:`as_ragas_dataset`.
+    ImportError
+        Without the ``ragas`` extra.
+    """
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"'repeats' must be a positive integer (got {repeats!r})")
+    if isinstance(metrics, str | bytes) or not isinstance(metrics, Sequence) or not metrics:
+        raise ValueError(f"'metrics' must be a non-empty list of Ragas metrics (got {metrics!r})")
+    dataset = as_ragas_dataset(samples)
+    from ragas import evaluate
+
+    evaluate_kwargs.setdefault("show_progress", False)
+    runs: list[list[Mapping[str, Any]]] = []
+    for _ in range(repeats):
+        result = evaluate(dataset, metrics=list(metrics), **evaluate_kwargs)
+        per_sample = getattr(result, "scores", None)
+        if not isinstance(per_sample, list):  # return_executor=True gives an Executor
+            raise ValueError("ragas.evaluate gave no per-sample scores; do not pass return_executor=True")
+        runs.append(per_sample)
+    names = list(runs[0][0]) if runs and runs[0] else []
+    scores: dict[str, tuple[tuple[float | None, ...], ...]] = {}
+    for name in names:
+        scores[name] = tuple(
+            tuple(_score(run[i].get(name), f"run {r}, sample {i}, {name!r}") for r, run in enumerate(runs))
+            for i in range(len(dataset))
+        )
+    return RepeatedScores(scores)
