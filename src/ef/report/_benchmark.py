@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ef.report import _figures
+from ef.report._answers import references_by_id, worst_answers_section
 from ef.report._page import Cell, Figure, Report, Section, Table, Text
 
 __all__ = ["benchmark_report"]
@@ -27,7 +28,14 @@ def _as_dict(result: object) -> Mapping[str, Any]:
     return result
 
 
-def benchmark_report(result: object, *, title: str | None = None, facts: Mapping[str, str] | None = None) -> Report:
+def benchmark_report(
+    result: object,
+    *,
+    title: str | None = None,
+    facts: Mapping[str, str] | None = None,
+    samples: object = None,
+    worst: int = 10,
+) -> Report:
     """The report of a fastrag benchmark run.
 
     Parameters
@@ -36,14 +44,25 @@ def benchmark_report(result: object, *, title: str | None = None, facts: Mapping
         A :class:`fastrag.benchmark.BenchmarkResult`, or its ``to_dict()`` / ``to_json()`` parsed.
     title, facts
         The page title and ``label: value`` lines shown under it.
+    samples
+        The benchmark's :class:`~fastrag.benchmark.EvalSample`\\ s (or a mapping of sample id to
+        reference answer), for the reference answers of the worst-answers section.
+    worst
+        How many of the worst answers to show, with their answer, reference and contexts and
+        each claim marked supported or not; ranked by the first of
+        ``claim_f1``, ``token_f1``, ``rouge_l``, ``chrf``, ``claim_recall``, ``faithfulness``,
+        ``answer_contains``, ``exact_match`` the result has. ``0`` leaves the section out.
     """
+    if isinstance(worst, bool) or not isinstance(worst, int) or worst < 0:
+        raise ValueError(f"'worst' must be a non-negative integer (got {worst!r})")
+    references = references_by_id(samples)
     data = _as_dict(result)
     summary: Mapping[str, Mapping[str, Any]] = data["summary"]
-    samples: list[Mapping[str, Any]] = list(data["samples"])
+    records: list[Mapping[str, Any]] = list(data["samples"])
     higher = data.get("higher_is_better", {})
     quality = [name for name in summary if name not in _OPERATIONAL]
     operational = [name for name in summary if name in _OPERATIONAL and summary[name]["count"]]
-    failed = [s for s in samples if s.get("error") is not None]
+    failed = [s for s in records if s.get("error") is not None]
 
     arrow = {True: " ↑", False: " ↓"}
     rows = [
@@ -78,7 +97,7 @@ def benchmark_report(result: object, *, title: str | None = None, facts: Mapping
     ]
 
     points = []
-    for index, sample in enumerate(samples):
+    for index, sample in enumerate(records):
         for name in quality:
             value = sample["scores"].get(name)
             if value is not None:
@@ -182,6 +201,10 @@ def benchmark_report(result: object, *, title: str | None = None, facts: Mapping
             )
         )
 
+    worst_section = worst_answers_section(records, references, measured, worst) if worst else None
+    if worst_section is not None:
+        sections.append(worst_section)
+
     if failed:
         failures: tuple[Table | Figure | Text | Section, ...] = (
             Table(
@@ -197,5 +220,5 @@ def benchmark_report(result: object, *, title: str | None = None, facts: Mapping
         failures = (Text("No sample failed.", css="note"),)
     sections.append(Section("failures-section", f"Failed samples ({len(failed)})", failures))
 
-    shown_facts = {"samples": str(len(samples)), "failed": str(len(failed)), **(facts or {})}
+    shown_facts = {"samples": str(len(records)), "failed": str(len(failed)), **(facts or {})}
     return Report("benchmark", title or "Benchmark", tuple(sections), shown_facts)

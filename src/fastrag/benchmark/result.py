@@ -109,14 +109,15 @@ class BenchmarkResult:
             path, ({**self._sample_record(i), "higher_is_better": directions} for i in range(len(self.outcomes)))
         )
 
-    def to_html(self, path: str | os.PathLike[str], *, title: str | None = None) -> Path:
+    def to_html(self, path: str | os.PathLike[str], *, title: str | None = None, samples: object = None) -> Path:
         """Write a self-contained HTML report with charts to `path` (atomically); returns the path.
 
+        `samples` (the benchmark's EvalSamples) give the worst answers' reference answers.
         Needs the ``report`` extra (``pip install 'ef-eval[report]'``); see :func:`ef.report.benchmark_report`.
         """
         from ef.report import benchmark_report
 
-        return benchmark_report(self, title=title).to_html(path)
+        return benchmark_report(self, title=title, samples=samples).to_html(path)
 
     @classmethod
     def load_jsonl(
