@@ -48,7 +48,7 @@ from ef.validate import (
     describe,
 )
 from fastrag.benchmark._jsonl import dump_line
-from fastrag.benchmark._results import default_run_name, start_results
+from fastrag.benchmark._results import default_run_name, open_results, start_results
 from fastrag.benchmark.metrics import Metric, RetrievalMetric
 from fastrag.benchmark.result import BenchmarkResult
 from fastrag.benchmark.samples import EvalSample, OutcomesHeader, QueryOutcome
@@ -405,10 +405,16 @@ async def run_benchmark(
     done: dict[str, QueryOutcome] = {}
     if run_name is not None:
         check_non_empty_str(run_name, "run_name", what="a non-empty str or None")
+    sink: TextIO | None = None  # closed in the finally below (or here, on a refusal)
     if results_path is not None:
         name = default_run_name(target) if run_name is None else run_name
         header = OutcomesHeader(k, "pipeline" if is_pipeline else "retriever", name)
-        done = start_results(results_path, samples, header, resume=resume)
+        sink = open_results(results_path)  # locked until the run ends
+        try:
+            done = start_results(results_path, samples, header, resume=resume, stream=sink)
+        except BaseException:
+            sink.close()
+            raise
 
     outcomes: list[QueryOutcome | None] = [done.get(sample.id) for sample in samples]
     scores: dict[str, list[float | None]] = {metric.name: [None] * len(samples) for metric in metrics}
@@ -416,10 +422,6 @@ async def run_benchmark(
     positions = iter(range(len(samples)))
     threads = _Threads(concurrency)
     call, in_threads = _call_target(target, is_pipeline, threads, timeout_s)
-    # Closed in the finally below; a with-block would have to wrap the whole run.
-    sink: TextIO | None = (
-        None if results_path is None else open(results_path, "a", encoding="utf-8")  # noqa: SIM115
-    )
     bar = Progress(len(samples), "benchmark", enabled=show_progress)
 
     async def worker() -> None:
