@@ -323,7 +323,8 @@ def test_reads_trec_eval_json_benchmark_results_and_refuses_nan(tmp_path: Path) 
     assert (loaded.per_query, loaded.higher_is_better) == ({"s1": {"latency_ms": 2.0}, "s2": {"latency_ms": 4.0}},
                                                           {"latency_ms": False})
     result.save_jsonl(tmp_path / "b.jsonl")
-    assert load_result(tmp_path / "b.jsonl").per_query == loaded.per_query
+    from_file = load_result(tmp_path / "b.jsonl")
+    assert (from_file.per_query, from_file.higher_is_better) == (loaded.per_query, {"latency_ms": False})
 
 
 def test_renderings() -> None:

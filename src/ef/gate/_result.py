@@ -399,7 +399,9 @@ def _load(
                         samples.append(json.loads(line, object_pairs_hook=_strict_object))
                     except ValueError as error:
                         raise ValueError(f"{path}:{number}: {error}") from error
-        return _from_samples(samples, str(path), measures, {})
+        # save_jsonl records the directions on every line (older files: not at all)
+        directions = next((r.get("higher_is_better") for r in samples if isinstance(r, Mapping)), None)
+        return _from_samples(samples, str(path), measures, directions if isinstance(directions, Mapping) else {})
     return _from_run(str(path), str(path), qrels, measures, missing, relevance_level, max_docs)
 
 
