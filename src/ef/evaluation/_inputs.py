@@ -1,4 +1,9 @@
-"""The inputs of a run evaluation made plain: DataFrames read, and a swapped ``(qrels, run)`` refused.
+"""The inputs of a run evaluation made plain: every peer's form read, and a swapped ``(qrels, run)`` refused.
+
+Besides ``{query_id: {doc_id: value}}`` mappings and paths, :func:`normalise` reads pandas and polars
+DataFrames (ef's, ir_measures' and PyTerrier's column names, :mod:`ef.io.frames`), ranx ``Run`` and
+``Qrels`` objects, and iterables of ir_measures' ``ScoredDoc`` / ``Qrel`` namedtuples (any namedtuple
+with the fields ``query_id``, ``doc_id`` and ``score`` / ``relevance``).
 
 ranx, BEIR and ir_measures take ``(qrels, run)``; ef takes ``(run, qrels)``. A swapped call would
 score the judgements as if they were the run and return plausible, wrong numbers, so where the
@@ -9,7 +14,7 @@ mappings that could be either way round), nothing is guessed: the inputs pass un
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from numbers import Real
 from typing import Any
 
@@ -30,11 +35,18 @@ _DISTINCT_PER_QUERY = 10
 
 
 def normalise(run: Any, qrels: Any) -> tuple[Any, Any]:
-    """`run` and `qrels` with DataFrames read into mappings; anything else is passed on unchanged.
+    """`run` and `qrels` with DataFrames, ranx objects and ir_measures iterables read into mappings;
+    anything else (a mapping, a path) is passed on unchanged.
 
-    Raises ``ValueError`` when a frame's columns, or the values of two mappings, show that the
-    two arguments were swapped, and for a frame with other columns (see :mod:`ef.io.frames`).
+    Raises ``ValueError`` when a frame's columns, the peer's own type (a ranx ``Qrels`` as the
+    run, an iterable of ``Qrel``), or the values of two mappings show that the two arguments were
+    swapped, and for a frame without the columns it needs (see :mod:`ef.io.frames`).
+
+    >>> from ir_measures import Qrel, ScoredDoc
+    >>> normalise([ScoredDoc("q1", "d1", 0.5)], iter([Qrel("q1", "d1", 1)]))
+    ({'q1': {'d1': 0.5}}, {'q1': {'d1': 1}})
     """
+    run, qrels = _peer(run, "run"), _peer(qrels, "qrels")
     run_is_frame, qrels_is_frame = is_frame(run), is_frame(qrels)
     if run_is_frame or qrels_is_frame:
         _check_frame_roles(run if run_is_frame else None, qrels if qrels_is_frame else None)
@@ -55,14 +67,65 @@ def refuse_swap(run: Mapping[Any, Any], qrels: Mapping[Any, Any]) -> None:
                          "whose 'score' and 'relevance' columns say which is which")
 
 
+_RANX = {"Run": "run", "Qrels": "qrels"}
+_FIELDS = {("query_id", "doc_id", "score"): "run", ("query_id", "doc_id", "relevance"): "qrels"}
+
+
+def _peer(value: Any, role: str) -> Any:
+    """A ranx ``Run``/``Qrels`` or an iterable of ir_measures namedtuples as a mapping; else `value`."""
+    cls = type(value)
+    if cls.__module__.partition(".")[0] == "ranx" and cls.__name__ in _RANX:
+        if _RANX[cls.__name__] != role:
+            raise ValueError(f"{_HINT} (the {role!r} is a ranx {cls.__name__})")
+        return {str(q): dict(docs) for q, docs in value.to_dict().items()}
+    if not isinstance(value, list | tuple | Iterator):  # a mapping, a path, a frame, a run already read
+        return value
+    rows = iter(value)
+    first = next(rows, None)
+    fields = tuple(getattr(type(first), "_fields", ()))
+    kind = next((k for names, k in _FIELDS.items() if fields[: len(names)] == names or set(names) <= set(fields)),
+                None)
+    if kind is None:
+        if first is None and not isinstance(value, Iterator):
+            return value  # an empty list: the loader says what is wrong with it
+        return _refuse_rows(first, role)
+    if kind != role:
+        raise ValueError(f"{_HINT} (the {role!r} holds {type(first).__name__} rows, with a "
+                         f"{'relevance' if kind == 'qrels' else 'score'} field)")
+    column = "score" if role == "run" else "relevance"
+    out: dict[str, dict[str, Any]] = {}
+    for i, row in enumerate(_chain(first, rows)):
+        query_id, doc_id, number = row.query_id, row.doc_id, getattr(row, column)
+        if not isinstance(query_id, str) or not isinstance(doc_id, str):
+            raise TypeError(f"'{role}' row {i} must have str query_id and doc_id (got {query_id!r}, {doc_id!r})")
+        docs = out.setdefault(query_id, {})
+        if doc_id in docs:
+            raise ValueError(f"'{role}' lists doc {doc_id!r} twice for query {query_id!r} (row {i})")
+        docs[doc_id] = number
+    return out
+
+
+def _chain(first: Any, rest: Any) -> Iterable[Any]:
+    yield first
+    yield from rest
+
+
+def _refuse_rows(first: Any, role: str) -> Any:
+    raise TypeError(
+        f"'{role}' must be a mapping, a path, a DataFrame, a ranx {role.capitalize()} or rows with the fields "
+        f"query_id, doc_id, {'score' if role == 'run' else 'relevance'} (ir_measures' "
+        f"{'ScoredDoc' if role == 'run' else 'Qrel'}); got an iterable of {type(first).__name__}"
+    )
+
+
 def _check_frame_roles(run: Any, qrels: Any) -> None:
     """A run frame with a ``relevance`` column, or a qrels frame with a ``score`` column, is a swap."""
-    if run is not None and "relevance" in frame_columns(run) and "score" not in frame_columns(run):
+    if run is not None and {"relevance", "label"} & set(frame_columns(run)) and "score" not in frame_columns(run):
         raise ValueError(
             f"{_HINT} (the 'run' DataFrame has the columns {frame_columns(run)}, the layout of qrels "
             f"{list(QRELS_COLUMNS)}; a run has {list(RUN_COLUMNS)})"
         )
-    if qrels is not None and "score" in frame_columns(qrels) and "relevance" not in frame_columns(qrels):
+    if qrels is not None and "score" in frame_columns(qrels) and not {"relevance", "label"} & set(frame_columns(qrels)):
         raise ValueError(
             f"{_HINT} (the 'qrels' DataFrame has the columns {frame_columns(qrels)}, the layout of a run "
             f"{list(RUN_COLUMNS)}; qrels have {list(QRELS_COLUMNS)})"

@@ -4,14 +4,23 @@ Neither library is a dependency of ef: each is imported only when a frame is bui
 one is an ``ImportError`` with the command that installs it (``pip install 'ef-eval[pandas]'``). A
 frame is recognised by its class's module, so reading a mapping never imports either library.
 
-A run frame has exactly the columns ``query_id``, ``doc_id`` and ``score``; a qrels frame
-``query_id``, ``doc_id`` and ``relevance`` (ir_measures' ``ScoredDoc`` / ``Qrel`` field names);
-any other layout is a ``ValueError`` listing the columns found and the ones expected.
+A run frame has a query id, a doc id and a score column; a qrels frame a query id, a doc id and a
+relevance column. Each is found by its name: ef's and ir_measures' (``query_id``, ``doc_id``,
+``score`` / ``relevance``), PyTerrier's (``qid``, ``docno``, ``score`` / ``label``) or ranx's
+(``q_id``); ``columns=`` names yours (``{"query_id": "topic", "score": "sim"}``). Other columns
+(PyTerrier's ``rank``, ``query`` and ``docid``, a run name ...) are not read. A frame without a
+column for a role, or with two candidates for one, is a ``ValueError`` listing the columns found.
 
 >>> import pandas as pd
 >>> frame = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [0.5, 0.25]})
 >>> run_from_frame(frame)
 {'q1': {'d1': 0.5, 'd2': 0.25}}
+>>> pyterrier = pd.DataFrame({"qid": ["q1"], "docid": [7], "docno": ["d1"], "rank": [0], "score": [2.5]})
+>>> run_from_frame(pyterrier)
+{'q1': {'d1': 2.5}}
+>>> run_from_frame(pd.DataFrame({"topic": ["q1"], "doc": ["d1"], "sim": [1.0]}),
+...                columns={"query_id": "topic", "doc_id": "doc", "score": "sim"})
+{'q1': {'d1': 1.0}}
 >>> long_frame({"q1": {"ndcg@10": 0.5}}, "pandas")
   query_id  measure  value
 0       q1  ndcg@10    0.5
@@ -25,6 +34,7 @@ from types import ModuleType
 from typing import Any, Literal, Protocol
 
 __all__ = [
+    "COLUMN_ALIASES",
     "FRAME_COLUMNS",
     "QRELS_COLUMNS",
     "RUN_COLUMNS",
@@ -55,6 +65,14 @@ RUN_COLUMNS = ("query_id", "doc_id", "score")
 """The columns of a run frame, in this order when ef builds one."""
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
 """The columns of a qrels frame."""
+COLUMN_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "query_id": ("query_id", "qid", "q_id"),
+    "doc_id": ("doc_id", "docno"),
+    "score": ("score",),
+    "relevance": ("relevance", "label"),
+}
+"""The names a frame's column may have for each role, ef's (and ir_measures') first, then PyTerrier's
+(``qid``, ``docno``, ``label``) and ranx's (``q_id``)."""
 FRAME_COLUMNS = ("query_id", "measure", "value")
 """The columns of a report's long per-query frame: one row per (query, measure)."""
 
@@ -104,17 +122,44 @@ def frame_columns(frame: Any) -> list[str]:
     return [str(name) for name in frame.columns]
 
 
-def _columns(frame: Any, name: str, expected: tuple[str, ...]) -> dict[str, list[Any]]:
-    found = list(frame.columns)
-    if sorted(map(str, found)) != sorted(expected) or len(found) != len(expected):
-        raise ValueError(
-            f"'{name}' DataFrame must have exactly the columns {list(expected)} (found {frame_columns(frame)})"
-        )
-    return {column: frame[column].to_list() for column in expected}
+def _role_columns(
+    frame: Any, name: str, expected: tuple[str, ...], columns: Mapping[str, str] | None
+) -> dict[str, str]:
+    """The frame's column for each role of `expected`: `columns` first, else the one alias present."""
+    found = frame_columns(frame)
+    given = dict(columns or {})
+    if not isinstance(columns, Mapping | None) or any(role not in expected for role in given):
+        raise ValueError(f"'columns' must map some of {list(expected)} to column names (got {columns!r})")
+    out: dict[str, str] = {}
+    for role in expected:
+        if role in given:
+            if given[role] not in found:
+                raise ValueError(f"'columns' names {given[role]!r} for {role} but the '{name}' DataFrame has no "
+                                 f"such column (found {found})")
+            out[role] = given[role]
+            continue
+        present = [alias for alias in COLUMN_ALIASES[role] if alias in found]
+        if len(present) != 1:
+            spelled = " or ".join(COLUMN_ALIASES[role])
+            why = f"two columns for {role}: {present}" if present else f"no {role} column ({spelled})"
+            raise ValueError(
+                f"'{name}' DataFrame has {why} (found {found}); name it with columns={{{role!r}: ...}}"
+            )
+        out[role] = present[0]
+    return out
 
 
-def _nested(frame: Any, name: str, expected: tuple[str, ...]) -> dict[str, dict[str, Any]]:
-    columns = _columns(frame, name, expected)
+def _columns(
+    frame: Any, name: str, expected: tuple[str, ...], columns: Mapping[str, str] | None = None
+) -> dict[str, list[Any]]:
+    roles = _role_columns(frame, name, expected, columns)
+    return {role: frame[column].to_list() for role, column in roles.items()}
+
+
+def _nested(
+    frame: Any, name: str, expected: tuple[str, ...], columns_given: Mapping[str, str] | None = None
+) -> dict[str, dict[str, Any]]:
+    columns = _columns(frame, name, expected, columns_given)
     value_column = expected[2]
     out: dict[str, dict[str, Any]] = {}
     rows = zip(columns["query_id"], columns["doc_id"], columns[value_column], strict=True)
@@ -133,32 +178,39 @@ def _nested(frame: Any, name: str, expected: tuple[str, ...]) -> dict[str, dict[
     return out
 
 
-def run_from_frame(frame: Any) -> dict[str, dict[str, float]]:
+def run_from_frame(frame: Any, *, columns: Mapping[str, str] | None = None) -> dict[str, dict[str, float]]:
     """A run frame (``query_id``, ``doc_id``, ``score``) as ``{query_id: {doc_id: score}}``.
 
-    Rows keep their order within a query; the scores are checked where the run is scored.
+    The columns are found by name (:data:`COLUMN_ALIASES`: PyTerrier's ``qid``, ``docno`` too) or
+    named by `columns` (``{"query_id": "topic"}``); other columns are not read. Rows keep their
+    order within a query; the scores are checked where the run is scored.
 
     Raises
     ------
     ValueError
-        For another column layout (the message lists both), or a doc listed twice in a query.
+        For a role without a column or with two (the message lists the columns), a bad `columns`,
+        or a doc listed twice in a query.
     TypeError
         For an id that is not a str.
     """
-    return _nested(frame, "run", RUN_COLUMNS)
+    return _nested(frame, "run", RUN_COLUMNS, columns)
 
 
-def qrels_from_frame(frame: Any) -> dict[str, dict[str, float]]:
+def qrels_from_frame(frame: Any, *, columns: Mapping[str, str] | None = None) -> dict[str, dict[str, float]]:
     """A qrels frame (``query_id``, ``doc_id``, ``relevance``) as ``{query_id: {doc_id: relevance}}``.
 
+    The columns are found by name (PyTerrier's ``qid``, ``docno``, ``label`` too) or named by
+    `columns`, as for :func:`run_from_frame`.
+
     Raises
     ------
     ValueError
-        For another column layout (the message lists both), or a doc judged twice in a query.
+        For a role without a column or with two (the message lists the columns), a bad `columns`,
+        or a doc judged twice in a query.
     TypeError
         For an id that is not a str.
     """
-    return _nested(frame, "qrels", QRELS_COLUMNS)
+    return _nested(frame, "qrels", QRELS_COLUMNS, columns)
 
 
 def long_frame(per_query: Mapping[str, Mapping[str, float]], library: str) -> Any:
