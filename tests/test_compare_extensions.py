@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ef.cli import compare as compare_cli
-from ef.compare import compare
+from ef.compare import ComparisonReport, compare
 from ef.evaluation import RunEvalReport, evaluate_run
 
 QRELS = {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}, "q3": {"d4": 2, "d5": 1}}
@@ -193,7 +193,7 @@ def test_cli_groups_a_repeated_name_as_seeds(tmp_path: Path) -> None:
 # --- the systems x measures table and --fail-on -------------------------------------------------
 
 
-def _strong() -> object:
+def _strong() -> ComparisonReport:
     worse = [0.125 * (i % 3) for i in range(30)]  # exact in binary: differences exactly 0.5
     better = [v + 0.5 for v in worse]
     return compare({"old": _report({"m": worse, "r": better}), "new": _report({"m": better, "r": better})},
@@ -213,7 +213,7 @@ def test_systems_table_marks_what_each_system_significantly_beats() -> None:
     assert latex[7] == r"(b) new & \textbf{0.6250}$^{a}$ & \textbf{0.6250} \\"
     assert report.to_systems_table("text").splitlines()[4] == "(b) new  0.6250^a*  0.6250*"
     with pytest.raises(ValueError, match="'form' must be 'markdown', 'latex' or 'text' \\(got 'html'\\)"):
-        report.to_systems_table("html")  # type: ignore[attr-defined]
+        report.to_systems_table("html")
 
 
 def test_fail_on_worse_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
