@@ -147,7 +147,8 @@ def finish_build(cache: Path | None) -> None:
 
 
 def check_loaded(index: Any, args: argparse.Namespace, cache: Path) -> None:
-    """A loaded index must have the ANN index --ann asks for."""
+    """A loaded index must have the ANN index --ann asks for; --ann-param's search-time parameters
+    (ef_search, nprobe) apply to it, and a build parameter must be what it was built with."""
     dense = _dense(index)
     have = "none" if dense is None or dense.ann is None else dense.ann.kind
     if args.ann is not None and args.ann != have:
@@ -155,6 +156,20 @@ def check_loaded(index: Any, args: argparse.Namespace, cache: Path) -> None:
             f"--index-dir {cache} holds an index with ann {have!r}, not {args.ann!r}: "
             f"delete it or choose another directory"
         )
+    if not args.ann_param or have == "none":
+        return
+    from ef.source_manager.scale import QUERY_PARAMS
+
+    query = QUERY_PARAMS[have]
+    for name, value in args.ann_param:
+        saved = dense.ann.params.get(name)
+        if name not in query and saved != value:
+            raise ValueError(
+                f"--ann-param {name}={value}: --index-dir {cache} holds an {have} index built with {name}={saved}; "
+                f"a build parameter takes a new index (delete it or choose another directory); "
+                f"{', '.join(query)} applies to a loaded one"
+            )
+    dense.ann.set_query_params({name: value for name, value in args.ann_param if name in query})
 
 
 def _dense(index: Any) -> Any:

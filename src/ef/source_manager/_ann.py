@@ -28,7 +28,16 @@ import numpy.typing as npt
 from ef.source_manager._topk import Ranking
 from ef.validate import check_choice, check_instance, check_positive_int
 
-__all__ = ["ANN_FILE", "ANN_KINDS", "INSTALL_HINT", "AnnIndex", "AnnSpec", "recall_against_exact", "require_faiss"]
+__all__ = [
+    "ANN_FILE",
+    "ANN_KINDS",
+    "INSTALL_HINT",
+    "QUERY_PARAMS",
+    "AnnIndex",
+    "AnnSpec",
+    "recall_against_exact",
+    "require_faiss",
+]
 
 INSTALL_HINT = "pip install 'ef-eval[ann]'"
 ANN_FILE = "ann.faiss"
@@ -92,6 +101,9 @@ class AnnSpec:
         return {"nlist": nlist, "nprobe": min(nprobe, nlist), "train_size": min(max(train_size, nlist), n)}
 
 
+QUERY_PARAMS = {"hnsw": ("ef_search",), "ivf": ("nprobe",)}  # read at search time; the rest shape the build
+
+
 class AnnIndex:
     """A FAISS index over the rows of a dense index (row number = segment position)."""
 
@@ -125,6 +137,21 @@ class AnnIndex:
             for start in range(0, len(part), _ADD_CHUNK):
                 index.add(np.ascontiguousarray(part[start : start + _ADD_CHUNK], dtype=np.float32))
         return cls(spec.kind, params, index)
+
+    def set_query_params(self, params: Mapping[str, int]) -> None:
+        """Change the parameters read at search time (``ef_search``, ``nprobe``) of this index.
+
+        A build parameter is a ``ValueError``: changing it takes a new index. ``nprobe`` is kept
+        at most ``nlist``, as a build resolves it.
+        """
+        for name, value in params.items():
+            if name not in QUERY_PARAMS[self.kind]:
+                raise ValueError(
+                    f"{name} is a build parameter of {self.kind}; only {', '.join(QUERY_PARAMS[self.kind])} "
+                    "can change on a built index"
+                )
+            check_positive_int(value, f"'ann_params'[{name!r}]")
+            self.params[name] = min(int(value), self.params["nlist"]) if name == "nprobe" else int(value)
 
     def search(self, vectors: npt.NDArray[np.float32], limit: int) -> list[Ranking]:
         """The approximate `limit` best rows per query, by score descending then row ascending."""

