@@ -19,6 +19,7 @@ def _expected():  # type: ignore[no-untyped-def]
     return evaluate_run(RUN, QRELS, MEASURES)
 
 
+@pytest.mark.slow  # ranx compiles its Run and Qrels with numba on first use (~30 s)
 def test_ranx_run_and_qrels() -> None:
     ranx = pytest.importorskip("ranx")
     assert evaluate_run(ranx.Run(RUN), ranx.Qrels(QRELS), MEASURES) == _expected()
