@@ -615,12 +615,12 @@ def test_doc_python_examples(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.chdir(ROOT)  # the examples use paths relative to the repository
     blocks = [block for block in _fenced("pycon") if "ragas" not in block]  # test_ragas.py runs that one
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     globs: dict[str, Any] = {}
     for i, block in enumerate(blocks):
         runner.run(doctest.DocTestParser().get_doctest(block, globs, f"{DOC.name}[{i}]", str(DOC), 0))
-    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=16)
+    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=23)
 
 
 def test_doc_console_examples(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -638,5 +638,6 @@ def test_doc_console_examples(capsys: pytest.CaptureFixture[str], monkeypatch: p
 
 def test_doc_table_lists_the_registry() -> None:
     text = DOC.read_text(encoding="utf-8")
-    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \|", text, flags=re.M)
+    section = text.split("### RAG answers and contexts, no LLM", 1)[1].split("\n### ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \|", section, flags=re.M)
     assert rows == [(name, metric.description) for name, metric in _RAG_METRICS.items()]

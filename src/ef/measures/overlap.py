@@ -97,7 +97,7 @@ _BETA = 2.0
 
 def _char_ngrams(text: str) -> list[Counter[str]]:
     line = "".join(text.split())
-    return [Counter(line[i : i + n] for i in range(len(line) - n + 1)) for n in range(1, _CHAR_ORDER + 1)]
+    return [Counter([line[i : i + n] for i in range(len(line) - n + 1)]) for n in range(1, _CHAR_ORDER + 1)]
 
 
 def chrf(response: str, reference: str) -> float:
@@ -141,11 +141,15 @@ def chrf(response: str, reference: str) -> float:
     precision_sum = recall_sum = 0.0
     orders = 0
     for hyp_ngrams, ref_ngrams in zip(hyp, ref, strict=True):
-        n_hyp = sum(hyp_ngrams.values())
-        n_ref = sum(ref_ngrams.values())
-        if n_hyp == 0 or n_ref == 0:
+        if not hyp_ngrams or not ref_ngrams:
             continue  # sacreBLEU's effective order: an order one side lacks is left out
-        n_match = sum(min(count, ref_ngrams[gram]) for gram, count in hyp_ngrams.items() if gram in ref_ngrams)
+        n_hyp = hyp_ngrams.total()
+        n_ref = ref_ngrams.total()
+        n_match = 0
+        for gram, count in hyp_ngrams.items():
+            other = ref_ngrams.get(gram)
+            if other is not None:
+                n_match += count if count < other else other
         precision_sum += n_match / n_hyp
         recall_sum += n_match / n_ref
         orders += 1
