@@ -120,6 +120,12 @@ def test_relevance_level_and_max_docs_reach_the_scores(tmp_path: Path) -> None:
     report = compare({"a": RUN_A, "b": RUN_B}, QRELS, ["recip_rank"], max_docs=1)
     assert report.scores["a"]["recip_rank"] == (1.0, 0.0, 0.0)
     assert report.scores["b"]["recip_rank"] == (0.0, 0.0, 1.0)
+    report_a = evaluate_run(RUN_A, QRELS, ["P_5"])
+    with pytest.raises(ValueError, match=(
+        r"'relevance_level' and 'max_docs' score runs; 'a' is a report, already scored \(score it with these "
+        r"options, or give its run\)"
+    )):
+        compare({"a": report_a, "b": RUN_B}, QRELS, ["P_5"], relevance_level=2)
     qrels, a, b = _files(tmp_path)
     out = tmp_path / "r.json"
     assert _cli([qrels, a, b, "-m", "P_5", "-l", "2", "-M", "1", "--format", "json", "-o", str(out)]) == 0

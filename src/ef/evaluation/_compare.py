@@ -740,6 +740,13 @@ def compare(
     check_choice(missing, "missing", ("zero", "skip"))
     names, direction, left_out = _expand_measures(_check_measures(measures, runs))
     options: dict[str, Any] = {"relevance_level": relevance_level, "max_docs": max_docs}
+    if relevance_level != 1 or max_docs is not None:
+        scored = [s for s in systems if any(_is_report(r) for r in _members(runs[s]))]
+        if scored:  # a report's values were scored elsewhere: the options cannot reach them
+            raise ValueError(
+                f"'relevance_level' and 'max_docs' score runs; {scored[0]!r} is a report, already scored "
+                "(score it with these options, or give its run)"
+            )
     if qrels is None:
         loaded: Mapping[str, Any] | None = None
         plain = [s for s in systems if not all(_is_report(r) for r in _members(runs[s]))]
