@@ -115,3 +115,20 @@ def test_saved_json_names_the_version(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     assert main(["rag", str(samples), "--json", str(out), "--metrics", "token_f1"]) == 0
     assert json.loads(out.read_text())["ef_version"] == ef.__version__
+
+
+def test_compare_json_names_the_version_and_renders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(6)))
+    for name, rank in (("a", 0), ("b", 1)):
+        (tmp_path / name).write_text("".join(
+            f"q{i} Q0 d{i} 1 {2 - rank} {name}\nq{i} Q0 x{i} 2 {1 + rank} {name}\n" for i in range(6)
+        ))
+    assert main(["compare", str(qrels), str(tmp_path / "a"), str(tmp_path / "b"), "-m", "mrr", "--format", "json",
+                 "--resamples", "100"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["ef_version"] == ef.__version__
+    saved = tmp_path / "compare.json"
+    saved.write_text(json.dumps(document))
+    pytest.importorskip("altair")
+    assert main(["report", str(saved), "--html", str(tmp_path / "r.html")]) == 0  # the key does not upset ef report

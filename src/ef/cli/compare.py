@@ -10,10 +10,12 @@ Markdown, LaTeX, CSV or JSON, to standard output or, atomically, to ``--output P
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
 
+import ef
 from ef.cli._output import check_output
 from ef.compare import CORRECTIONS, TESTS
 
@@ -212,8 +214,9 @@ def _render(report: object, form: str, layout: str = "comparisons") -> str:
         if form not in ("table", "markdown", "latex"):
             raise ValueError(f"--layout systems prints a table, markdown or latex (got --format {form})")
         return report.to_systems_table("text" if form == "table" else form)  # type: ignore[attr-defined, no-any-return]
-    if form == "json":
-        return report.to_json(indent=2) + "\n"  # type: ignore[attr-defined, no-any-return]
+    if form == "json":  # with the version of ef that wrote it, as every saved JSON (issue 34)
+        document = {**report.to_dict(), "ef_version": ef.__version__}  # type: ignore[attr-defined]
+        return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if form == "markdown":
         return report.to_markdown()  # type: ignore[attr-defined, no-any-return]
     if form == "latex":
