@@ -218,8 +218,8 @@ class Workspace:
         found = self._tokens.get(key)
         if found is None:
             chunks = self.chunks(pipeline)
+            tokenizer = _tokenizer(pipeline.stemmer, pipeline.stopwords)  # imports bm25s: not indexing time
             start = time.perf_counter()
-            tokenizer = _tokenizer(pipeline.stemmer, pipeline.stopwords)
             ids = [tokenizer.ids(text, grow=True) for text in chunks.texts]
             found = (ids, tokenizer, time.perf_counter() - start)
             self._tokens[key] = found
@@ -368,6 +368,11 @@ class Workspace:
         key = (pipeline.chunking(), pipeline.first_stage(), _digest(queries))
         found = self._first.get(key)
         if found is None or found[0] < want:
+            # The index is built first: its cost is the index's (build seconds), not retrieval latency.
+            if pipeline.retriever != "dense":
+                self._bm25_model(pipeline)
+            if pipeline.model is not None:
+                self.vectors(pipeline, pipeline.model)
             start = time.perf_counter()
             extra = 0.0
             if pipeline.retriever == "bm25":

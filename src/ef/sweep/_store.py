@@ -2,7 +2,8 @@
 
 ``OUT/sweep.json`` names the dataset (a hash of its corpus, queries and qrels) and the measures;
 ``OUT/cells/<pipeline id>.json`` holds a cell's per-query scores, latency and index cost, written
-atomically after ``OUT/runs/<pipeline id>.trec``. A cell is done when its JSON file is there: a
+atomically after ``OUT/runs/<pipeline id>.trec`` (the run scored: each query's source documents in
+the pipeline's order, scored n, n-1, ..., 1). A cell is done when its JSON file is there: a
 sweep killed at any moment (even ``kill -9``) has lost at most the cell it was scoring, and a
 resumed sweep scores exactly the cells whose file is missing.
 """

@@ -144,7 +144,9 @@ def sweep(
     measures
         What to score (ef's spelling: ``ndcg@10``, ``recall@100``, ``mrr`` ...); the first decides.
         Every cell's run is scored at the level of the qrels' ids: chunks collapse to their source
-        documents, each at its best chunk's score (:func:`ef.pipeline.collapse_to_sources`).
+        documents, each at its best chunk's score (:func:`ef.pipeline.collapse_to_sources`), and
+        the sources are scored in that order, as ``ef eval`` scores a retriever (the saved run
+        holds rank scores n, n-1, ...: tied scores keep the pipeline's order, not trec_eval's).
     baseline
         The cell every other is compared with (an id, a label, a Pipeline or its fields);
         ``None``: the best cell.
@@ -179,9 +181,9 @@ def sweep(
     >>> result = sweep({"k1": [0.5, 1.2], "size": [8, "whole"]}, demo_dataset(), show_progress=False)
     >>> [(row["label"], round(row["mean"], 4), row["verdict"])
     ...  for row in result.rows()]  # doctest: +NORMALIZE_WHITESPACE
-    [('bm25 k1=0.5 b=0.75 | 8 words | k=100', 0.7832, 'not significant'),
+    [('bm25 k1=0.5 b=0.75 | 8 words | k=100', 0.783, 'not significant'),
      ('bm25 k1=0.5 b=0.75 | whole docs | k=100', 0.8011, 'not significant'),
-     ('bm25 k1=1.2 b=0.75 | 8 words | k=100', 0.7707, 'not significant'),
+     ('bm25 k1=1.2 b=0.75 | 8 words | k=100', 0.7666, 'not significant'),
      ('bm25 k1=1.2 b=0.75 | whole docs | k=100', 0.8078, 'baseline')]
     >>> round(result.cell(result.best).metrics["ndcg@10"], 4)  # ef eval's NDCG@10 on the demo dataset
     0.8078
@@ -250,7 +252,10 @@ def sweep(
             q: [(segments[p].source_id, float(s)) for p, s in zip(positions.tolist(), scores.tolist(), strict=True)]
             for q, (positions, scores) in zip(query_ids, output.rankings, strict=True)
         }
-        run = collapse_to_sources(chunk_run, lambda source: source)
+        # Each source at its best chunk (max score); then scored in the pipeline's order, as ef eval
+        # scores a retriever: rank scores n, n-1, ... (trec_eval would break tied scores by doc id).
+        collapsed = collapse_to_sources(chunk_run, lambda source: source)
+        run = {q: {doc: float(len(docs) - i) for i, doc in enumerate(docs)} for q, docs in collapsed.items()}
         report = evaluate_run(run, judged, names, missing="zero", relevance_level=level)
         record = {
             "schema": CELL_SCHEMA,
