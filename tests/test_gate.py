@@ -408,6 +408,14 @@ def test_cli_margins_and_directions(tmp_path: Path, capsys: pytest.CaptureFixtur
     )
 
 
+def test_scoring_options_without_a_run_are_refused() -> None:
+    base = _result({"mrr": [0.5, 0.6, 0.7]})
+    with pytest.raises(ValueError, match=(
+        r"'missing', 'relevance_level' and 'max_docs' score TREC runs, and both sides are saved results"
+    )):
+        gate(base, base, relevance_level=2)
+
+
 def test_gate_of_reports_in_memory() -> None:
     per_query = {f"q{i}": {"ndcg@10": 0.5 + 0.01 * (i % 4)} for i in range(30)}
     report = RunEvalReport({}, per_query, 30)

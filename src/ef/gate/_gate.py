@@ -402,6 +402,13 @@ def gate(
     }
     given = None if measures is None else _expand(list(measures))
     saved = [s for s in (*base_sources, *cand_sources) if not _is_run(s)]
+    if len(saved) == len(base_sources) + len(cand_sources) and (
+        missing != "zero" or relevance_level != 1 or max_docs is not None
+    ):  # nothing to score: the options would be ignored
+        raise ValueError(
+            "'missing', 'relevance_level' and 'max_docs' score TREC runs, and both sides are saved results "
+            "(their options are in their metadata)"
+        )
     # A TREC run is scored with the measures asked for, else with those of the saved result on
     # the other side, else with evaluate_run's defaults.
     if given is not None:
