@@ -108,15 +108,15 @@ def markdown(report: GateReport) -> str:
         "",
         f"Candidate `{_md(report.candidate)}` against baseline `{_md(report.baseline)}`: {_md(_settings(report))}.",
         "",
-        "| measure | verdict | baseline | candidate | diff | worst case | best case | margin | p (Holm) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| measure | verdict | baseline | candidate | diff | worst case | best case | margin | p pass | p fail |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for v in report.verdicts:
-        p = v.p_fail_holm if v.verdict == "fail" else v.p_pass_holm
         name = v.measure if v.higher_is_better else f"{v.measure} ↓"
         out.append(
             f"| {_md(name)} | {_ICON[v.verdict]} {_WORD[v.verdict]} | {v.baseline_mean:.4f} | {v.candidate_mean:.4f} "
-            f"| {v.diff:+.4f} | {v.worst:+.4f} | {v.best:+.4f} | {_md(_margin(v))} | {_p(p)} |"
+            f"| {v.diff:+.4f} | {v.worst:+.4f} | {v.best:+.4f} | {_md(_margin(v))} | {_p(v.p_pass_holm)} "
+            f"| {_p(v.p_fail_holm)} |"
         )
     out.append("")
     notes = [f"{v.measure}: {detectable_text(v)}" for v in report.verdicts if v.verdict == "inconclusive"]
@@ -126,7 +126,9 @@ def markdown(report: GateReport) -> str:
         out.append("")
     out.append(
         "Worst and best case: one-sided paired-bootstrap bounds of candidate - baseline at each measure's Holm "
-        "level; pass when the worst case is inside the margin, fail when the best case is beyond it."
+        "level; p pass / p fail: Holm-adjusted randomization p-values of \"worse by the margin or more\" / "
+        "\"not worse by more than the margin\". Pass when p pass < alpha and the worst case is inside the "
+        "margin; fail when p fail < alpha and the best case is beyond it."
     )
     return "\n".join(out) + "\n"
 
