@@ -419,3 +419,25 @@ def test_fastrag_answer_metrics_match_the_kernels() -> None:
     assert asyncio.run(Hallucination().score(no_reference, outcome)) is None
     assert asyncio.run(RougeL().score(no_reference, outcome)) is None
     assert asyncio.run(Faithfulness().score(sample, QueryOutcome("q", "?"))) is None  # no answer
+
+
+_sentences_text = st.lists(
+    st.sampled_from(["Paris is big.", "It rains!", "東京は首都です。", "Москва — столица.", "The the.", "e.g. x",
+                     "\n", " ", "1.", "Is it?", "no stop", "…"]),
+    max_size=8,
+).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_sentences_text, _sentences_text, st.lists(_sentences_text, max_size=3))
+def test_claim_metrics_are_shares_and_a_text_supports_itself(
+    response: str, reference: str, contexts: list[str]
+) -> None:
+    analysis = analyse_claims(response, reference, contexts)
+    for name in CLAIM_METRICS:
+        value = analysis.metric(name)
+        assert value is None or 0.0 <= value <= 1.0, name
+    same = analyse_claims(response, response, [response])
+    if same.response_claims:  # every claim's words are in the text it came from
+        assert (same.claim_recall, same.claim_precision, same.faithfulness) == (1.0, 1.0, 1.0)
+        assert (same.hallucination, same.noise_sensitivity_in_relevant) == (0.0, 0.0)
