@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra:  # said by the command's parser, which knows its flags (and can suggest one)
         parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     module = importlib.import_module(_COMMANDS[args.command])
-    with _quiet(args.quiet):
+    with _quiet(getattr(args, "quiet", False)):
         return _guarded(args.command, lambda: module.run(args))
 
 
