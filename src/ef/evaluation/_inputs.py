@@ -52,9 +52,28 @@ def normalise(run: Any, qrels: Any) -> tuple[Any, Any]:
         _check_frame_roles(run if run_is_frame else None, qrels if qrels_is_frame else None)
         # Frames name their columns, so the columns, not the values, tell which is which.
         return (run_from_frame(run) if run_is_frame else run), (qrels_from_frame(qrels) if qrels_is_frame else qrels)
+    for value, role in ((run, "run"), (qrels, "qrels")):
+        if isinstance(value, Mapping):
+            _refuse_empty_ids(value, role)
     if isinstance(run, Mapping) and isinstance(qrels, Mapping):
         refuse_swap(run, qrels)
     return run, qrels
+
+
+def _refuse_empty_ids(data: Mapping[Any, Any], role: str) -> None:
+    """An empty query or doc id is a key no file can hold (a TREC or BEIR line would lose the
+    column): refused, as the readers refuse such a line, rather than scored as a query.
+
+    >>> _refuse_empty_ids({"": {"d1": 1.0}}, "run")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'run' has an empty query id ('')
+    """
+    if "" in data:
+        raise ValueError(f"'{role}' has an empty query id ('')")
+    for query_id, docs in data.items():
+        if isinstance(docs, Mapping) and "" in docs:
+            raise ValueError(f"'{role}' has an empty doc id ('') in query {query_id!r:.80}")
 
 
 def refuse_swap(run: Mapping[Any, Any], qrels: Mapping[Any, Any]) -> None:

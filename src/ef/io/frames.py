@@ -171,6 +171,8 @@ def _nested(
                     f"'{name}' column {column!r} must hold str ids (got {id_!r} of type {type(id_).__name__} "
                     f"in row {row})"
                 )
+            if not id_:  # no file can hold it; a dict would score it as one more query
+                raise ValueError(f"'{name}' column {column!r} holds an empty id ('') in row {row}")
         docs = out.setdefault(query_id, {})
         if doc_id in docs:
             raise ValueError(f"'{name}' lists doc {doc_id!r} twice for query {query_id!r} (row {row})")
