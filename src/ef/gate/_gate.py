@@ -391,7 +391,7 @@ def gate(
         When the two sides hold different queries, qrels, datasets, options or measures (the
         message names the difference), or for a bad option.
     """
-    from ef.evaluation._options import check_options
+    from ef.compare import check_options
 
     check_options("randomization", "holm", alpha, 0.95, resamples, seed)
     base_sources, cand_sources = _members(baseline), _members(candidate)
