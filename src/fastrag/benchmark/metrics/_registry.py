@@ -116,6 +116,6 @@ def _ranking_measure(text: object) -> Metric:
     try:
         return RankingMeasure(measure, key=key)  # type: ignore[arg-type]  # key is validated there
     except ValueError as error:
-        if ": unknown measure;" in str(error):
+        if ": unknown measure" in str(error):  # "...: unknown measure; did you mean" or "(every spelling"
             raise unknown from None  # ef does not know it either
         raise ValueError(f"{unknown}; as an ef measure: {error}") from None
