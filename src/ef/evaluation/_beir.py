@@ -56,7 +56,24 @@ def _record_id(record: Mapping[str, Any], where: str) -> str:
         raise ValueError(f"{where}: '_id' must be a string (got {json_type(value)})")
     if not value:
         raise ValueError(f"{where}: '_id' is empty")
+    if value != value.strip(_ASCII_SPACE):  # as the qrels readers refuse such an id
+        raise ValueError(f"{where}: '_id' {value!r} has surrounding whitespace, so it could never match a qrels id")
+    _refuse_surrogate(value, "'_id'", repr(value), where)
     return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_surrogate(text: str, field: str, shown: str, where: str) -> None:
+    """A ``\\ud800``-style JSON escape gives half a UTF-16 pair, which no UTF-8 text holds: it would
+    fail later, naming neither the record nor the file."""
+    found = _SURROGATE.search(text)
+    if found is not None:
+        raise ValueError(
+            f"{where}: {field} {shown} holds a lone surrogate {found.group()!r} at position {found.start()} (half of a "
+            "UTF-16 pair, written as a \\u escape), which UTF-8 text cannot hold"
+        )
 
 
 def _record_str(record: Mapping[str, Any], key: str, where: str, *, required: bool) -> str:
@@ -79,9 +96,12 @@ def _read_texts(path: str, *, corpus: bool) -> dict[str, str]:
         if record_id in texts:
             raise ValueError(f"{where}: duplicate _id {record_id!r} (first on line {first_line[record_id]})")
         text = _record_str(record, "text", where, required=True)
+        kind = "doc" if corpus else "query"
+        _refuse_surrogate(text, "'text'", f"of {kind} {record_id!r}", where)
         if corpus:
             # BEIR's convention: the title, a space, the text; the text alone when untitled.
             title = _record_str(record, "title", where, required=False)
+            _refuse_surrogate(title, "'title'", f"of {kind} {record_id!r}", where)
             text = f"{title} {text}" if title else text
         texts[record_id] = text
         first_line[record_id] = number
