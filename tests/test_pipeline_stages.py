@@ -143,3 +143,20 @@ def test_ef_eval_pipeline_flag_errors(flags: list[str], message: str, capsys: py
 
     assert main(["eval", *flags, "--quiet"]) == 2
     assert capsys.readouterr().err == f"ef eval: error: {message}\n"
+
+
+def test_a_pipeline_runs_in_the_fastrag_harness(demo: tuple[dict[str, str], list[str]]) -> None:
+    from ef.sweep import sweep
+    from fastrag.benchmark import EvalSample, run_benchmark_sync
+    from fastrag.benchmark.metrics import Latency, Recall
+
+    corpus, _ = demo
+    _, queries, qrels = read_beir(demo_dataset())
+    samples = [EvalSample(q, queries[q], sorted(d for d, g in qrels[q].items() if g > 0)) for q in sorted(qrels)]
+    pipeline = Pipeline("bm25", size=9, overlap=3, k=10)
+    result = run_benchmark_sync(PipelineRetriever(pipeline, corpus), samples,
+                                [Recall(k=10, key="source_uri"), Latency()], show_progress=False)
+    cell = sweep(pipeline, demo_dataset(), measures=["recall@10"], show_progress=False).cells[0]
+    # The harness's recall of the 10 chunks' sources is the sweep's recall@10 of the collapsed run.
+    assert result.scores["recall@10[source_uri]"] == tuple(cell.per_query[q]["recall@10"] for q in sorted(qrels))
+    assert result.summary["latency_ms"].count == len(samples)

@@ -25,6 +25,7 @@ import hashlib
 import io
 import json
 import os
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -486,6 +487,7 @@ class PipelineRetriever:
         self.pipeline = pipeline
         self.workspace = workspace if workspace is not None else Workspace(corpus)
         self.stage_seconds: dict[str, float] = {}
+        self._lock = threading.Lock()
 
     @property
     def embedder(self) -> str:
@@ -511,6 +513,13 @@ class PipelineRetriever:
             SearchHit.ranked([segments[p] for p in positions.tolist()], scores.tolist())
             for positions, scores in output.rankings
         ]
+
+    def retrieve(self, query: str, limit: int = 10) -> list[SearchHit]:
+        """The one retriever protocol (:class:`ef.retrieval.Retriever`): a pipeline runs as it is in
+        :func:`fastrag.benchmark.run_benchmark`, with the harness's latency metrics; calls from its
+        threads run one at a time (the workspace's caches are shared)."""
+        with self._lock:
+            return self.search_many([query], limit=limit)[0]
 
     def build(self) -> None:
         """Build the index now (chunks, BM25, vectors, a bi-encoder reranker's vectors), not at the first search."""
