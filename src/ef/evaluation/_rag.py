@@ -78,6 +78,8 @@ _RAGAS_FIELDS: tuple[str, ...] = (
 )
 _STR_FIELDS = ("user_input", "response", "reference")
 _LIST_FIELDS = ("retrieved_contexts", "reference_contexts")
+_FORWARDED_STR_FIELDS = ("persona_name", "query_style", "query_length")
+_ID_LIST_FIELDS = ("retrieved_context_ids", "reference_context_ids")  # Ragas: list of str or int
 
 
 # --- evaluation -----------------------------------------------------------------------------------
@@ -189,11 +191,13 @@ def _plain_value(value: object) -> object:
 
 
 def _check_sample(
-    sample: object, where: str, *, fields: Sequence[str] = _RAGAS_FIELDS
+    sample: object, where: str, *, fields: Sequence[str] = _RAGAS_FIELDS, forwarded: bool = False
 ) -> Mapping[str, Any]:
     """Check one sample's keys and field types; `where` names it in errors (``samples[3]``).
 
-    `fields` are the keys a sample may have: Ragas' ``SingleTurnSample`` fields. Returns the
+    `fields` are the keys a sample may have: Ragas' ``SingleTurnSample`` fields. With
+    `forwarded`, the fields ef does not read are checked against Ragas' types too (for
+    :func:`evaluate_rag`; :func:`as_ragas_dataset` has Ragas check them). Returns the
     sample as a new dict without the fields a DataFrame marks absent (NaN, ``pd.NA``), and with
     numpy arrays as lists.
     """
@@ -214,7 +218,39 @@ def _check_sample(
         value = sample.get(key)
         if value is not None:
             check_contexts(value, f"{where}[{key!r}]")
+    if forwarded:
+        _check_forwarded(sample, where)
     return sample
+
+
+def _check_forwarded(sample: Mapping[str, Any], where: str) -> None:
+    """The fields ef only forwards, against Ragas' SingleTurnSample types: a wrong one would fail
+    inside Ragas, long after, naming no sample."""
+    for key in _FORWARDED_STR_FIELDS:
+        value = sample.get(key)
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{where}[{key!r}] must be a str (got {type(value).__name__})")
+    value = sample.get("multi_responses")
+    if value is not None:
+        check_contexts(value, f"{where}['multi_responses']")
+    for key in _ID_LIST_FIELDS:
+        value = sample.get(key)
+        if value is None:
+            continue
+        if isinstance(value, str) or not isinstance(value, Sequence):
+            raise TypeError(f"{where}[{key!r}] must be a list of str or int ids (got {type(value).__name__})")
+        for i, item in enumerate(value):
+            if isinstance(item, bool) or not isinstance(item, str | int):
+                raise TypeError(f"{where}[{key!r}][{i}] must be a str or int id (got {type(item).__name__})")
+    rubrics = sample.get("rubrics")
+    if rubrics is not None:
+        if not isinstance(rubrics, Mapping):
+            raise TypeError(f"{where}['rubrics'] must be a mapping of str to str (got {type(rubrics).__name__})")
+        for name, text in rubrics.items():
+            if not isinstance(name, str) or not isinstance(text, str):
+                raise TypeError(
+                    f"{where}['rubrics'] must map str to str (got {type(name).__name__}: {type(text).__name__})"
+                )
 
 
 def _valid_names() -> list[str]:
@@ -360,7 +396,7 @@ def evaluate_rag(
         raise TypeError(
             f"'samples' must be an iterable of samples (mappings of RagSample fields) (got {type(given).__name__})"
         )
-    checked = [_check_sample(sample, f"samples[{i}]") for i, sample in enumerate(samples)]
+    checked = [_check_sample(sample, f"samples[{i}]", forwarded=True) for i, sample in enumerate(samples)]
     if not checked:
         raise ValueError("'samples' is empty; there is nothing to evaluate")
 
