@@ -60,20 +60,20 @@ METHODS: dict[str, Method] = {
     m.name: m
     for m in (
         Method("combsum", "score", "sum_r s_r", _FOX),
-        Method("combmnz", "score", "sum_r s_r * |runs listing d|", _FOX),
-        Method("combanz", "score", "sum_r s_r / |runs scoring d|", _FOX),
+        Method("combmnz", "score", "sum_r s_r * n(d)", _FOX),
+        Method("combanz", "score", "sum_r s_r / m(d)", _FOX),
         Method("combmax", "score", "max_r s_r", _FOX),
         Method("combmin", "score", "min_r s_r", _FOX),
         Method("combmed", "score", "median_r s_r", _FOX),
-        Method("combgmnz", "score", "sum_r s_r * |runs listing d|^gamma", "Lee 1997 (SIGIR)", (("gamma", 1.0),)),
+        Method("combgmnz", "score", "sum_r s_r * n(d)^gamma", "Lee 1997 (SIGIR)", (("gamma", 1.0),)),
         Method("wsum", "score", "sum_r w_r s_r", "Bartell et al. 1994", weighted=True),
         Method("wmnz", "score", "sum_r s_r * sum_{r listing d} w_r", _WU, weighted=True),
-        Method("mixed", "score", "sum_r w_r s_r * sqrt(|runs listing d|)", _WU, weighted=True),
+        Method("mixed", "score", "sum_r w_r s_r * sqrt(n(d))", _WU, weighted=True),
         Method("rrf", "rank", "sum_r w_r / (k + rank_r)", "Cormack, Clarke & Buettcher 2009 (SIGIR)",
                (("k", 60.0),), weighted=True),
-        Method("isr", "rank", "sum_r 1 / rank_r^2 * |runs listing d|", _MOURAO),
-        Method("log_isr", "rank", "sum_r 1 / rank_r^2 * log |runs listing d|", _MOURAO),
-        Method("logn_isr", "rank", "sum_r 1 / rank_r^2 * log(|runs listing d| + sigma)", _MOURAO,
+        Method("isr", "rank", "sum_r 1 / rank_r^2 * n(d)", _MOURAO),
+        Method("log_isr", "rank", "sum_r 1 / rank_r^2 * log n(d)", _MOURAO),
+        Method("logn_isr", "rank", "sum_r 1 / rank_r^2 * log(n(d) + sigma)", _MOURAO,
                (("sigma", 0.01),)),
         Method("rbc", "rank", "sum_r (1 - phi) phi^(rank_r - 1)", "Bailey et al. 2017 (SIGIR)", (("phi", 0.8),)),
         Method("borda", "rank", "sum_r (c - rank_r + 1); unlisted (c - n_r + 1) / 2", "Aslam & Montague 2001 (SIGIR)"),
@@ -274,6 +274,8 @@ def fuse_stack(
     filled = ~present & ~np.isnan(imputed)
     matrix[filled] = imputed[filled]
     scored = present | filled
+    if norm == "borda":  # Borda places every candidate in every list: all count as listed (as in ranx)
+        present = scored
     listed = present.sum(axis=0)
     w = weights[:, None]
     total = matrix.sum(axis=0)

@@ -87,7 +87,7 @@ def _max_norm(lists: Lists) -> Floats:
     top = _max(lists)
     bad = np.flatnonzero(top <= 0)
     if len(bad):
-        raise _ListError(int(bad[0]), f"norm='max' needs a positive top score (got {top[bad[0]]!r}); "
+        raise _ListError(int(bad[0]), f"norm='max' needs a positive top score (got {float(top[bad[0]])!r}); "
                          "use 'min-max' for scores that can be zero or negative")
     return lists.score / _each(lists, top)
 
