@@ -251,10 +251,11 @@ def test_keywords_run_and_qrels_work_in_any_order() -> None:
 
 def test_a_swapped_call_is_refused() -> None:
     with pytest.raises(ValueError, match=(
-        r"^the arguments look swapped: ef takes \(run, qrels\), while ranx, BEIR and ir_measures take \(qrels, run\); "
-        r"pass them as run=\.\.\., qrels=\.\.\. \(the 'run' holds only integers and 1\.5 docs per query, the 'qrels' "
-        r"distinct fractional values and 3\.5 docs per query\)\. If they really are in this order, pass them as "
-        r"DataFrames, whose 'score' and 'relevance' columns say which is which$"
+        r"^the arguments look swapped: ef takes \(run, qrels\), while ranx, BEIR and ir_measures take \(qrels, run\) "
+        r"\(the 'run' holds only integers and 1\.5 docs per query, the 'qrels' distinct fractional values and 3\.5 "
+        r"docs per query\)\. If each is already in its place \(named or not\), say which is which by its type: the "
+        r"run as a ranx Run, ScoredDoc rows \(ir_measures, ef\.compat\.ir_measures\) or a DataFrame with a 'score' "
+        r"column$"
     )):
         evaluate_run(GRADES, SCORES)  # ranx / BEIR order
     with pytest.raises(ValueError, match="look swapped"):

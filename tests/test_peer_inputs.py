@@ -109,3 +109,18 @@ def test_a_frame_without_a_column_or_with_two_says_so(frame) -> None:  # type: i
     )
     with pytest.raises(ValueError, match=r"^'columns' must map some of \['query_id', 'doc_id', 'score'\] to column"):
         run_from_frame(frame(run), columns={"label": "score"})
+
+
+def test_a_named_call_the_values_call_swapped_has_a_way_through() -> None:
+    # Issue 34: integer scores against fractional grades look swapped whether or not the call names them;
+    # the message no longer says "name them" (that cannot help), and rows of a type settle it.
+    from ef.compat.ir_measures import ScoredDoc
+
+    run = {"q1": {"d1": 3, "d2": 1}}
+    qrels = {"q1": {"d1": 0.5, "d2": 0.25, "d3": 0.75}}
+    with pytest.raises(ValueError) as info:
+        evaluate_run(run=run, qrels=qrels, measures=["P@1"])
+    assert "If each is already in its place (named or not), say which is which by its type" in str(info.value)
+    assert "pass them as run=" not in str(info.value)
+    rows = [ScoredDoc(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    assert evaluate_run(run=rows, qrels=qrels, measures=["P@1"], relevance_level=0.5).metrics == {"P@1": 1.0}

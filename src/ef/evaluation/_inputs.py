@@ -46,7 +46,9 @@ def normalise(run: Any, qrels: Any) -> tuple[Any, Any]:
     >>> normalise([ScoredDoc("q1", "d1", 0.5)], iter([Qrel("q1", "d1", 1)]))
     ({'q1': {'d1': 0.5}}, {'q1': {'d1': 1}})
     """
+    given = run, qrels
     run, qrels = _peer(run, "run"), _peer(qrels, "qrels")
+    typed = run is not given[0] or qrels is not given[1]  # a ranx object or rows: its type said which it is
     run_is_frame, qrels_is_frame = is_frame(run), is_frame(qrels)
     if run_is_frame or qrels_is_frame:
         _check_frame_roles(run if run_is_frame else None, qrels if qrels_is_frame else None)
@@ -55,7 +57,7 @@ def normalise(run: Any, qrels: Any) -> tuple[Any, Any]:
     for value, role in ((run, "run"), (qrels, "qrels")):
         if isinstance(value, Mapping):
             _refuse_empty_ids(value, role)
-    if isinstance(run, Mapping) and isinstance(qrels, Mapping):
+    if isinstance(run, Mapping) and isinstance(qrels, Mapping) and not typed:
         refuse_swap(run, qrels)
     return run, qrels
 
@@ -82,8 +84,12 @@ def refuse_swap(run: Mapping[Any, Any], qrels: Mapping[Any, Any]) -> None:
     qrels shows itself only then."""
     reason = swap_evidence(run, qrels)
     if reason is not None:
-        raise ValueError(f"{_HINT} ({reason}). If they really are in this order, pass them as DataFrames, "
-                         "whose 'score' and 'relevance' columns say which is which")
+        # Naming the arguments (run=..., qrels=...) cannot answer this: only the values are seen here.
+        raise ValueError(
+            "the arguments look swapped: ef takes (run, qrels), while ranx, BEIR and ir_measures take (qrels, run) "
+            f"({reason}). If each is already in its place (named or not), say which is which by its type: the run "
+            "as a ranx Run, ScoredDoc rows (ir_measures, ef.compat.ir_measures) or a DataFrame with a 'score' column"
+        )
 
 
 _RANX = {"Run": "run", "Qrels": "qrels"}
