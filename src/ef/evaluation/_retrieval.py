@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import inspect
 import os
 import re
@@ -273,6 +274,8 @@ def evaluate_retrieval(
         raise ValueError(f"'limit' must be at least max(k_values) = {max(ks)} (got {limit!r})")
     check_bool(ignore_identical_ids, "ignore_identical_ids")
     check_bool(show_progress, "show_progress")
+    if run_path is not None:
+        _check_run_path(run_path)  # before any retrieval: a typo must not cost the whole run
     _check_argument_order(qrels, queries)
     _check_qrels(qrels)
     _check_queries(queries)
@@ -374,6 +377,19 @@ def _score_rankings(
     columns = {key: scored.values[m].tolist() for key, m in measures.items()}
     per_query = {query_id: {key: columns[key][row[query_id]] for key in measures} for query_id in query_ids}
     return {key: scored.summary[m] for key, m in measures.items()}, per_query
+
+
+def _check_run_path(run_path: object) -> None:
+    """Refuse a `run_path` that could not be written at the end: not a path, a directory, or in a
+    folder that does not exist."""
+    if not isinstance(run_path, str | os.PathLike):
+        raise TypeError(f"'run_path' must be a path or None (got {type(run_path).__name__})")
+    path = os.fspath(run_path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "'run_path' is a directory; name the run file to write", path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, f"'run_path' is in a folder that does not exist ({folder})", path)
 
 
 def _evaluate_in_blocks(

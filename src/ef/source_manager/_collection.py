@@ -14,7 +14,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -207,15 +207,20 @@ class Collection:
         real = Path(os.path.realpath(target))
         # Built beside the target under a short .ef-…tmp name (a killed save's folder is cleared by
         # the next one), with mkdir's usual permissions rather than mkdtemp's 0o700.
-        tmp = Path(temporary_directory(real.parent))
+        try:
+            tmp = Path(temporary_directory(real.parent))
+        except OSError as error:
+            _reraise_for(error, target)
         try:
             self._write(tmp)
             if replacing:
                 replace_directory(tmp, real)  # the old index or the new one at `target`, never neither
             else:
                 os.replace(tmp, real)  # an empty directory is replaced too
-        except BaseException:
+        except BaseException as error:
             shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(error, OSError):
+                _reraise_for(error, target)
             raise
         return target
 
@@ -404,6 +409,14 @@ def _confine(root: Path, manifest_path: Path, files: Mapping[str, int]) -> None:
             raise ValueError(
                 f"{manifest_path}: {entry} is a symbolic link out of the index folder {root}; {DAMAGED}"
             )
+
+
+def _reraise_for(error: OSError, target: Path) -> NoReturn:
+    """Raise a system error of a save again naming `target`, the folder the caller asked for,
+    not the temporary folder beside it (a read-only folder, a full disk)."""
+    if error.errno is None:
+        raise error
+    raise OSError(error.errno, f"cannot save the index ({error.strerror or error})", os.fspath(target)) from error
 
 
 class _NoIndex:

@@ -380,8 +380,22 @@ def load_samples(path: str | os.PathLike[str]) -> list[EvalSample]:
 
 
 def save_samples(samples: Iterable[EvalSample], path: str | os.PathLike[str]) -> None:
-    """Write `samples` to `path` as JSONL, one sample per line (replacing the file)."""
-    write_jsonl(path, (sample.to_dict() for sample in samples))
+    """Write `samples` to `path` as JSONL, one sample per line (replacing the file).
+
+    >>> save_samples("samples.jsonl", [EvalSample("q1", "x")])
+    Traceback (most recent call last):
+    ...
+    TypeError: save_samples(samples, path): 'samples' is a path ('samples.jsonl'); the samples come first
+    """
+    if isinstance(samples, str | bytes | os.PathLike):
+        raise TypeError(f"save_samples(samples, path): 'samples' is a path ({samples!r}); the samples come first")
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"save_samples(samples, path): 'path' must be a file path (got {type(path).__name__})")
+    items = list(samples)
+    for position, sample in enumerate(items):
+        if not isinstance(sample, EvalSample):
+            raise TypeError(f"'samples'[{position}] must be an EvalSample (got {type(sample).__name__})")
+    write_jsonl(path, (sample.to_dict() for sample in items))
 
 
 def read_outcomes(path: str | os.PathLike[str]) -> Iterator[tuple[int, QueryOutcome]]:
