@@ -12,7 +12,7 @@ BLOCKS = re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), fl
 
 
 def test_the_page_has_an_example_for_each_peer() -> None:
-    assert len(BLOCKS) == 9
+    assert len(BLOCKS) == 10
     text = PAGE.read_text(encoding="utf-8")
     for peer in ("### pytrec_eval", "### ranx", "### ir_measures", "### BEIR", "### MTEB", "### PyTerrier"):
         assert peer in text

@@ -5,4 +5,5 @@
 - :mod:`ef.io.jsonl` reads JSON Lines, :mod:`ef.io.source` opens paths, ``-`` and gzip alike.
 - :mod:`ef.io.frames` reads runs and qrels from pandas or polars DataFrames and builds the long
   per-query frames of every report (``to_pandas()`` / ``to_polars()``).
+- :mod:`ef.io.mteb` reads and writes MTEB's result files.
 """
