@@ -21,7 +21,7 @@ def pipelines(draw: st.DrawFn) -> Pipeline:
     if retriever != "bm25":
         values["model"] = draw(st.sampled_from(["all-MiniLM-L6-v2", "/models/e5", "bge-small"]))
     if retriever != "dense":
-        values["k1"] = draw(st.sampled_from([0.0, 0.9, 1.2, 1.5, 2.0]))
+        values["k1"] = draw(st.sampled_from([0.0, 0.9, 1.2, 1.2000001, 1.5, 2.0]))
         values["b"] = draw(st.sampled_from([0.0, 0.4, 0.75, 1.0]))
         values["stemmer"] = draw(st.sampled_from(["english", "none"]))
         values["stopwords"] = draw(st.sampled_from(["english", "none"]))
@@ -45,6 +45,7 @@ def pipelines(draw: st.DrawFn) -> Pipeline:
 @given(pipelines(), pipelines())
 def test_the_id_is_equal_exactly_when_the_parameters_are(a: Pipeline, b: Pipeline) -> None:
     assert (a.id == b.id) == (a.to_dict() == b.to_dict())
+    assert (a.label == b.label) == (a.id == b.id)  # a sweep names its cells by label
     assert (a == b) == (a.to_dict() == b.to_dict())
 
 

@@ -262,7 +262,7 @@ class Pipeline:
         if self.model is not None:
             parts.append(self.model)
         if self.retriever != "dense":
-            parts += [f"k1={self.k1:g}", f"b={self.b:g}"]
+            parts += [f"k1={self.k1!r}", f"b={self.b!r}"]  # exact: two pipelines never share a label
             parts += [f"{name}=none" for name in ("stemmer", "stopwords") if getattr(self, name) == "none"]
         if self.retriever == "hybrid" and self.fusion_depth != _DEFAULTS["fusion_depth"]:
             parts.append(f"fusion@{self.fusion_depth}")

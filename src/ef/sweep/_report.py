@@ -62,10 +62,11 @@ def _band_lines(name: str, rows: Sequence[Mapping[str, Any]], *, x: Any, y_title
     tooltip = [alt.Tooltip("label:N", title="cell"), alt.Tooltip("value:Q", format=".4f"),
                alt.Tooltip("low:Q", title="95% CI low", format=".4f"),
                alt.Tooltip("high:Q", title="95% CI high", format=".4f")]
-    band = base.mark_area(opacity=0.15).encode(y=alt.Y("low:Q", title=y_title), y2="high:Q")
-    line = base.mark_line(point=alt.OverlayMarkDef(size=50, filled=True)).encode(
-        y=alt.Y("value:Q", title=y_title), tooltip=tooltip
+    y = alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=False))
+    band = base.mark_area(opacity=0.15).encode(
+        y=alt.Y("low:Q", title=y_title, scale=alt.Scale(zero=False)), y2="high:Q"
     )
+    line = base.mark_line(point=alt.OverlayMarkDef(size=50, filled=True)).encode(y=y, tooltip=tooltip)
     return _finish(alt.layer(band, line).properties(width=_WIDTH, height=300), (name, rows))
 
 

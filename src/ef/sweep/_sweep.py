@@ -203,6 +203,10 @@ def sweep(
     check_options(test, correction, alpha, confidence, resamples, seed)
     higher = parse_measure(names[0]).spec.higher_is_better
     baseline_id = None if baseline is None else _resolve(baseline, pipelines)
+    labels: dict[str, str] = {}
+    for p in pipelines:  # comparisons and tables name cells by label: two cells must not share one
+        if labels.setdefault(p.label, p.id) != p.id:
+            raise ValueError(f"two pipelines of the grid have the label {p.label!r} (ids {labels[p.label]}, {p.id})")
 
     name, (corpus, queries, qrels) = _load_dataset(dataset, split)
     query_ids = sorted(q for q in qrels if q in queries)
