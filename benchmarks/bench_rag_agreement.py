@@ -135,7 +135,9 @@ def _interval(bounds: tuple[float, float]) -> str:
     return "" if math.isnan(bounds[0]) else f"[{bounds[0]:.1f}, {bounds[1]:.1f}]"
 
 
-def agreement_table(rows: list[dict], llm: dict[int, dict], minilm: bool, resamples: int) -> list[str]:
+def agreement_table(
+    rows: list[dict], llm: dict[int, dict], metrics: dict[str, Callable[[str, str], float]], resamples: int
+) -> list[str]:
     n = len(rows) // 2
     human = {label: np.array([row[label] for row in rows], dtype=float) for label in LABELS}
     lines = [
@@ -165,7 +167,7 @@ def agreement_table(rows: list[dict], llm: dict[int, dict], minilm: bool, resamp
         columns.append((p, s, pi, si))
     add("RAGChecker (LLM claims)", columns)
 
-    for name, metric in _metrics(minilm, rows[::2]).items():
+    for name, metric in metrics.items():
         x = _deltas(rows, metric)
         columns = []
         for label in LABELS:
@@ -173,6 +175,36 @@ def agreement_table(rows: list[dict], llm: dict[int, dict], minilm: bool, resamp
             pi, si = _bootstrap(x, human[label], n, resamples)
             columns.append((p, s, pi, si))
         add(f"`{name}`", columns)
+    return lines
+
+
+def side_picking(rows: list[dict], llm: dict[int, dict], metrics: dict[str, Callable[[str, str], float]]) -> list[str]:
+    """Of the pairs where both annotators prefer the same response overall, how often the metric does too.
+
+    A tie (the same score for both responses) counts as half a pick.
+    """
+    decided = [
+        (first, 1.0 if first["overall_label"] > 0 else -1.0)
+        for first, second in zip(rows[0::2], rows[1::2], strict=True)
+        if first["overall_label"] * second["overall_label"] > 0
+    ]
+
+    def share(deltas: list[float]) -> float:
+        hits = [1.0 if d * side > 0 else 0.5 if d == 0 else 0.0 for d, (_, side) in zip(deltas, decided, strict=True)]
+        return 100 * math.fsum(hits) / len(hits)
+
+    lines = [f"| metric | picks the annotators' side, of {len(decided)} pairs they agree on (%) |", "|---|---:|"]
+    labels = [llm[row["instance_id"]] for row, _ in decided]
+    ragchecker = [item["model2"]["ragchecker"]["overall_label"] - item["model1"]["ragchecker"]["overall_label"]
+                  for item in labels]
+    lines.append(f"| RAGChecker (LLM claims) | {share(ragchecker):.1f} |")
+    for name, metric in metrics.items():
+        deltas = [
+            metric(row["model2"]["response"], row["gt_answer"]) - metric(row["model1"]["response"], row["gt_answer"])
+            for row, _ in decided
+        ]
+        deltas = [0.0 if math.isnan(d) else d for d in deltas]
+        lines.append(f"| `{name}` | {share(deltas):.1f} |")
     return lines
 
 
@@ -233,7 +265,11 @@ def main() -> None:
     rows, llm = _load(args.data)
     print(f"# {len(rows) // 2} instances, {len(rows)} human rows; x 100, 95% bootstrap intervals "
           f"({args.resamples} resamples over instances, seed 0)")
-    for line in agreement_table(rows, llm, not args.no_minilm, args.resamples):
+    metrics = _metrics(not args.no_minilm, rows[::2])
+    for line in agreement_table(rows, llm, metrics, args.resamples):
+        print(line)
+    print()
+    for line in side_picking(rows, llm, metrics):
         print(line)
     if args.grid:
         print()

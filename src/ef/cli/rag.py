@@ -33,7 +33,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "rag",
         help="score RAG samples (JSON Lines) with lexical metrics, no LLM",
         description=(
-            "Score RAG samples with deterministic, reference-based lexical metrics (no LLM). "
+            "Score RAG samples with deterministic metrics: lexical ones by default, MiniLM similarities and a "
+            "local checker model on request (no LLM, no network). "
             "SAMPLES is a JSON Lines file, one object per line with Ragas' SingleTurnSample "
             "field names: user_input, response, retrieved_contexts, reference, reference_contexts."
         ),

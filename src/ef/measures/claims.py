@@ -55,7 +55,7 @@ SUPPORT_THRESHOLD = 0.5
 Chosen on the development half of RAGChecker's meta-evaluation set (``benchmarks/bench_rag_agreement.py``,
 docs/rag-and-beir.md): of 0.3-0.8 in steps of 0.1, 0.5 gave claim F1 and claim precision their highest
 Pearson correlation with the annotators' overall and correctness labels (claim recall peaked at 0.4,
-56.3 against 52.5 at 0.5 for completeness); one threshold serves all the claim metrics."""
+56.3 against 52.4 at 0.5 for completeness); one threshold serves all the claim metrics."""
 
 # Function words carry no claim: "the capital of France is Paris" is supported by "Paris, capital
 # of France" without "the", "of", "is". English only; other languages count every word.
