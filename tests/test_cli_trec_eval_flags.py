@@ -204,3 +204,15 @@ def test_the_binary_agrees(binary: str, flags: list[str], files: dict[str, str],
     qrels = files["qrels"] if "-c" in flags else files["qrels12"]  # trec_eval stops at a judged query not run
     expected = subprocess.run([binary, *flags, qrels, files["run"]], capture_output=True, text=True, check=True)
     assert _ef([*flags, qrels, files["run"]], capsys)[1] == expected.stdout
+
+
+def test_ignore_identical_ids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\nq1 0 q1 1\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 q1 1 0.9 r\nq1 Q0 x 2 0.8 r\nq1 Q0 d1 3 0.7 r\n")
+    argv = ["-m", "P.1", "-m", "num_ret", str(qrels), str(run)]
+    assert _ef(argv, capsys)[1] == _lines(("num_ret", "all", "3"), ("P_1", "all", "1.0000"))
+    # BEIR's ignore_identical_ids: q1 is not its own answer, so x leads (num_rel still counts q1's judgement)
+    expected = _lines(("num_ret", "all", "2"), ("P_1", "all", "0.0000"))
+    assert _ef(["--ignore-identical-ids", *argv], capsys)[1] == expected

@@ -106,6 +106,8 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--Output_old_results_format", metavar="X", help=argparse.SUPPRESS)
     parser.add_argument("-v", "--version", action="version", version=_version())
     parser.add_argument("--quiet", action="store_true", help="no notes on standard error (errors still print)")
+    parser.add_argument("--ignore-identical-ids", action="store_true",
+                        help="drop a document whose id is its query's id first (BEIR's and MTEB's default)")
     parser.add_argument(
         "-l",
         "--level_for_rel",
@@ -345,11 +347,15 @@ def main(argv: Sequence[str]) -> int:
     max_docs = args.max_docs
     run_id = None
     absent_from: set[str] | None = None
-    if args.judged_only:
+    if args.judged_only or args.ignore_identical_ids:
         run_id = score_run(run, qrels, []).run_id  # the run id comes with the scores of the file
         plain = run.to_dict() if hasattr(run, "to_dict") else run
-        absent_from = set(qrels) - set(plain)
-        run, max_docs = _judged_only(plain, qrels, max_docs, missing), None
+        if args.ignore_identical_ids:  # BEIR's default: a document that is the query itself is no answer
+            plain = {query: {doc: s for doc, s in docs.items() if doc != query} for query, docs in plain.items()}
+        run = plain
+        if args.judged_only:
+            absent_from = set(qrels) - set(plain)
+            run, max_docs = _judged_only(plain, qrels, max_docs, missing), None
     # Which judged queries the run lacks, whichever convention scores them: num_ret is 0 only there.
     counted = [*measures, Measure("num_ret")] if Measure("num_ret") not in measures else measures
     result = score_run(run, qrels, counted, missing=missing, relevance_level=args.level, max_docs=max_docs)
