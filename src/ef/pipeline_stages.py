@@ -323,37 +323,30 @@ class Workspace:
 
     def query_vectors(self, model: str, queries: Sequence[str]) -> tuple[npt.NDArray[np.float32], float]:
         """Normalized embeddings of `queries` by `model`, and the seconds encoding them took."""
-        matrix, seconds, _ = self._query_vectors(model, queries)
-        return matrix, seconds
-
-    def _query_vectors(self, model: str, queries: Sequence[str]) -> tuple[npt.NDArray[np.float32], float, bool]:
-        """:meth:`query_vectors`, and whether this call encoded them (its caller's clock then holds the time)."""
         digest = _digest(queries)
         key = (model, digest)
         found = self._queries.get(key)
-        if found is not None:
-            return found[0], found[1], False
-        cache_key = content_id("ef.query-vectors/1", {"queries": digest, "model": model})
-        matrix, seconds, computed = self._cached_matrix(
-            "queries", cache_key, len(queries), lambda: self._encode(model, list(queries), "encoding queries")
-        )
-        self.counts["queries_encoded" if computed else "loaded"][key] += 1
-        self._queries[key] = (matrix, seconds)
-        return matrix, seconds, computed
+        if found is None:
+            cache_key = content_id("ef.query-vectors/1", {"queries": digest, "model": model})
+            matrix, seconds, computed = self._cached_matrix(
+                "queries", cache_key, len(queries), lambda: self._encode(model, list(queries), "encoding queries")
+            )
+            self.counts["queries_encoded" if computed else "loaded"][key] += 1
+            found = (matrix, seconds)
+            self._queries[key] = found
+        return found
 
-    def _dense_search(self, pipeline: Pipeline, queries: Sequence[str], depth: int) -> tuple[list[Ranking], float]:
+    def _dense_search(self, pipeline: Pipeline, queries: Sequence[str], depth: int) -> list[Ranking]:
         from ef.source_manager._topk import top_k
 
         model = str(pipeline.model)  # a dense or hybrid Pipeline always names its model
         matrix, _ = self.vectors(pipeline, model)
-        vectors, encode_seconds, fresh = self._query_vectors(model, queries)
+        vectors, _ = self.query_vectors(model, queries)
         out: list[Ranking] = []
         for start in range(0, len(vectors), _QUERY_CHUNK):
             scores = vectors[start : start + _QUERY_CHUNK] @ matrix.T
             out.extend(top_k(row, depth) for row in scores)
-        # Encoding the queries is part of retrieving: when the vectors were not encoded just now
-        # (by this call, on the caller's clock), their recorded encoding time is added.
-        return out, 0.0 if fresh else encode_seconds
+        return out
 
     # -- stages -----------------------------------------------------------------------------
     def first_stage(
@@ -372,18 +365,21 @@ class Workspace:
             # The index is built first: its cost is the index's (build seconds), not retrieval latency.
             if pipeline.retriever != "dense":
                 self._bm25_model(pipeline)
+            extra = 0.0
             if pipeline.model is not None:
                 self.vectors(pipeline, pipeline.model)
+                # Encoding the queries is part of retrieving: its recorded seconds (the model's
+                # loading left out), whether the vectors were encoded now or read from the cache.
+                _, extra = self.query_vectors(pipeline.model, queries)
             start = time.perf_counter()
-            extra = 0.0
             if pipeline.retriever == "bm25":
                 rankings = self._bm25_search(pipeline, queries, want)
             elif pipeline.retriever == "dense":
-                rankings, extra = self._dense_search(pipeline, queries, want)
+                rankings = self._dense_search(pipeline, queries, want)
             else:
                 # Each list's top fusion_depth, whatever `want` is: the fused list does not depend on it.
                 lexical = self._bm25_search(pipeline, queries, pipeline.fusion_depth)
-                dense, extra = self._dense_search(pipeline, queries, pipeline.fusion_depth)
+                dense = self._dense_search(pipeline, queries, pipeline.fusion_depth)
                 rankings = _fuse(lexical, dense, pipeline.fusion_depth)
                 want = max(want, pipeline.fusion_depth)
             seconds = time.perf_counter() - start + extra
