@@ -109,6 +109,8 @@ def test_a_frame_without_a_column_or_with_two_says_so(frame) -> None:  # type: i
     )
     with pytest.raises(ValueError, match=r"^'columns' must map some of \['query_id', 'doc_id', 'score'\] to column"):
         run_from_frame(frame(run), columns={"label": "score"})
+    with pytest.raises(TypeError, match=r"^'columns' must be a mapping of roles to column names \(got \[\('query_id'"):
+        run_from_frame(frame(run), columns=[("query_id", "topic")])  # type: ignore[arg-type]
 
 
 def test_a_named_call_the_values_call_swapped_has_a_way_through() -> None:

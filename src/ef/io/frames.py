@@ -127,8 +127,10 @@ def _role_columns(
 ) -> dict[str, str]:
     """The frame's column for each role of `expected`: `columns` first, else the one alias present."""
     found = frame_columns(frame)
+    if not isinstance(columns, Mapping | None):
+        raise TypeError(f"'columns' must be a mapping of roles to column names (got {columns!r})")
     given = dict(columns or {})
-    if not isinstance(columns, Mapping | None) or any(role not in expected for role in given):
+    if any(role not in expected for role in given):
         raise ValueError(f"'columns' must map some of {list(expected)} to column names (got {columns!r})")
     out: dict[str, str] = {}
     for role in expected:
