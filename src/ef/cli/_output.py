@@ -19,6 +19,7 @@ __all__ = [
     "is_stdout",
     "one_stdout",
     "write",
+    "writes_to_stdout",
 ]
 
 STDOUT = "-"
@@ -27,6 +28,19 @@ STDOUT = "-"
 def is_stdout(path: str | None) -> bool:
     """Whether an output flag's value means standard output."""
     return path == STDOUT
+
+
+def writes_to_stdout(path: str | None) -> bool:
+    """Whether writing `path` writes to this process's standard output: ``-``, or a name for the
+    same file or pipe (``/dev/stdout``, ``/dev/fd/1``, the file stdout is redirected to)."""
+    if path is None:
+        return False
+    if is_stdout(path):
+        return True
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):  # not there, or no real descriptor behind sys.stdout
+        return False
 
 
 def one_stdout(**flags: str | None) -> None:

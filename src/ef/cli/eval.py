@@ -303,7 +303,8 @@ def _run(args: argparse.Namespace) -> int:
             facts={"dataset": name, "split": args.split, "embedder": str(index.embedder),
                    "documents": str(index.n_sources)},
         )
-    if args.json is not None and not _output.is_stdout(args.json):
+    json_to_stdout = _output.writes_to_stdout(args.json)  # '-', /dev/stdout, the file stdout goes to
+    if args.json is not None and not json_to_stdout:
         _write_json(args.json, document)
     print(
         f"{name}, split {args.split}: {index.n_sources} documents ({len(index)} segments), "
@@ -324,6 +325,6 @@ def _run(args: argparse.Namespace) -> int:
     if scratch is not None:
         with scratch:
             _output.copy_to_stdout(os.path.join(scratch.name, "run.trec"))
-    if _output.is_stdout(args.json):
+    if args.json is not None and json_to_stdout:
         _write_json(args.json, document)
     return 0
