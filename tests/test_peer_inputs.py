@@ -126,3 +126,22 @@ def test_a_named_call_the_values_call_swapped_has_a_way_through() -> None:
     assert "pass them as run=" not in str(info.value)
     rows = [ScoredDoc(q, d, s) for q, docs in run.items() for d, s in docs.items()]
     assert evaluate_run(run=rows, qrels=qrels, measures=["P@1"], relevance_level=0.5).metrics == {"P@1": 1.0}
+
+
+def test_reports_show_as_html_tables_in_notebooks() -> None:
+    from types import SimpleNamespace
+
+    from ef.evaluation import RetrievalEvalReport
+    from ef.io.frames import PerQueryFrames
+
+    report = evaluate_run(RUN, QRELS, ["mrr", "P@2"])
+    mrr = (1 + 0.5 + 0) / 3  # q3 is not in the run: 0
+    assert report._repr_html_() == (
+        '<table class="ef-report"><caption>Mean over 3 queries</caption>\n'
+        "<thead><tr><th>measure</th><th>value</th></tr></thead>\n"
+        f"<tbody><tr><td>mrr</td><td>{mrr:.4f}</td></tr><tr><td>P@2</td><td>0.3333</td></tr></tbody></table>"
+    )
+    retrieval = RetrievalEvalReport(metrics={"ndcg@10": 0.83}, per_query={}, n_queries=1, k_values=(10,))
+    assert "<caption>Mean over 1 query</caption>" in retrieval._repr_html_()
+    odd = SimpleNamespace(metrics={"<b>": 1.0}, per_query={}, n_queries=1)
+    assert "<td>&lt;b&gt;</td><td>1.0000</td>" in PerQueryFrames._repr_html_(odd)  # type: ignore[arg-type]

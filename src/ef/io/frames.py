@@ -278,3 +278,30 @@ class PerQueryFrames:
     def to_polars(self) -> Any:
         """``per_query`` as a long polars DataFrame (``ImportError``: ``pip install 'ef-eval[polars]'``)."""
         return long_frame(self.per_query, "polars")
+
+    def _repr_html_(self) -> str:
+        """The report's means as an HTML table, for notebooks (Jupyter shows it instead of the repr).
+
+        >>> from ef.evaluation import evaluate_run
+        >>> report = evaluate_run({"q1": {"d1": 1.0}}, {"q1": {"d1": 1}, "q2": {"d2": 1}}, ["P@1", "num_ret"])
+        >>> print(report._repr_html_())
+        <table class="ef-report"><caption>Mean over 2 queries (counts summed)</caption>
+        <thead><tr><th>measure</th><th>value</th></tr></thead>
+        <tbody><tr><td>P@1</td><td>0.5000</td></tr><tr><td>num_ret</td><td>1</td></tr></tbody></table>
+        """
+        import html
+
+        metrics: Mapping[str, float] = getattr(self, "metrics", {})
+        n_queries = getattr(self, "n_queries", len(self.per_query))
+        rows = "".join(
+            f"<tr><td>{html.escape(str(name))}</td><td>{value if isinstance(value, int) else f'{value:.4f}'}</td></tr>"
+            for name, value in metrics.items()
+        )
+        caption = f"Mean over {n_queries} quer{'y' if n_queries == 1 else 'ies'}"
+        if any(isinstance(value, int) for value in metrics.values()):
+            caption += " (counts summed)"
+        return (
+            f'<table class="ef-report"><caption>{caption}</caption>\n'
+            "<thead><tr><th>measure</th><th>value</th></tr></thead>\n"
+            f"<tbody>{rows}</tbody></table>"
+        )
