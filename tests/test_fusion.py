@@ -354,6 +354,36 @@ def test_trained_parity_with_ranx(method: str) -> None:
         assert got[q] == pytest.approx(expected[q], rel=1e-9), q
 
 
+# ranx's own fusion tests (tests/unit/ranx/fusion/*_test.py) share these three runs.
+RANX_FIXTURE = [
+    {"q1": {"d1": 1.0, "d2": 2.0, "d3": 3.0}, "q2": {"d1": 1.0, "d2": 2.0}},
+    {"q1": {"d1": 3.0, "d2": 2.0}, "q2": {"d1": 1.0, "d3": 3.0}},
+    {"q1": {"d3": 1.0}, "q2": {"d2": 2.0, "d3": 3.0}},
+]
+
+
+def test_ranx_own_fusion_cases() -> None:
+    # The values ranx's comb_mnz_test.py and bordafuse_test.py assert, recomputed by hand.
+    mnz = fuse(RANX_FIXTURE, method="combmnz", norm="none")
+    assert mnz == {"q1": {"d3": 8.0, "d2": 8.0, "d1": 8.0}, "q2": {"d3": 12.0, "d2": 8.0, "d1": 4.0}}
+    borda = fuse(RANX_FIXTURE, method="borda")
+    assert borda == {"q1": {"d3": 7.0, "d2": 5.5, "d1": 5.5}, "q2": {"d3": 7.0, "d2": 6.0, "d1": 5.0}}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", [m for m in SCORE_METHODS + RANK_METHODS if "condorcet" not in m])
+def test_ranx_fixture_runs_fuse_as_in_ranx(method: str) -> None:
+    from ranx import fuse as ranx_fuse
+
+    weights = [0.2, 0.3, 0.5] if METHODS[method].weighted and method != "rrf" else None
+    params: dict[str, float] = {"combgmnz": {"gamma": 0.5}, "rbc": {"phi": 0.6}}.get(method, {})
+    ranx_params = dict(params) | ({"weights": weights} if weights else {})
+    expected = ranx_fuse(_ranx(RANX_FIXTURE), norm=None, method=RANX_NAMES.get(method, method),
+                         params=ranx_params).to_dict()
+    got = fuse(RANX_FIXTURE, method=method, norm="none", weights=weights, params=params or None)
+    assert got == {q: pytest.approx(expected[q], rel=1e-12) for q in expected}
+
+
 # --- defined edge cases --------------------------------------------------------------------------
 
 
@@ -570,3 +600,24 @@ def test_cli_tune_prints_the_verdict(tmp_path: Path, capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("fold 1: wsum norm=min-max weights=")
     assert out[-1].startswith(("fusion beat the best input (b) on ndcg@10: ", "fusion did not beat the best input"))
+
+
+SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir" / "scifact"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SCIFACT.is_dir(), reason="needs the SciFact data under shared/data")
+def test_scifact_bm25_fused_with_itself_scores_as_bm25_and_tune_says_no_gain() -> None:
+    from ef.evaluation import evaluate_run, read_beir
+    from ef.source_manager import ingest
+
+    corpus, queries, qrels = read_beir(SCIFACT)
+    ids = [q for q in queries if q in qrels]
+    hits = ingest(corpus, show_progress=False).search_many([queries[q] for q in ids], limit=100)
+    bm25 = {q: {h.segment.source_id: h.score for h in hs} for q, hs in zip(ids, hits, strict=True) if hs}
+    assert round(evaluate_run(bm25, qrels, ["ndcg@10"]).metrics["ndcg@10"], 4) == 0.6791
+    fused = fuse({"a": bm25, "b": bm25}, method="rrf")
+    assert {q: list(docs) for q, docs in fused.items()} == {q: _ranked(docs) for q, docs in bm25.items()}
+    report = tune({"a": bm25, "b": bm25}, qrels, method="rrf", folds=5)
+    assert np.mean(list(report.held_out.values())) == pytest.approx(0.6791, abs=5e-5)
+    assert report.verdict().startswith("fusion did not beat the best input (a) on ndcg@10: +0.0000")

@@ -23,7 +23,7 @@ def test_readme_starts_with_the_two_commands() -> None:
 def test_readme_examples(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EF_NO_PROGRESS", "1")
     blocks = re.findall(r"```pycon\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
-    assert len(blocks) == 12
+    assert len(blocks) == 13
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     globs: dict[str, object] = {}
     for i, block in enumerate(blocks):
@@ -32,4 +32,4 @@ def test_readme_examples(monkeypatch: pytest.MonkeyPatch) -> None:
         globs = test.globs  # DocTest copies its globals: carry them to the next block
     results = runner.summarize(verbose=False)
     assert results.failed == 0
-    assert results.attempted == 77
+    assert results.attempted == 82
