@@ -219,6 +219,13 @@ _DECIMALS = st.one_of(
     st.builds(lambda m, k: f"{m // 10**k}.{m % 10**k:0{k}d}", st.integers(10**15, 10**19 - 1), st.integers(1, 19)),
     st.builds(lambda m: f"{m}.5", st.integers(2**53, 2**54)),  # halfway cases with a dot
     st.text("0123456789", min_size=1, max_size=30),
+    st.builds(lambda m, e: f"{m}e{e}", st.integers(1, 10**19 - 1), st.integers(-30, 30)),  # in and out of the table
+    st.builds(
+        lambda m, k, e: f"{m // 10**k}.{m % 10**k:0{k}d}E{e:+d}",
+        st.integers(1, 10**19 - 1),
+        st.integers(1, 18),
+        st.integers(-25, 25),
+    ),
     st.builds(
         lambda a, b: f"{a}.{b}", st.text("0123456789", max_size=25), st.text("0123456789", min_size=1, max_size=25)
     ),
@@ -231,6 +238,16 @@ def test_decimals_of_any_width_read_exactly(tokens: list[str], negate: bool) -> 
     tokens = ["-" + t if negate and not t.startswith("-") else t for t in tokens]
     got = _scores_read(tokens)
     assert [(v, math.copysign(1, v)) for v in got] == [(float(t), math.copysign(1, float(t))) for t in tokens]  # type: ignore[union-attr]
+
+
+def test_many_random_decimals_read_exactly() -> None:
+    # 200,000 mantissas of 16-19 digits (past 2^53: the 128-bit path) with exponents in [-22, 22].
+    rng = random.Random(11)
+    tokens = []
+    for _ in range(200_000):
+        m, e = rng.randrange(10**15, 10**19), rng.randint(-22, 22)
+        tokens.append(rng.choice([f"{m}e{e}", f"0.{m}", f"{m}", f"{str(m)[:3]}.{str(m)[3:]}"]))
+    assert _scores_read(tokens) == [float(t) for t in tokens]
 
 
 def test_decimals_near_a_midpoint_between_doubles_round_once() -> None:

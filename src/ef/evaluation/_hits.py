@@ -169,7 +169,7 @@ def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
             del data[: len(BOM)]
         want = _WINDOW
         while True:
-            more = _read(stream, want, name) if data else b""
+            more = _read(stream, want, name)
             data += more
             final = not more
             got = ranker.feed(data, final, False)

@@ -182,7 +182,8 @@ typedef struct {
 } scratch;
 
 static int scratch_fit(scratch *s, Py_ssize_t k) {
-    if (k <= s->cap) return 0;
+    if (k <= s->cap && s->count) return 0;
+    if (k < 1) k = 1;
     doc *j = realloc(s->judged, (size_t)k * sizeof(doc));
     if (!j) return -1;
     s->judged = j;
@@ -358,38 +359,144 @@ enum { SCORE_OK = 0, SCORE_NOT_A_NUMBER, SCORE_NAN, SCORE_TOO_LARGE };
 static const double powers_of_ten[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* A score token as strtod reads it, whole. The common decimal forms are read exactly here
- * (Clinger's fast path: an integer mantissa below 2^53 times or divided by an exact power of ten
- * is one correctly rounded operation); every other form goes to strtod in the "C" locale. */
+/* 10^q for q in [-22, 22] as a 128-bit fraction: floor(10^q * 2^(127 - b)), b = floor(log2(10^q)).
+ * Generated with Python's Fraction; exact for q >= 0 (5^22 needs 52 bits). */
+static const struct {
+    uint64_t hi, lo;
+    int b;
+} tens[45] = {
+    {0xF1C90080BAF72CB1ULL, 0x5324C68B12DD6338ULL, -74}, /* 1e-22 */
+    {0x971DA05074DA7BEEULL, 0xD3F6FC16EBCA5E03ULL, -70}, /* 1e-21 */
+    {0xBCE5086492111AEAULL, 0x88F4BB1CA6BCF584ULL, -67}, /* 1e-20 */
+    {0xEC1E4A7DB69561A5ULL, 0x2B31E9E3D06C32E5ULL, -64}, /* 1e-19 */
+    {0x9392EE8E921D5D07ULL, 0x3AFF322E62439FCFULL, -60}, /* 1e-18 */
+    {0xB877AA3236A4B449ULL, 0x09BEFEB9FAD487C2ULL, -57}, /* 1e-17 */
+    {0xE69594BEC44DE15BULL, 0x4C2EBE687989A9B3ULL, -54}, /* 1e-16 */
+    {0x901D7CF73AB0ACD9ULL, 0x0F9D37014BF60A10ULL, -50}, /* 1e-15 */
+    {0xB424DC35095CD80FULL, 0x538484C19EF38C94ULL, -47}, /* 1e-14 */
+    {0xE12E13424BB40E13ULL, 0x2865A5F206B06FB9ULL, -44}, /* 1e-13 */
+    {0x8CBCCC096F5088CBULL, 0xF93F87B7442E45D3ULL, -40}, /* 1e-12 */
+    {0xAFEBFF0BCB24AAFEULL, 0xF78F69A51539D748ULL, -37}, /* 1e-11 */
+    {0xDBE6FECEBDEDD5BEULL, 0xB573440E5A884D1BULL, -34}, /* 1e-10 */
+    {0x89705F4136B4A597ULL, 0x31680A88F8953030ULL, -30}, /* 1e-9 */
+    {0xABCC77118461CEFCULL, 0xFDC20D2B36BA7C3DULL, -27}, /* 1e-8 */
+    {0xD6BF94D5E57A42BCULL, 0x3D32907604691B4CULL, -24}, /* 1e-7 */
+    {0x8637BD05AF6C69B5ULL, 0xA63F9A49C2C1B10FULL, -20}, /* 1e-6 */
+    {0xA7C5AC471B478423ULL, 0x0FCF80DC33721D53ULL, -17}, /* 1e-5 */
+    {0xD1B71758E219652BULL, 0xD3C36113404EA4A8ULL, -14}, /* 1e-4 */
+    {0x83126E978D4FDF3BULL, 0x645A1CAC083126E9ULL, -10}, /* 1e-3 */
+    {0xA3D70A3D70A3D70AULL, 0x3D70A3D70A3D70A3ULL, -7}, /* 1e-2 */
+    {0xCCCCCCCCCCCCCCCCULL, 0xCCCCCCCCCCCCCCCCULL, -4}, /* 1e-1 */
+    {0x8000000000000000ULL, 0x0000000000000000ULL, 0}, /* 1e0 */
+    {0xA000000000000000ULL, 0x0000000000000000ULL, 3}, /* 1e1 */
+    {0xC800000000000000ULL, 0x0000000000000000ULL, 6}, /* 1e2 */
+    {0xFA00000000000000ULL, 0x0000000000000000ULL, 9}, /* 1e3 */
+    {0x9C40000000000000ULL, 0x0000000000000000ULL, 13}, /* 1e4 */
+    {0xC350000000000000ULL, 0x0000000000000000ULL, 16}, /* 1e5 */
+    {0xF424000000000000ULL, 0x0000000000000000ULL, 19}, /* 1e6 */
+    {0x9896800000000000ULL, 0x0000000000000000ULL, 23}, /* 1e7 */
+    {0xBEBC200000000000ULL, 0x0000000000000000ULL, 26}, /* 1e8 */
+    {0xEE6B280000000000ULL, 0x0000000000000000ULL, 29}, /* 1e9 */
+    {0x9502F90000000000ULL, 0x0000000000000000ULL, 33}, /* 1e10 */
+    {0xBA43B74000000000ULL, 0x0000000000000000ULL, 36}, /* 1e11 */
+    {0xE8D4A51000000000ULL, 0x0000000000000000ULL, 39}, /* 1e12 */
+    {0x9184E72A00000000ULL, 0x0000000000000000ULL, 43}, /* 1e13 */
+    {0xB5E620F480000000ULL, 0x0000000000000000ULL, 46}, /* 1e14 */
+    {0xE35FA931A0000000ULL, 0x0000000000000000ULL, 49}, /* 1e15 */
+    {0x8E1BC9BF04000000ULL, 0x0000000000000000ULL, 53}, /* 1e16 */
+    {0xB1A2BC2EC5000000ULL, 0x0000000000000000ULL, 56}, /* 1e17 */
+    {0xDE0B6B3A76400000ULL, 0x0000000000000000ULL, 59}, /* 1e18 */
+    {0x8AC7230489E80000ULL, 0x0000000000000000ULL, 63}, /* 1e19 */
+    {0xAD78EBC5AC620000ULL, 0x0000000000000000ULL, 66}, /* 1e20 */
+    {0xD8D726B7177A8000ULL, 0x0000000000000000ULL, 69}, /* 1e21 */
+    {0x878678326EAC9000ULL, 0x0000000000000000ULL, 73}, /* 1e22 */
+};
+
+static void multiply(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
+    uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+    *lo = (mid << 32) | (uint32_t)p00;
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* man * 10^q correctly rounded, for 2^53 <= man < 2^64 and q in [-22, 22] (Eisel and Lemire, "Number
+ * parsing at a gigabyte per second", 2021, in Nigel Tao's formulation): the top bits of man times a
+ * 128-bit 10^q decide the double unless the truncated bits could change it; then 0 is returned and
+ * strtod decides. */
+static int eisel_lemire(uint64_t man, int q, double *out) {
+    int lz = 0;
+    uint64_t w = man;
+    while (!(w >> 63)) w <<= 1, lz++;
+    uint64_t x_hi, x_lo, y_hi, y_lo;
+    multiply(w, tens[q + 22].hi, &x_hi, &x_lo);
+    if ((x_hi & 0x1FF) == 0x1FF && x_lo + w < x_lo) { /* the truncated product could carry: widen */
+        multiply(w, tens[q + 22].lo, &y_hi, &y_lo);
+        uint64_t merged_lo = x_lo + y_hi, merged_hi = x_hi + (merged_lo < x_lo);
+        if ((merged_hi & 0x1FF) == 0x1FF && merged_lo + 1 == 0 && y_lo + w < y_lo) return 0;
+        x_hi = merged_hi, x_lo = merged_lo;
+    }
+    int msb = (int)(x_hi >> 63);
+    uint64_t mantissa = x_hi >> (msb + 9); /* 54 bits: 53 and the rounding bit */
+    if (x_lo == 0 && (x_hi & 0x1FF) == 0 && (mantissa & 3) == 1) return 0; /* maybe a tie */
+    int exponent = tens[q + 22].b + 11 + msb - lz; /* value ~ mantissa * 2^(exponent - 1) */
+    mantissa += mantissa & 1;
+    mantissa >>= 1;
+    if (mantissa >> 53) mantissa >>= 1, exponent++;
+    int biased = exponent + 52 + 1023;
+    if (biased < 1 || biased > 2046) return 0;
+    uint64_t bits = (mantissa & ~(1ULL << 52)) | ((uint64_t)biased << 52);
+    memcpy(out, &bits, sizeof bits);
+    return 1;
+}
+
+/* A score token as strtod reads it, whole. Decimals of up to 19 significant digits and a decimal
+ * exponent within [-22, 22] are read here exactly: an integer mantissa below 2^53 times or divided
+ * by an exact power of ten is one correctly rounded operation (Clinger), a longer one goes through
+ * eisel_lemire; every other form, and what eisel_lemire cannot decide, goes to strtod in the "C"
+ * locale. */
 static int parse_score(const char *p, Py_ssize_t n, double *out) {
     Py_ssize_t i = 0;
     int negative = 0;
     if (i < n && (p[i] == '+' || p[i] == '-')) negative = p[i++] == '-';
     uint64_t mantissa = 0;
-    int digits = 0, fraction = 0, any = 0;
-    while (i < n && p[i] >= '0' && p[i] <= '9') {
-        if (digits < 19) mantissa = mantissa * 10 + (uint64_t)(p[i] - '0');
-        if (mantissa) digits++;
-        if (digits > 18) break;
-        i++;
-        any = 1;
+    int digits = 0, scale = 0, any = 0;
+    for (; i < n && p[i] >= '0' && p[i] <= '9'; i++, any = 1) {
+        if (digits == 19) goto slow;
+        mantissa = mantissa * 10 + (uint64_t)(p[i] - '0');
+        digits += mantissa != 0;
     }
-    if (i < n && p[i] == '.' && digits <= 18) {
-        i++;
-        while (i < n && p[i] >= '0' && p[i] <= '9' && digits <= 18) {
+    if (i < n && p[i] == '.') {
+        for (i++; i < n && p[i] >= '0' && p[i] <= '9'; i++, any = 1) {
+            if (digits == 19) goto slow;
             mantissa = mantissa * 10 + (uint64_t)(p[i] - '0');
-            if (mantissa) digits++;
-            fraction++;
-            i++;
-            any = 1;
+            digits += mantissa != 0;
+            scale--;
         }
     }
-    if (i == n && any && mantissa < (1ULL << 53) && fraction <= 22) {
-        double v = (double)mantissa;
-        v = fraction ? v / powers_of_ten[fraction] : v;
-        *out = negative ? -v : v;
-        return SCORE_OK;
+    if (!any) goto slow;
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        int sign = 1, e = 0, e_digits = 0;
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-')) sign = p[i++] == '-' ? -1 : 1;
+        for (; i < n && p[i] >= '0' && p[i] <= '9' && e < 10000; i++, e_digits++) e = e * 10 + (p[i] - '0');
+        if (!e_digits) goto slow;
+        scale += sign * e;
     }
+    if (i != n) goto slow;
+    double v;
+    if (mantissa == 0) {
+        v = 0.0;
+    } else if (mantissa < (1ULL << 53) && scale >= -22 && scale <= 22) {
+        v = scale < 0 ? (double)mantissa / powers_of_ten[-scale] : (double)mantissa * powers_of_ten[scale];
+    } else if (scale >= -22 && scale <= 22 && mantissa >= (1ULL << 53)) {
+        if (!eisel_lemire(mantissa, scale, &v)) goto slow;
+    } else {
+        goto slow;
+    }
+    *out = negative ? -v : v;
+    return SCORE_OK;
+slow:;
     /* strtod on a NUL-terminated copy. */
     char stack[64];
     char *copy = (size_t)n < sizeof stack ? stack : malloc((size_t)n + 1);
@@ -398,18 +505,15 @@ static int parse_score(const char *p, Py_ssize_t n, double *out) {
     copy[n] = 0;
     char *end;
     errno = 0;
-    double v = strtod_c(copy, &end, the_c_locale);
+    double value = strtod_c(copy, &end, the_c_locale);
     Py_ssize_t used = end - copy;
-    int literal_infinity = 0;
-    {
-        Py_ssize_t s = (copy[0] == '+' || copy[0] == '-') ? 1 : 0;
-        literal_infinity = copy[s] == 'i' || copy[s] == 'I';
-    }
+    Py_ssize_t s = (copy[0] == '+' || copy[0] == '-') ? 1 : 0;
+    int literal_infinity = copy[s] == 'i' || copy[s] == 'I';
     if (copy != stack) free(copy);
     if (n == 0 || used != n) return SCORE_NOT_A_NUMBER;
-    if (v != v) return SCORE_NAN;
-    if (isinf(v) && !literal_infinity) return SCORE_TOO_LARGE; /* HUGE_VAL: 1e400 would tie 1e401 */
-    *out = v;
+    if (value != value) return SCORE_NAN;
+    if (isinf(value) && !literal_infinity) return SCORE_TOO_LARGE; /* HUGE_VAL: 1e400 would tie 1e401 */
+    *out = value;
     return SCORE_OK;
 }
 
@@ -458,7 +562,11 @@ typedef struct {
     int64_t line;
 } row;
 
-static inline int is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+/* C isspace() in the "C" locale, split by what each byte does to a line. */
+enum { C_TOKEN = 0, C_SPACE, C_CR, C_NEWLINE, C_NUL };
+static const unsigned char byte_class[256] = {
+    [0] = C_NUL, ['\t'] = C_SPACE, ['\v'] = C_SPACE, ['\f'] = C_SPACE, [' '] = C_SPACE, ['\r'] = C_CR, ['\n'] = C_NEWLINE,
+};
 
 /* One data line at `p[at]` (the line number `line`): its row, or 0 for a blank or comment line.
  * Sets *next to the start of the next line. Returns 1 (a row), 0 (none), -1 (a fault). */
@@ -468,21 +576,21 @@ static int read_line(const char *p, Py_ssize_t size, Py_ssize_t at, int64_t line
     int fields = 0;
     Py_ssize_t i = at;
     for (;;) {
-        while (i < size && is_space((unsigned char)p[i])) {
-            if (p[i] == '\r' && !(i + 1 < size && p[i + 1] == '\n') && i + 1 < size) {
+        for (; i < size; i++) { /* separators */
+            int c = byte_class[(unsigned char)p[i]];
+            if (c == C_SPACE) continue;
+            if (c == C_CR && i + 1 < size && p[i + 1] != '\n') {
                 f->kind = E_CR, f->line = line;
                 return -1;
             }
-            i++;
+            if (c != C_CR) break;
         }
         if (i >= size || p[i] == '\n') break;
         Py_ssize_t start = i;
-        while (i < size && p[i] != '\n' && !is_space((unsigned char)p[i])) {
-            if (!p[i]) {
-                f->kind = E_NUL, f->line = line;
-                return -1;
-            }
-            i++;
+        while (i < size && byte_class[(unsigned char)p[i]] == C_TOKEN) i++;
+        if (i < size && !p[i]) {
+            f->kind = E_NUL, f->line = line;
+            return -1;
         }
         if (fields < 6) field[fields][0] = start, field[fields][1] = i;
         fields++;
@@ -954,8 +1062,6 @@ static PyObject *rank_mapping(PyObject *module, PyObject *args) {
     hits out = {0};
     ints grades = {0}; /* doubles, stored in int64 slots */
     scratch work = {0};
-    doc *docs = NULL;
-    Py_ssize_t docs_cap = 0;
     PyObject *result = NULL, *keep = PyList_New(0);
     if (!keep) return NULL;
     if (!num_ret) {
@@ -981,51 +1087,74 @@ static PyObject *rank_mapping(PyObject *module, PyObject *args) {
         }
         Py_ssize_t n = PyDict_Size(ranking);
         num_ret[q] = max_docs >= 0 && n > max_docs ? max_docs : n;
-        if (n > docs_cap) {
-            doc *d = realloc(docs, (size_t)n * sizeof(doc));
-            if (!d) {
+        /* The judged docs the ranking holds, with their scores, sorted: a dict lookup for each
+         * judgement, not one for each doc. A bad score here is left for the pass below, which
+         * meets every score in the ranking's order and names the first bad one. */
+        if (scratch_fit(&work, PyDict_Size(judged)) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_ssize_t pos = 0, k = 0;
+        PyObject *doc_id, *score, *grade;
+        while (PyDict_Next(judged, &pos, &doc_id, &grade)) {
+            score = PyDict_GetItemWithError(ranking, doc_id);
+            if (!score) {
+                if (PyErr_Occurred()) goto done;
+                continue;
+            }
+            doc *j = &work.judged[k];
+            if (score_of(score, convert, query_id, doc_id, &j->score) < 0) {
+                PyErr_Clear();
+                continue;
+            }
+            j->id = utf8_of(doc_id, &j->len, keep);
+            if (!j->id) goto done;
+            union {
+                double d;
+                int64_t i;
+            } g;
+            g.d = PyFloat_AsDouble(grade);
+            if (g.d == -1.0 && PyErr_Occurred()) goto done;
+            j->judgement = grades.n;
+            if (ints_push(&grades, g.i) < 0) {
                 PyErr_NoMemory();
                 goto done;
             }
-            docs = d;
-            docs_cap = n;
+            k++;
         }
-        /* Every doc: its score checked; the judged ones (looked up in the qrels) marked. */
-        Py_ssize_t pos = 0, i = 0, k = 0;
-        PyObject *doc_id, *score;
+        qsort(work.judged, (size_t)k, sizeof(doc), compare_docs);
+        memset(work.count, 0, (size_t)(k + 1) * sizeof(int64_t));
+        /* Every doc: its id and score checked, and how many judged docs rank ahead of it. Its
+         * id's bytes are needed only when its score ties a judged doc's. */
+        pos = 0;
         while (PyDict_Next(ranking, &pos, &doc_id, &score)) {
-            doc *d = &docs[i++];
             if (!PyUnicode_Check(doc_id)) {
                 PyObject *raised = PyObject_CallFunctionObjArgs(bad_doc, query_id, doc_id, NULL);
                 Py_XDECREF(raised);
                 if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a doc id that is not a str");
                 goto done;
             }
-            if (score_of(score, convert, query_id, doc_id, &d->score) < 0) goto done;
-            d->id = utf8_of(doc_id, &d->len, keep);
-            if (!d->id) goto done;
-            PyObject *grade = PyDict_GetItemWithError(judged, doc_id);
-            d->judgement = -1;
-            if (grade) {
-                union {
-                    double d;
-                    int64_t i;
-                } g;
-                g.d = PyFloat_AsDouble(grade);
-                if (g.d == -1.0 && PyErr_Occurred()) goto done;
-                d->judgement = grades.n;
-                if (ints_push(&grades, g.i) < 0) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                k++;
-            } else if (PyErr_Occurred()) {
+            doc d = {0};
+            if (score_of(score, convert, query_id, doc_id, &d.score) < 0) goto done;
+            Py_ssize_t lo = 0, hi = k;
+            while (lo < hi) {
+                Py_ssize_t mid = (lo + hi) / 2;
+                const doc *j = &work.judged[mid];
+                if (j->score == d.score && !d.id && !(d.id = utf8_of(doc_id, &d.len, keep))) goto done;
+                if (precedes(j, &d)) lo = mid + 1;
+                else hi = mid;
+            }
+            work.count[lo]++;
+        }
+        int64_t ahead = -1; /* a judged doc does not rank ahead of itself */
+        for (Py_ssize_t i = 0; i < k; i++) {
+            ahead += work.count[i];
+            if (max_docs >= 0 && ahead >= max_docs) continue;
+            if (ints_push(&out.query, q) < 0 || ints_push(&out.rank, ahead) < 0 ||
+                ints_push(&out.judgement, work.judged[i].judgement) < 0) {
+                PyErr_NoMemory();
                 goto done;
             }
-        }
-        if (rank_judged(&work, docs, n, k, q, max_docs, &out) < 0) {
-            PyErr_NoMemory();
-            goto done;
         }
     }
     {
@@ -1048,7 +1177,6 @@ done:
     free(out.query.v), free(out.rank.v), free(out.judgement.v);
     free(grades.v);
     free(work.judged), free(work.count);
-    free(docs);
     return result;
 }
 
