@@ -220,6 +220,26 @@ def test_ties_rank_by_doc_id_descending_on_utf8_bytes() -> None:
     assert trec_order(np.array([0, 0]), np.array([1.0, 1.0]), np.array([0, 1])).tolist() == [1, 0]
 
 
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), n=st.integers(0, 200))
+def test_trec_order_is_one_lexsort_whatever_path_it_takes(data: Any, n: int) -> None:
+    # Sorted input, groups in blocks (in any order) and scattered groups take three paths.
+    layout = data.draw(st.sampled_from(["sorted", "blocks", "scattered"]))
+    if layout == "scattered":
+        group = np.array(data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)), dtype=np.int64)
+    else:
+        sizes = data.draw(st.lists(st.integers(1, 80), min_size=1, max_size=6))
+        group = np.repeat(np.arange(len(sizes)), sizes)[:n]
+        if layout == "blocks":
+            group = np.array(data.draw(st.permutations(range(len(sizes)))), dtype=np.int64)[group]
+    n = len(group)
+    score = np.array(data.draw(st.lists(st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0]), min_size=n, max_size=n)))
+    doc = np.array(data.draw(st.permutations(range(n))), dtype=np.int64)
+    expected = np.lexsort((-doc, -score, group))
+    assert trec_order(group, score, doc).tolist() == expected.tolist()
+    assert trec_order(group[expected], score[expected], doc[expected]).tolist() == list(range(n))
+
+
 def test_trained_methods_by_hand() -> None:
     a = {"q1": {"x": 3.0, "y": 2.0, "z": 1.0}, "q2": {"u": 2.0, "v": 1.0}}
     qrels = {"q1": {"y": 1}, "q2": {"u": 1, "v": 0}}
