@@ -237,6 +237,30 @@ def _entry_values(stack: Stack, spec: Method, norm: str, params: Mapping[str, An
     return out
 
 
+def _wmnz_sum(total: Floats, listed: Ints, stack: Stack, pair_of: Ints, values: Floats, weights: Floats,
+              params: Mapping[str, Any], n: int) -> Floats:
+    listed_weight = np.asarray(np.bincount(pair_of, weights=weights[stack.run], minlength=n), dtype=np.float64)
+    out: Floats = np.bincount(pair_of, weights=values, minlength=n) * listed_weight
+    return out
+
+
+# Methods that are a sum over the runs listing a doc (times a factor of how many list it), when
+# nothing is imputed: (weighted total, listed count, ...) -> fused.
+_SUMS: dict[str, Any] = {
+    **dict.fromkeys(("combsum", "wsum", "rrf", "rbc", "posfuse", "probfuse", "segfuse", "slidefuse", "mapfuse"),
+                    lambda total, listed, *_: total),
+    "combmnz": lambda total, listed, *_: total * listed,
+    "isr": lambda total, listed, *_: total * listed,
+    "combgmnz": lambda total, listed, stack, pair_of, values, weights, params, n: (
+        total * listed.astype(np.float64) ** params["gamma"]),
+    "mixed": lambda total, listed, *_: total * np.sqrt(listed),
+    "log_isr": lambda total, listed, *_: total * np.log(listed),
+    "logn_isr": lambda total, listed, stack, pair_of, values, weights, params, n: (
+        total * np.log(listed + params["sigma"])),
+    "wmnz": _wmnz_sum,
+}
+
+
 def fuse_stack(
     stack: Stack, spec: Method, norm: str, weights: Floats, params: Mapping[str, Any], missing: Missing,
     names: Sequence[str],
@@ -254,10 +278,6 @@ def fuse_stack(
     values = _entry_values(stack, spec, norm, params, candidates, names)
     if spec.name in ("condorcet", "wcondorcet"):
         return _condorcet(stack, pairs, pair_of, pair_query, pair_doc, weights)
-    matrix = np.zeros((n_runs, len(pairs)))
-    present = np.zeros((n_runs, len(pairs)), dtype=bool)
-    matrix[stack.run, pair_of] = values
-    present[stack.run, pair_of] = True
     # What a run gives a doc it does not list, per (run, query); NaN: nothing (the doc is unscored there).
     fill = np.full((n_runs, n_queries), np.nan)
     length = np.zeros((n_runs, n_queries))
@@ -270,6 +290,20 @@ def fuse_stack(
         fill[:] = _MIN_ODD
     elif missing == "min":
         fill[stack.list_run, stack.list_query] = np.minimum.reduceat(values, stack.starts) if len(values) else 0
+    name = spec.name
+    if np.isnan(fill).all() and name in _SUMS:
+        # Nothing imputed and a plain sum: add each entry to its pair, no (runs x pairs) matrix.
+        listed = np.bincount(pair_of, minlength=len(pairs))
+        weighted = values * weights[stack.run] if name in ("wsum", "rrf", "wborda", "mixed") else values
+        total = np.bincount(pair_of, weights=weighted, minlength=len(pairs))
+        fused = _SUMS[name](total, listed, stack, pair_of, values, weights, params, len(pairs))
+        fused = fused + 0.0
+        order = trec_order(pair_query, fused, pair_doc)
+        return Fused(pair_query[order], pair_doc[order], fused[order])
+    matrix = np.zeros((n_runs, len(pairs)))
+    present = np.zeros((n_runs, len(pairs)), dtype=bool)
+    matrix[stack.run, pair_of] = values
+    present[stack.run, pair_of] = True
     imputed = fill[:, pair_query]
     filled = ~present & ~np.isnan(imputed)
     matrix[filled] = imputed[filled]
@@ -279,7 +313,6 @@ def fuse_stack(
     listed = present.sum(axis=0)
     w = weights[:, None]
     total = matrix.sum(axis=0)
-    name = spec.name
     if name in ("combsum", "isr", "rbc", "borda", "bayesfuse", "posfuse", "probfuse", "segfuse", "slidefuse",
                 "mapfuse"):
         fused = total if name != "isr" else total * listed
