@@ -1,7 +1,7 @@
 """Ids a TREC file can hold: every id the readers return can be written back; errors name query and doc.
 
-``ef.io.ids`` holds the rules; ``write_run`` (``ef.io.trec``, being rewritten) is to call them: the
-round-trip tests through ``write_run`` are strict xfails until it does, then pass (and the marker goes).
+``ef.io.ids`` holds the rules and ``write_run`` (``ef.io.trec``) calls them: the round-trip tests go
+through it.
 """
 
 from __future__ import annotations
@@ -68,7 +68,6 @@ def test_ranking_errors_name_the_query_and_the_doc(docs: object, message: str) -
     assert str(error.value) == message
 
 
-@pytest.mark.xfail(strict=True, reason="write_run (ef.io.trec, being rewritten) does not call ef.io.ids yet")
 @pytest.mark.parametrize("char", ODD)
 def test_write_run_writes_back_what_read_run_returns(tmp_path: Path, char: str) -> None:
     run = {f"q{char}1": {f"d{char}1": 1.5}}
@@ -76,7 +75,6 @@ def test_write_run_writes_back_what_read_run_returns(tmp_path: Path, char: str) 
     assert read_run(tmp_path / "r.run") == run
 
 
-@pytest.mark.xfail(strict=True, reason="write_run (ef.io.trec, being rewritten) does not call ef.io.ids yet")
 @pytest.mark.parametrize(("run", "message"), [
     ({"q1": {"d1": 10**400}}, "score of doc 'd1' in query 'q1' is too large for a float"),
     ({"q1": ["d1"]}, "the ranking of query 'q1' must be a mapping"),

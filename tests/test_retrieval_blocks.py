@@ -198,7 +198,7 @@ def test_ids_a_run_file_cannot_hold_score_as_in_memory(tmp_path: Path) -> None:
         with pytest.raises(ValueError) as caught:
             evaluate_retrieval(retriever, qrels, queries, run_path=tmp_path / "run.txt")
         errors.append(str(caught.value))
-    assert errors[0] == errors[1] == "a query id must be a non-empty str without whitespace (got 'q 1')"
+    assert errors[0] == errors[1] == "a query id must not hold a space, which separates TREC columns (got 'q 1')"
     assert not (tmp_path / "run.txt").exists()
     # Ids a line holds, '%' included, go into the user's file and the report's run as themselves.
     safe = {"q1": {"d%20": 1.0, "50%": 2.0}}

@@ -57,8 +57,8 @@ def test_failed_write_leaves_the_old_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("run", "message"),
     [
-        ({"q 1": {"d": 1.0}}, "a query id must be a non-empty str without whitespace (got 'q 1')"),
-        ({"q": {"": 1.0}}, "a doc id of query 'q' must be a non-empty str without whitespace (got '')"),
+        ({"q 1": {"d": 1.0}}, "a query id must not hold a space, which separates TREC columns (got 'q 1')"),
+        ({"q": {"": 1.0}}, "a doc id of query 'q' must be a non-empty str (got '')"),
         ({"q": {"d": "1"}}, "score of doc 'd' in query 'q' must be a number (got '1')"),
     ],
 )

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
+from ef.io.ids import check_query_id, check_ranking, check_trec_id
 from ef.io.source import Source, display_name, read_bytes
 
 __all__ = ["format_run", "read_qrels", "read_run", "strtod", "write_lines", "write_qrels", "write_run"]
@@ -332,23 +333,11 @@ def format_run(run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") ->
     >>> list(format_run({"q1": {"d1": 0.5, "d2": 1.5}}, run_id="bm25"))
     ['q1 Q0 d2 1 1.5 bm25\\n', 'q1 Q0 d1 2 0.5 bm25\\n']
     """
-    _check_id(run_id, "'run_id'")
+    check_trec_id(run_id, "'run_id'")
     rows: list[tuple[str, list[tuple[float, str]]]] = []
     for query_id, docs in run.items():
-        _check_query_id(query_id)
-        if not docs:
-            raise ValueError(
-                f"query {query_id!r} has no documents: a TREC run file cannot hold an empty ranking "
-                "(leave the query out)"
-            )
-        ranked = []
-        for doc_id, score in docs.items():
-            _check_id(doc_id, f"a doc id of query {query_id!r}")
-            if not _real(score):
-                raise ValueError(f"score of doc {doc_id!r} in query {query_id!r} must be a number (got {score!r})")
-            if math.isnan(score):
-                raise ValueError(f"score of doc {doc_id!r} in query {query_id!r} is NaN")
-            ranked.append((float(score), doc_id))
+        check_query_id(query_id)
+        ranked = check_ranking(query_id, docs)  # ids a reader returns can be written back
         ranked.sort(key=lambda item: (item[0], item[1].encode()), reverse=True)
         rows.append((query_id, ranked))
 
