@@ -80,8 +80,15 @@ class Stack:
 
 
 def _code_docs(ids: list[str]) -> tuple[Ints, list[str]]:
-    """Each id's code, and the distinct ids in byte order (a code is a position in that list)."""
-    distinct = sorted(set(ids))
+    """Each id's code, and the distinct ids in byte order (a code is a position in that list).
+
+    Only the distinct ids are type-checked: a mix of types cannot be sorted, one type shows in any.
+    """
+    unique = set(ids)
+    bad = [i for i in unique if not isinstance(i, str)][:1] if set(map(type, unique)) - {str} else []
+    if bad:
+        raise TypeError(f"a run must have str doc ids (got {bad[0]!r})")
+    distinct = sorted(unique)
     code = dict(zip(distinct, range(len(distinct)), strict=True))
     return np.fromiter(map(code.__getitem__, ids), np.int64, count=len(ids)), distinct
 
@@ -93,9 +100,9 @@ def _check_entries(run: Mapping[str, Mapping[str, Any]], name: str, scores: Floa
             raise TypeError(f"{name} must have str query ids (got {query_id!r})")
         if not isinstance(docs, Mapping):
             raise TypeError(f"{name}[{query_id!r}] must be a {{doc_id: score}} mapping (got {type(docs).__name__})")
-    if set(map(type, ids)) - {str}:
-        bad = next(i for i in ids if not isinstance(i, str))
-        raise TypeError(f"{name} must have str doc ids (got {bad!r})")
+    for docs in run.values():
+        if docs and not isinstance(next(iter(docs)), str):
+            raise TypeError(f"{name} must have str doc ids (got {next(iter(docs))!r})")
     if not np.isfinite(scores).all():
         for query_id, docs in run.items():
             for doc_id, value in docs.items():

@@ -397,8 +397,11 @@ def to_run(stack: Stack, fused: Fused) -> dict[str, dict[str, float]]:
     scores = fused.score.tolist()
     bounds = np.flatnonzero(np.r_[True, fused.query[1:] != fused.query[:-1], True]).tolist() if len(ids) else [0]
     out: dict[str, dict[str, float]] = {}
-    for lo, hi in itertools.pairwise(bounds):
-        out[stack.queries[int(fused.query[lo])]] = dict(zip(ids[lo:hi], scores[lo:hi], strict=True))
+    next_ids, next_scores = iter(ids), iter(scores)
+    queries = fused.query[bounds[:-1]].tolist() if len(ids) else []
+    for query, size in zip(queries, np.diff(bounds).tolist(), strict=True):
+        docs = zip(itertools.islice(next_ids, size), itertools.islice(next_scores, size), strict=True)
+        out[stack.queries[query]] = dict(docs)
     return out
 
 
