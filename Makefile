@@ -36,7 +36,7 @@ test: lint
 bench: $(VENV)/.dev
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	$(BIN)/python benchmarks/bench_run_eval.py
-	$(BIN)/python benchmarks/bench_ties.py
+	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_stream.py
 	$(BIN)/python benchmarks/bench_compare.py
 	$(BIN)/python benchmarks/bench_beir_eval.py

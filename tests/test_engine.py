@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ef.evaluation import _hits, _kernel, _reference, evaluate_run
-from ef.io.trec import read_run, write_run
+from ef.trec import read_run, write_run
 
 ENGINES = [_kernel, _reference]
 MEASURES = ["ndcg@10", "map", "mrr", "P_5", "recall_100", "bpref", "num_ret", "num_rel_ret", "infAP"]

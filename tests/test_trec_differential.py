@@ -26,7 +26,7 @@ import pytest
 
 from ef.cli import main
 from ef.evaluation import evaluate_run
-from ef.io.trec import read_qrels, read_run
+from ef.trec import read_qrels, read_run
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 BUILD = SHARED / "tools" / "build-trec-eval"

@@ -1,4 +1,5 @@
-"""TREC run and qrels files: the public names of :mod:`ef.io.trec`, where they are implemented.
+"""TREC run and qrels files: the public names. Runs are read by the run engine
+(:mod:`ef.evaluation._hits`), qrels read and both written by :mod:`ef.io.trec`.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
@@ -7,6 +8,7 @@
 {'q1': {'d1': 2}}
 """
 
-from ef.io.trec import read_qrels, read_run, write_qrels, write_run
+from ef.evaluation._hits import read_run
+from ef.io.trec import read_qrels, write_qrels, write_run
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]

@@ -79,10 +79,30 @@ def open_run(source: Source) -> RunFile | RunBytes:
     return RunBytes(display_name(source), read_bytes(source))
 
 
-def read_run(source: Source) -> dict[str, dict[str, float]]:
-    """A TREC run file as ``{query_id: {doc_id: score}}``: see :func:`ef.io.trec.read_run`."""
-    data = read_bytes(source)
-    return _checked(display_name(source), data, engine.read_run(data))  # type: ignore[no-any-return]
+def read_run(path: Source) -> dict[str, dict[str, float]]:
+    """Read a TREC run file into ``{query_id: {doc_id: score}}``.
+
+    Parameters
+    ----------
+    path
+        The run file, or ``-`` for standard input; plain or gzip-compressed, a file or a pipe.
+
+    Returns
+    -------
+    dict
+        Queries in the order they first appear; each query's documents in file order.
+
+    Raises
+    ------
+    ValueError
+        ``file:line: ...`` for a line with fewer than 6 columns, a score that is not a number,
+        is NaN or is beyond a double's range, a doc id listed twice for one query, a NUL byte,
+        or a query or doc id that is not UTF-8.
+    OSError
+        If the file cannot be read.
+    """
+    data = read_bytes(path)
+    return _checked(display_name(path), data, engine.read_run(data))  # type: ignore[no-any-return]
 
 
 # --- faults -----------------------------------------------------------------------------------

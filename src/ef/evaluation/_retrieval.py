@@ -502,7 +502,7 @@ class _RunOnDisk(Mapping[str, Mapping[str, float]]):
 
     def _loaded(self) -> dict[str, dict[str, float]]:
         if self._run is None:
-            from ef.io.trec import read_run
+            from ef.evaluation._hits import read_run
 
             found = read_run(self._path)
             if self._tokens:

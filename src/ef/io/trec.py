@@ -22,6 +22,7 @@ are not UTF-8, a doc id twice in one query. ``inf`` and ``-inf`` are accepted: t
 >>> print(open(path).read(), end="")
 q1 Q0 d2 1 1.5 ef
 q1 Q0 d1 2 0.5 ef
+>>> from ef.trec import read_run  # the run engine reads runs: ef.evaluation._hits
 >>> read_run(path)
 {'q1': {'d2': 1.5, 'd1': 0.5}}
 """
@@ -39,7 +40,7 @@ import numpy as np
 from ef.io.ids import check_query_id, check_ranking, check_trec_id
 from ef.io.source import Source, display_name, read_bytes
 
-__all__ = ["format_run", "read_qrels", "read_run", "strtod", "write_lines", "write_qrels", "write_run"]
+__all__ = ["format_run", "read_qrels", "strtod", "write_lines", "write_qrels", "write_run"]
 
 PathLike = str | os.PathLike[str]
 
@@ -78,36 +79,6 @@ def strtod(token: bytes) -> float | int:
 
 def _line_at(data: bytes, position: int) -> int:
     return data.count(b"\n", 0, position) + 1
-
-
-# --- the run reader --------------------------------------------------------------------------
-
-
-def read_run(path: Source) -> dict[str, dict[str, float]]:
-    """Read a TREC run file into ``{query_id: {doc_id: score}}``.
-
-    Parameters
-    ----------
-    path
-        The run file, or ``-`` for standard input; plain or gzip-compressed, a file or a pipe.
-
-    Returns
-    -------
-    dict
-        Queries in the order they first appear; each query's documents in file order.
-
-    Raises
-    ------
-    ValueError
-        ``file:line: ...`` for a line with fewer than 6 columns, a score that is not a number,
-        is NaN or is beyond a double's range, a doc id listed twice for one query, a NUL byte,
-        or a query or doc id that is not UTF-8.
-    OSError
-        If the file cannot be read.
-    """
-    from ef.evaluation._hits import read_run as read  # the run engine's one door
-
-    return read(path)
 
 
 # --- the qrels reader ------------------------------------------------------------------------
