@@ -473,9 +473,9 @@ def test_a_file_replaced_while_it_is_read_is_scored_from_one_version(
     expected = evaluate_run(path, qrels, ["num_rel_ret"]).metrics
     real_rank_bytes = _hits._rank_bytes
 
-    def swapped(*args: Any) -> Any:
+    def swapped(*args: Any, **kwargs: Any) -> Any:
         os.replace(tmp_path / "empty", path)  # atomically, as a job rewriting the run would
-        return real_rank_bytes(*args)
+        return real_rank_bytes(*args, **kwargs)
 
     (tmp_path / "empty").write_text("")
     monkeypatch.setattr(_hits, "_rank_bytes", swapped)
@@ -534,6 +534,53 @@ def test_streaming_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
     sizes = [(tmp_path / f"run{n}.txt").stat().st_size for n in (50_000, 400_000)]
     assert sizes[1] - sizes[0] > 12 * 2**20
     assert peaks[1] - peaks[0] < 2 * 2**10  # KiB: under 2 MiB more for 12+ MiB more file
+
+
+# --- the extension's objects, misused -------------------------------------------------------------
+
+
+def test_a_score_whose_float_changes_the_run_is_read_safely() -> None:
+    # The kernel keeps what the caller's dicts lend it while Python code (a __float__) runs.
+    run: dict[str, Any] = {"q": {"d1": None, "d2": 1.0, "d3": 0.5, **{f"x{i}": 0.1 for i in range(50)}}}
+
+    class Replacing:
+        def __float__(self) -> float:
+            run["q"] = {}  # drops the run's reference to the ranking being read
+            return 2.0
+
+    run["q"]["d1"] = Replacing()
+    plain = {"q": {**run["q"], "d1": 2.0}}
+    qrels = {"q": {"d1": 1.0, "d3": 1.0}}
+    got = _kernel.rank_mapping(run, qrels, ["q"], -1, _hits._convert, _hits._bad_doc)
+    assert got == _kernel.rank_mapping(plain, qrels, ["q"], -1, _hits._convert, _hits._bad_doc)
+
+
+def test_judged_and_ranker_are_initialised_once_and_checked() -> None:
+    judged = _kernel.Judged(["q1"], [["d1"]])
+    with pytest.raises(TypeError, match=r"^a Judged is initialised once$"):
+        judged.__init__(["q2"], [["d2"]])  # type: ignore[misc]
+    ranker = _kernel.Ranker(judged, -1)
+    with pytest.raises(TypeError, match=r"^a Ranker is initialised once$"):
+        ranker.__init__(judged, -1)  # type: ignore[misc]
+    with pytest.raises(TypeError, match=r"^the Ranker is not initialised$"):
+        _kernel.Ranker.__new__(_kernel.Ranker).result()
+    with pytest.raises(TypeError, match="takes an initialised Judged"):
+        _kernel.Ranker(_kernel.Judged.__new__(_kernel.Judged), -1)
+    with pytest.raises(ValueError, match=r"^a query id is given twice$"):
+        _kernel.Judged(["q1", "q1"], [["d1"], ["d2"]])
+    with pytest.raises(ValueError, match=r"^a query id is given twice$"):
+        _reference.Judged(["q1", "q1"], [["d1"], ["d2"]])
+
+
+def test_the_extension_imported_again_checks_against_its_own_types() -> None:
+    script = (
+        "import sys\nimport ef.evaluation._kernel as first\n"
+        "del sys.modules['ef.evaluation._kernel']\nimport ef.evaluation._kernel as second\n"
+        "ranker = second.Ranker(second.Judged(['q'], [['d']]), -1)\n"
+        "print(ranker.feed(b'q 0 d 1 1 r\\n', True, False), first is not second)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout == "12 True\n"
 
 
 # --- the fallback --------------------------------------------------------------------------------

@@ -161,11 +161,15 @@ def _first_line(data: bytes | bytearray, query_id: bytes, doc_id: bytes) -> int:
 # --- ranking ----------------------------------------------------------------------------------
 
 
-def _rank_bytes(name: str, data: bytes, judged: Any, max_docs: int) -> tuple[Any, ...]:
+def _rank_bytes(
+    name: str, data: bytes | bytearray, judged: Any, max_docs: int, *, grouped: bool = True
+) -> tuple[Any, ...]:
+    """A run held whole: ranked query group by query group, or (`grouped` false, or when a query's
+    lines turn out scattered) with its lines grouped by query first."""
     ranker = engine.Ranker(judged, max_docs)
-    got = ranker.feed(data, True, False)
+    got = ranker.feed(data, True, not grouped)
     if isinstance(got, tuple) and got[0] == "ungrouped":
-        ranker = engine.Ranker(judged, max_docs)  # a query's lines are scattered: group them all
+        ranker = engine.Ranker(judged, max_docs)
         got = ranker.feed(data, True, True)
     _checked(name, data, got)
     return ranker.result()
@@ -196,12 +200,14 @@ def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
             if isinstance(got, tuple):
                 if got[0] != "ungrouped":
                     raise _error(name, data, got)
-                # Not grouped by query: the whole file, read again through the same descriptor.
+                # Not grouped by query: the whole file, read again through the same descriptor
+                # and grouped at once (the window goes first: memory holds the file once).
+                del data
                 stream.seek(0)
                 whole = bytearray(_read(stream, -1, name))
                 if whole.startswith(BOM):
                     del whole[: len(BOM)]
-                return _rank_bytes(name, bytes(whole), judged, max_docs)
+                return _rank_bytes(name, whole, judged, max_docs, grouped=False)
             if final:
                 return ranker.result()
             # One query longer than what is held: read as much again (linear overall).

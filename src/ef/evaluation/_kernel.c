@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <float.h>
+#include <time.h>
 
 #if defined(_WIN32)
 typedef _locale_t c_locale_t;
@@ -35,7 +37,12 @@ static double strtod_c(const char *s, char **end, c_locale_t loc) { return strto
 #endif
 
 static c_locale_t the_c_locale;
-static PyObject *JudgedType; /* set once, when the module is first executed */
+/* The module's state: the Judged type a Ranker checks its argument against (per module object,
+ * so a module imported again, or in a subinterpreter, checks against its own type). */
+typedef struct {
+    PyObject *judged_type;
+    PyObject *real; /* numbers.Real: what a score of another type must be to be read by __float__ here */
+} module_state;
 
 /* ---------------------------------------------------------------- growable arrays ---------- */
 
@@ -58,8 +65,12 @@ static int ints_push(ints *a, int64_t x) {
 
 /* ---------------------------------------------------------------- hashing ----------------- */
 
+/* Set once per process from the address space's layout and the clock: ids crafted to collide in
+ * one process do not collide in another. */
+static uint64_t hash_seed;
+
 static uint64_t hash_bytes(const char *p, Py_ssize_t n, uint64_t seed) {
-    uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+    uint64_t h = 0xcbf29ce484222325ULL ^ seed ^ hash_seed;
     for (Py_ssize_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
     return h ^ (h >> 29);
 }
@@ -251,6 +262,7 @@ typedef struct {
     table queries;
     table judged;
     Py_ssize_t n_queries;
+    int ready; /* initialised once: a Ranker holds on to the tables */
 } Judged;
 
 static uint64_t pair_hash(int64_t query, const char *p, Py_ssize_t n) {
@@ -283,8 +295,10 @@ static int Judged_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_ValueError, "one list of doc ids per query");
         return -1;
     }
-    table_free(&self->queries);
-    table_free(&self->judged);
+    if (self->ready || self->queries.key) {
+        PyErr_SetString(PyExc_TypeError, "a Judged is initialised once");
+        return -1;
+    }
     if (table_init(&self->queries, nq) < 0 || table_init(&self->judged, 16) < 0) {
         PyErr_NoMemory();
         return -1;
@@ -296,8 +310,10 @@ static int Judged_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
         Py_ssize_t n;
         const char *p = utf8_of(PyList_GetItem(query_ids, q), &n, keep);
         if (!p) goto fail;
-        if (table_add(&self->queries, p, n, hash_bytes(p, n, 0), q) < 0) {
-            PyErr_NoMemory();
+        int added = table_add(&self->queries, p, n, hash_bytes(p, n, 0), q);
+        if (added <= 0) {
+            if (added < 0) PyErr_NoMemory();
+            else PyErr_SetString(PyExc_ValueError, "a query id is given twice");
             goto fail;
         }
         PyObject *docs = PyList_GetItem(doc_ids, q);
@@ -316,7 +332,7 @@ static int Judged_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
             int64_t query = q;
             memcpy(key, &query, 8);
             memcpy(key + 8, d, (size_t)n);
-            int added = table_add(&self->judged, key, n + 8, pair_hash(query, d, n), flat);
+            added = table_add(&self->judged, key, n + 8, pair_hash(query, d, n), flat);
             free(key);
             if (added < 0) {
                 PyErr_NoMemory();
@@ -326,6 +342,7 @@ static int Judged_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
     }
     Py_DECREF(keep);
     self->n_queries = nq;
+    self->ready = 1;
     return 0;
 fail:
     Py_DECREF(keep);
@@ -471,7 +488,7 @@ static int parse_score(const char *p, Py_ssize_t n, double *out) {
             if (digits == 19) goto slow;
             mantissa = mantissa * 10 + (uint64_t)(p[i] - '0');
             digits += mantissa != 0;
-            scale--;
+            if (--scale < -400) goto slow; /* zeros past any double: strtod, and no overflow */
         }
     }
     if (!any) goto slow;
@@ -484,6 +501,9 @@ static int parse_score(const char *p, Py_ssize_t n, double *out) {
         scale += sign * e;
     }
     if (i != n) goto slow;
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
+    goto slow; /* x87 arithmetic would round twice: strtod decides */
+#endif
     double v;
     if (mantissa == 0) {
         v = 0.0;
@@ -628,7 +648,8 @@ static int read_line(const char *p, Py_ssize_t size, Py_ssize_t at, int64_t line
 
 typedef struct {
     PyObject_HEAD
-    Judged *judged;
+    Judged *judged; /* NULL until initialised */
+    Py_ssize_t n_queries;
     int64_t max_docs; /* -1: all */
     int64_t *num_ret;   /* per query index; -1: not in the run */
     hits out;
@@ -870,13 +891,21 @@ static int Ranker_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_TypeError, "Ranker takes no keyword arguments");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "O!L", (PyTypeObject *)JudgedType, &judged, &max_docs)) return -1;
-    Py_INCREF(judged);
-    Py_XDECREF((PyObject *)self->judged);
-    self->judged = (Judged *)judged;
+    if (!PyArg_ParseTuple(args, "OL", &judged, &max_docs)) return -1;
+    PyObject *module = PyType_GetModule(Py_TYPE(self_));
+    module_state *state = module ? PyModule_GetState(module) : NULL;
+    if (!state) return -1;
+    if (!PyObject_TypeCheck(judged, (PyTypeObject *)state->judged_type) || !((Judged *)judged)->ready) {
+        PyErr_SetString(PyExc_TypeError, "Ranker(judged, max_docs) takes an initialised Judged");
+        return -1;
+    }
+    if (self->judged) {
+        PyErr_SetString(PyExc_TypeError, "a Ranker is initialised once");
+        return -1;
+    }
+    self->judged = (Judged *)Py_NewRef(judged);
     self->max_docs = max_docs;
-    Py_ssize_t nq = self->judged->n_queries;
-    free(self->num_ret);
+    Py_ssize_t nq = self->n_queries = self->judged->n_queries;
     self->num_ret = malloc((size_t)(nq ? nq : 1) * sizeof(int64_t));
     if (!self->num_ret) {
         PyErr_NoMemory();
@@ -908,8 +937,15 @@ static void Ranker_dealloc(PyObject *self_) {
 }
 
 /* feed(data, final, whole) -> bytes consumed, or a fault tuple. */
+static int ranker_ready(Ranker *self) {
+    if (self->judged) return 1;
+    PyErr_SetString(PyExc_TypeError, "the Ranker is not initialised");
+    return 0;
+}
+
 static PyObject *Ranker_feed(PyObject *self_, PyObject *args) {
     Ranker *self = (Ranker *)self_;
+    if (!ranker_ready(self)) return NULL;
     PyObject *data;
     int final, whole;
     if (!PyArg_ParseTuple(args, "Opp", &data, &final, &whole)) return NULL;
@@ -934,9 +970,10 @@ static PyObject *int_bytes(const int64_t *v, Py_ssize_t n) {
 static PyObject *Ranker_result(PyObject *self_, PyObject *unused) {
     Ranker *self = (Ranker *)self_;
     (void)unused;
+    if (!ranker_ready(self)) return NULL;
     PyObject *run_id = self->has_run_id ? PyBytes_FromStringAndSize(self->run_id, self->run_id_len) : Py_NewRef(Py_None);
     if (!run_id) return NULL;
-    return Py_BuildValue("(NNNNN)", int_bytes(self->num_ret, self->judged->n_queries),
+    return Py_BuildValue("(NNNNN)", int_bytes(self->num_ret, self->n_queries),
                          int_bytes(self->out.query.v, self->out.query.n), int_bytes(self->out.rank.v, self->out.rank.n),
                          int_bytes(self->out.judgement.v, self->out.judgement.n), run_id);
 }
@@ -1029,13 +1066,34 @@ static PyObject *read_run(PyObject *module, PyObject *args) {
 
 /* A score object as a double: float and int (not bool) here, anything else by `convert`, which
  * returns a float or raises naming the doc. NaN and an int beyond a double go to `convert` too. */
-static int score_of(PyObject *score, PyObject *convert, PyObject *query_id, PyObject *doc_id, double *out) {
+static int score_of(PyObject *score, PyObject *convert, PyObject *query_id, PyObject *doc_id, PyObject *keep,
+                    PyObject *real_type, double *out) {
     if (PyFloat_Check(score)) {
         *out = PyFloat_AsDouble(score);
         if (*out == *out) return 0;
     } else if (PyLong_Check(score) && !PyBool_Check(score)) {
         *out = PyLong_AsDouble(score);
         if (!(*out == -1.0 && PyErr_Occurred())) return 0;
+        PyErr_Clear();
+    }
+    /* Python code runs from here (a __float__, the converter): what the dicts lend us is kept. */
+    if (PyList_Append(keep, doc_id) < 0 || PyList_Append(keep, score) < 0) return -1;
+    /* numpy's scalars, Fraction ...: a numbers.Real (not numpy's bool, which is not one) other than
+     * bool and int, read by its __float__; anything else, NaN and an infinity go to `convert`. */
+    static PyTypeObject *last_real; /* a cache of one type, read and written with the GIL held */
+    int real = Py_TYPE(score) == last_real;
+    if (!real && real_type && !PyBool_Check(score) && !PyLong_Check(score)) {
+        real = PyObject_IsInstance(score, real_type);
+        if (real < 0) return -1;
+        if (real) last_real = Py_TYPE(score);
+    }
+    if (real) {
+        PyObject *number = PyNumber_Float(score);
+        if (number) {
+            *out = PyFloat_AsDouble(number);
+            Py_DECREF(number);
+            if (*out == *out && !isinf(*out)) return 0; /* an infinity may be a finite number's overflow */
+        }
         PyErr_Clear();
     }
     PyObject *value = PyObject_CallFunctionObjArgs(convert, query_id, doc_id, score, NULL);
@@ -1051,7 +1109,8 @@ static int score_of(PyObject *score, PyObject *convert, PyObject *query_id, PyOb
  * reads a score that is not a plain float or int (or raises); `bad_doc(query_id, doc_id)` raises
  * for a doc id that is not a str. */
 static PyObject *rank_mapping(PyObject *module, PyObject *args) {
-    (void)module;
+    module_state *state = PyModule_GetState(module);
+    PyObject *real_type = state ? state->real : NULL;
     PyObject *run, *qrels, *query_ids, *convert, *bad_doc;
     long long max_docs;
     if (!PyArg_ParseTuple(args, "O!O!O!LOO", &PyDict_Type, &run, &PyDict_Type, &qrels, &PyList_Type, &query_ids,
@@ -1085,6 +1144,8 @@ static PyObject *rank_mapping(PyObject *module, PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "rank_mapping takes dicts of dicts");
             goto done;
         }
+        /* Borrowed from the caller's dicts, which a score's __float__ could change: kept alive. */
+        if (PyList_Append(keep, ranking) < 0 || PyList_Append(keep, judged) < 0) goto done;
         Py_ssize_t n = PyDict_Size(ranking);
         num_ret[q] = max_docs >= 0 && n > max_docs ? max_docs : n;
         /* The judged docs the ranking holds, with their scores, sorted: a dict lookup for each
@@ -1102,13 +1163,17 @@ static PyObject *rank_mapping(PyObject *module, PyObject *args) {
                 if (PyErr_Occurred()) goto done;
                 continue;
             }
+            if (k == work.cap) {
+                PyErr_SetString(PyExc_RuntimeError, "the qrels changed while they were read");
+                goto done;
+            }
             doc *j = &work.judged[k];
-            if (score_of(score, convert, query_id, doc_id, &j->score) < 0) {
+            if (score_of(score, convert, query_id, doc_id, keep, real_type, &j->score) < 0) {
                 PyErr_Clear();
                 continue;
             }
             j->id = utf8_of(doc_id, &j->len, keep);
-            if (!j->id) goto done;
+            if (!j->id || PyList_Append(keep, doc_id) < 0) goto done; /* its UTF-8 lives with it */
             union {
                 double d;
                 int64_t i;
@@ -1135,7 +1200,7 @@ static PyObject *rank_mapping(PyObject *module, PyObject *args) {
                 goto done;
             }
             doc d = {0};
-            if (score_of(score, convert, query_id, doc_id, &d.score) < 0) goto done;
+            if (score_of(score, convert, query_id, doc_id, keep, real_type, &d.score) < 0) goto done;
             Py_ssize_t lo = 0, hi = k;
             while (lo < hi) {
                 Py_ssize_t mid = (lo + hi) / 2;
@@ -1195,14 +1260,23 @@ static int exec_module(PyObject *module) {
         PyErr_SetString(PyExc_OSError, "cannot create the C locale");
         return -1;
     }
-    PyObject *judged = PyType_FromSpec(&Judged_spec);
+    if (!hash_seed) {
+        int local;
+        hash_seed = ((uint64_t)(uintptr_t)&local * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)time(NULL) ^ 1;
+    }
+    module_state *state = PyModule_GetState(module);
+    PyObject *numbers = PyImport_ImportModule("numbers");
+    state->real = numbers ? PyObject_GetAttrString(numbers, "Real") : NULL;
+    Py_XDECREF(numbers);
+    if (!state->real) return -1;
+    PyObject *judged = PyType_FromModuleAndSpec(module, &Judged_spec, NULL);
     if (!judged) return -1;
-    if (!JudgedType) JudgedType = Py_NewRef(judged);
+    state->judged_type = Py_NewRef(judged);
     if (PyModule_AddObject(module, "Judged", judged) < 0) {
         Py_DECREF(judged);
         return -1;
     }
-    PyObject *ranker = PyType_FromSpec(&Ranker_spec);
+    PyObject *ranker = PyType_FromModuleAndSpec(module, &Ranker_spec, NULL);
     if (!ranker || PyModule_AddObject(module, "Ranker", ranker) < 0) {
         Py_XDECREF(ranker);
         return -1;
@@ -1212,9 +1286,27 @@ static int exec_module(PyObject *module) {
 
 static PyModuleDef_Slot slots[] = {{Py_mod_exec, exec_module}, {0, NULL}};
 
+static int traverse_module(PyObject *module, visitproc visit, void *arg) {
+    module_state *state = PyModule_GetState(module);
+    if (state && state->judged_type) Py_VISIT(state->judged_type);
+    if (state && state->real) Py_VISIT(state->real);
+    return 0;
+}
+
+static int clear_module(PyObject *module) {
+    module_state *state = PyModule_GetState(module);
+    if (state) {
+        Py_CLEAR(state->judged_type);
+        Py_CLEAR(state->real);
+    }
+    return 0;
+}
+
+static void free_module(void *module) { clear_module((PyObject *)module); }
+
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "ef.evaluation._kernel", "ef's compiled run engine (see _kernel.c).", 0, methods,
-    slots, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "ef.evaluation._kernel", "ef's compiled run engine (see _kernel.c).", sizeof(module_state),
+    methods, slots, traverse_module, clear_module, free_module,
 };
 
 PyMODINIT_FUNC PyInit__kernel(void) { return PyModuleDef_Init(&module_def); }

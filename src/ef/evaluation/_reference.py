@@ -51,6 +51,8 @@ class Judged:
 
     def __init__(self, query_ids: list[str], doc_ids: list[list[str]]) -> None:
         self.query_index = {_utf8(q): i for i, q in enumerate(query_ids)}
+        if len(self.query_index) != len(query_ids):
+            raise ValueError("a query id is given twice")
         self.judgement: dict[tuple[int, bytes], int] = {}
         flat = 0
         for q, docs in enumerate(doc_ids):
