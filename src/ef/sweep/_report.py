@@ -57,13 +57,15 @@ def _chunk_order(cells: Sequence[CellResult]) -> list[str]:
 
 def _band_lines(name: str, rows: Sequence[Mapping[str, Any]], *, x: Any, y_title: str) -> dict[str, Any]:
     alt = _deps.altair()
-    legend = alt.Legend(orient="bottom", columns=1, labelLimit=600)
-    base = alt.Chart(_data(name)).encode(x=x, color=alt.Color("series:N", title=None, sort=None, legend=legend))
+    # 20 colours (a sweep draws a dozen lines and more) and opaque legend symbols (not the bands' opacity).
+    legend = alt.Legend(orient="bottom", columns=1, labelLimit=600, symbolOpacity=1)
+    colour = alt.Color("series:N", title=None, sort=None, legend=legend, scale=alt.Scale(scheme="category20"))
+    base = alt.Chart(_data(name)).encode(x=x, color=colour)
     tooltip = [alt.Tooltip("label:N", title="cell"), alt.Tooltip("value:Q", format=".4f"),
                alt.Tooltip("low:Q", title="95% CI low", format=".4f"),
                alt.Tooltip("high:Q", title="95% CI high", format=".4f")]
     y = alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=False))
-    band = base.mark_area(opacity=0.15).encode(
+    band = base.mark_area(opacity=0.08).encode(
         y=alt.Y("low:Q", title=y_title, scale=alt.Scale(zero=False)), y2="high:Q"
     )
     line = base.mark_line(point=alt.OverlayMarkDef(size=50, filled=True)).encode(y=y, tooltip=tooltip)
