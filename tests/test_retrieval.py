@@ -177,8 +177,8 @@ def test_retriever_error_propagates_with_the_query_id() -> None:
 
 
 def test_unknown_metric_lists_the_valid_names() -> None:
-    with pytest.raises(ValueError, match=r"unknown metric name\(s\) \['dcg'\]; valid names are \['map', 'mrr'"):
-        evaluate_retrieval(lambda q, *, limit: [], QRELS, QUERIES, metrics=("ndcg", "dcg"))
+    with pytest.raises(ValueError, match=r"unknown metric name\(s\) \['dgc'\]; valid names are \['map', 'mrr'"):
+        evaluate_retrieval(lambda q, *, limit: [], QRELS, QUERIES, metrics=("ndcg", "dgc"))
 
 
 @pytest.mark.parametrize(("k_values", "message"), [((), "non-empty"), ((5, 0), r"'k_values' must be a positive")])

@@ -80,7 +80,7 @@ def _list(names: list[str], json_out: str | None) -> int:
     if json_out is not None:
         from ef.cli import _output
 
-        data = json.dumps({"ef_cache": str(ef_root()), "datasets": documents}, indent=2) + "\n"
+        data = json.dumps({"ef_cache": str(ef_root()), "datasets": documents}, indent=2, allow_nan=False) + "\n"
         _output.write("--json", json_out, data.encode("utf-8"), "table")
         if _output.is_stdout(json_out):
             return 0

@@ -208,7 +208,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def read_result(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The JSON object in `path`; ``ValueError`` naming the file if it is not one."""
-    from ef.report._saved import check_finite, refuse_duplicate_keys
+    from ef.report.saved import check_finite, refuse_duplicate_keys
 
     try:
         with open(path, encoding="utf-8") as stream:
@@ -269,7 +269,7 @@ def split_name(dataset: str | os.PathLike[str], split: object, name: str) -> str
 def report_for(data: Mapping[str, Any], args: argparse.Namespace, *, where: str) -> Any:
     """The :class:`ef.report.Report` for a saved report's JSON and the flags of ``ef report``."""
     from ef import report as reports
-    from ef.report._saved import check_saved_benchmark, check_saved_comparison
+    from ef.report.saved import check_saved_benchmark, check_saved_comparison
 
     kind = report_kind(data)
     if kind == "benchmark":
