@@ -334,3 +334,13 @@ def test_write_qrels_refuses_fractional_grades(tmp_path: Path) -> None:
         str(info.value)
         == "grade of doc 'd' in query 'q' must be a finite integer: TREC qrels hold integer grades (got 0.5)"
     )
+
+
+@pytest.mark.parametrize(("grade", "expected"), [(".0", 0), ("-.00", 0), ("+.0", 0), ("3.000", 3)])
+def test_a_zero_fraction_grade_reads_as_trec_eval_reads_it(tmp_path: Path, grade: str, expected: int) -> None:
+    # Issue 36: '.0' was refused as "not an integer"; trec_eval's atol reads it as 0.
+    path = tmp_path / "qrels"
+    path.write_text(f"q1 0 d1 {grade}\n")
+    got = read_qrels(path)
+    assert got == {"q1": {"d1": expected}}
+    assert type(got["q1"]["d1"]) is int

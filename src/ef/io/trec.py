@@ -86,8 +86,9 @@ def _line_at(data: bytes, position: int) -> int:
 # The score column of a BEIR header row. Only these names: any other word in the first row is a
 # bad grade to report, not a header to skip.
 _HEADER_SCORE_NAMES = frozenset({"score", "scores", "rel", "relevance", "grade", "label", "judgement", "judgment"})
-# An integral grade as trec_eval's atol() reads it whole: digits, maybe a zero fraction ("1.0").
-_INTEGER = re.compile(rb"([+-]?[0-9]+)(?:\.0*)?")
+# An integral grade as trec_eval's atol() reads it whole: digits, maybe a zero fraction ("1.0"), or a
+# zero fraction alone (".0", which atol reads as 0).
+_INTEGER = re.compile(rb"([+-]?)([0-9]+)(?:\.0*)?|([+-]?)\.0+")
 _INT64 = 1 << 63
 
 
@@ -95,7 +96,7 @@ def _grade(text: bytes, where: str, *, trec: bool) -> float:
     """A grade: ``int`` when integral, else ``float`` (BEIR only: TREC qrels grades are integers)."""
     whole = _INTEGER.fullmatch(text)
     if whole:
-        value = int(whole.group(1))
+        value = int(whole.group(1) + whole.group(2)) if whole.group(2) else 0
         if not -_INT64 <= value < _INT64:
             raise ValueError(f"{where}: grade {text.decode()!r} does not fit a 64-bit integer, as trec_eval reads it")
         if value == 0 and text.startswith(b"-") and not trec:
