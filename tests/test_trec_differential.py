@@ -30,7 +30,7 @@ from ef.trec import read_qrels, read_run
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 BUILD = SHARED / "tools" / "build-trec-eval"
-CASES = 320
+CASES = 640
 FLAGS: list[list[str]] = [[], ["-c"], ["-l", "2"], ["-M", "5"]]
 
 # Measures trec_eval prints that ef does not compute yet (issue 11 emptied it). Each is checked
