@@ -349,3 +349,24 @@ def test_config_paths_are_relative_to_the_file(tmp_path: Path) -> None:
     assert config.cache == str(Path("~/x").expanduser())
     assert [p.label for p in config.pipelines()] == ["bm25 k1=1.2 b=0.75 | whole docs | k=5",
                                                       "dense all-MiniLM-L6-v2 | whole docs | k=5"]
+
+
+def test_a_grid_runs_through_the_fastrag_harness_sharing_one_workspace(tmp_path: Path) -> None:
+    from ef.sweep import benchmark_grid
+    from fastrag.benchmark import EvalSample
+    from fastrag.benchmark.metrics import Latency, Recall
+
+    corpus, queries, qrels = read_beir(demo_dataset())
+    ids = sorted(qrels)
+    samples = [EvalSample(q, queries[q], sorted(d for d, g in qrels[q].items() if g > 0)) for q in ids]
+    grid = {"size": [9, "whole"], "k1": [0.9, 1.2], "k": 10}
+    workspace = Workspace(corpus)
+    results = benchmark_grid(grid, corpus, samples, [Recall(k=10, key="source_uri"), Latency()],
+                             workspace=workspace, show_progress=False, results_path=str(tmp_path / "bench"))
+    swept = sweep(grid, demo_dataset(), measures=["recall@10"], show_progress=False)
+    assert list(results) == [c.label for c in swept.cells]
+    for cell in swept.cells:
+        assert results[cell.label].scores["recall@10[source_uri]"] == tuple(cell.per_query[q]["recall@10"] for q in ids)
+        assert results[cell.label].summary["latency_ms"].count == len(ids)
+    assert dict(workspace.counts["chunked"]) == {("words", 9, 0): 1, ("words", None, 0): 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"bench.{c.id}.jsonl" for c in swept.cells)

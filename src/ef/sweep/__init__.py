@@ -6,7 +6,8 @@ each cell's run and per-query scores are saved as it finishes, so an interrupted
 where it stopped; the result (:class:`SweepResult`) compares every cell with a baseline or the
 best cell (paired tests, corrected over the family), says which cells are indistinguishable from
 the best, and renders as a table, JSON and an HTML report with figures. ``ef sweep CONFIG`` is
-the command line (:func:`read_config` reads the TOML, JSON or YAML file).
+the command line (:func:`read_config` reads the TOML, JSON or YAML file). :func:`benchmark_grid`
+runs a grid through fastrag's async harness instead, with its latency and cost metrics.
 
 ``import ef.sweep`` makes the module callable: ``ef.sweep(grid, dataset, ...)`` is :func:`sweep`.
 """
@@ -17,11 +18,12 @@ import sys
 import types
 from typing import Any
 
+from ef.sweep._benchmark import benchmark_grid
 from ef.sweep._config import SweepConfig, read_config
 from ef.sweep._result import CellResult, SweepResult
 from ef.sweep._sweep import sweep
 
-__all__ = ["CellResult", "SweepConfig", "SweepResult", "read_config", "sweep"]
+__all__ = ["CellResult", "SweepConfig", "SweepResult", "benchmark_grid", "read_config", "sweep"]
 
 
 class _CallableModule(types.ModuleType):
