@@ -370,3 +370,11 @@ def test_a_grid_runs_through_the_fastrag_harness_sharing_one_workspace(tmp_path:
         assert results[cell.label].summary["latency_ms"].count == len(ids)
     assert dict(workspace.counts["chunked"]) == {("words", 9, 0): 1, ("words", None, 0): 1}
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"bench.{c.id}.jsonl" for c in swept.cells)
+
+
+def test_the_module_is_callable_as_ef_sweep() -> None:
+    import ef.sweep
+
+    result = ef.sweep({"k": [5, 10]}, demo_dataset(), show_progress=False)  # type: ignore[operator]
+    assert [c.label for c in result.cells] == ["bm25 k1=1.2 b=0.75 | whole docs | k=5",
+                                               "bm25 k1=1.2 b=0.75 | whole docs | k=10"]
