@@ -84,9 +84,8 @@ def main() -> None:
     ):
         ef_s, fused = _best(lambda ours=ours: fuse(runs, **ours), args.repeat)  # type: ignore[misc]
         ranx_s, theirs_run = _best(lambda theirs=theirs: ranx.fuse(ranx_runs, **theirs), args.repeat)  # type: ignore[misc]
-        same = all(
-            fused[q] == _approx(theirs_run.to_dict()[q]) for q in list(fused)[:50]
-        )
+        expected = theirs_run.to_dict()
+        same = all(fused[q] == _approx(expected[q]) for q in list(fused)[:50])
         print(f"{label}: ef.fusion.fuse {ef_s:.2f} s, ranx.fuse {ranx_s:.2f} s; same scores on 50 queries: {same}")
         print(f"ratio {label}: ef / ranx = {ef_s / ranx_s:.2f}x; ef fuse / read_run of both = {ef_s / read_s:.2f}x")
 
