@@ -8,6 +8,7 @@ Ray's dashboard process used to probe the cloud metadata services (``169.254.169
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -16,7 +17,10 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray")
+# find_spec, not importorskip: importing ray here would fix its auth mode for the whole test session
+# before tests/test_scale_ray.py sets the token mode its cluster needs.
+if importlib.util.find_spec("ray") is None:
+    pytest.skip("ray is not installed (the 'ray' extra)", allow_module_level=True)
 ROOT = Path(__file__).resolve().parents[1]
 
 GUARD = '''
