@@ -136,7 +136,9 @@ def test_corrections_equal_hand_written_references(seed: int) -> None:
 
 @pytest.mark.slow  # ranx's numba JIT warm-up: about 25 s
 def test_t_test_equals_ranx_on_the_same_runs() -> None:
-    ranx = pytest.importorskip("ranx", reason="ranx is not installed: pip install 'ef-eval[test]' (the ranx parity test)")
+    ranx = pytest.importorskip(
+        "ranx", reason="ranx is not installed: pip install 'ef-eval[test]' (the ranx parity test)"
+    )
     rng = np.random.default_rng(18)
     qrels = {f"q{i}": {f"d{j}": 1 for j in rng.choice(50, 4, replace=False)} for i in range(60)}
 

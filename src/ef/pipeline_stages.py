@@ -298,7 +298,8 @@ class Workspace:
             np.save(buffer, matrix, allow_pickle=False)
             # The metadata first: a matrix on disk always has its seconds beside it.
             with atomic_writer(path.with_suffix(".json")) as stream:
-                stream.write(json.dumps({"key": key, "rows": rows, "seconds": seconds}, allow_nan=False).encode("utf-8"))
+                metadata = {"key": key, "rows": rows, "seconds": seconds}
+                stream.write(json.dumps(metadata, allow_nan=False).encode("utf-8"))
             with atomic_writer(path) as stream:
                 stream.write(buffer.getvalue())
         return matrix, seconds, True

@@ -1,9 +1,10 @@
 """Types of the compiled run engine (``_kernel.c``); ``_reference.py`` is the same in Python."""
 
-from collections.abc import Buffer, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 Fault = tuple[Any, ...]
+Buffer = bytes | bytearray | memoryview
 
 class Judged:
     def __init__(self, query_ids: list[str], doc_ids: list[list[str]], /) -> None: ...
