@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import numbers
 import os
 from collections.abc import Collection, Mapping, Sequence
@@ -112,9 +113,17 @@ def _evaluate(
 ) -> _Evaluation:
     # trec_eval's query order: ids compared byte-wise (str order is UTF-8 byte order).
     query_ids = sorted(qrels)
-    table, evaluated, run_id = hit_table(
-        run, qrels, query_ids, missing=missing, max_docs=max_docs, relevance_level=relevance_level
-    )
+    # The cyclic GC would rescan the caller's (maybe millions of) objects while the hits are made,
+    # none of which can form a cycle: it waits until they are.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        table, evaluated, run_id = hit_table(
+            run, qrels, query_ids, missing=missing, max_docs=max_docs, relevance_level=relevance_level
+        )
+    finally:
+        if collecting:
+            gc.enable()
     if not evaluated:
         raise ValueError(
             "no query to evaluate: 'qrels' is empty"
