@@ -371,7 +371,7 @@ def test_an_interrupted_run_loses_nothing(tmp_path: Path) -> None:
 
     retriever = EchoRetriever()
     result = run(retriever, samples(6), [Recall(key="source_uri")], results_path=path, run_name="pages")
-    assert retriever.calls == ["query 3", "query 4", "query 5"]
+    assert sorted(retriever.calls) == ["query 3", "query 4", "query 5"]  # each left one, once (threads: any order)
     assert result.summary["recall@5[source_uri]"].count == 6
 
 
