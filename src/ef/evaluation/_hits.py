@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ef.io.source import BOM, Source, display_name, open_binary, read_bytes
+from ef.io.trec import IS_NAN, NOT_A_NUMBER
 from ef.measures.bulk import HitTable
 
 try:
@@ -126,7 +127,7 @@ def _error(name: str, data: bytes | bytearray, fault: tuple[Any, ...]) -> ValueE
         return ValueError(f"{where}: expected 6 columns 'query_id iter doc_id rank score run_id', got {fault[2]}")
     if kind == "score":
         shown = bytes(data[fault[3] : fault[4]]).decode(errors="replace")
-        problem = {1: f"score {shown!r} is not a number", 2: "score is NaN"}.get(
+        problem = {NOT_A_NUMBER: f"score {shown!r} is not a number", IS_NAN: "score is NaN"}.get(
             fault[2], f"score {shown!r} is beyond the range of a double"
         )
         return ValueError(f"{where}: {problem}")

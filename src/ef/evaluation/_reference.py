@@ -20,9 +20,6 @@ __all__ = ["Judged", "Ranker", "rank_mapping", "read_run"]
 Fault = tuple[Any, ...]
 _SPACE = b" \t\v\f\r"  # C isspace() but the newline, which ends a line
 
-NOT_A_NUMBER, NAN, TOO_LARGE = trec.NOT_A_NUMBER, trec.IS_NAN, trec.TOO_LARGE
-parse_score = trec.strtod
-
 
 def _utf8(text: str) -> bytes:
     """An id's bytes; a lone surrogate as "surrogatepass" writes it (no UTF-8 file holds those)."""
@@ -87,7 +84,7 @@ def _line(
     if len(fields) < 6:
         return ("columns", number, len(fields))
     (q0, q1), (d0, d1), (s0, s1), (r0, r1) = fields[0], fields[2], fields[4], fields[5]
-    score = parse_score(line[s0:s1])
+    score = trec.strtod(line[s0:s1])  # a float, or the kernel's fault code (the same numbers)
     if isinstance(score, int):
         return ("score", number, score, s0, s1)
     for a, b in ((q0, q1), (d0, d1)):
