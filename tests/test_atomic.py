@@ -1,4 +1,4 @@
-"""ef.io.atomic: what the atomic writer writes, keeps, refuses and cleans up."""
+"""ef.io._atomic: what the atomic writer writes, keeps, refuses and cleans up."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import ef.io.atomic
-from ef.io.atomic import atomic_files, atomic_writer, remove_stale_temporaries, temporary_name
+import ef.io._atomic
+from ef.io._atomic import atomic_files, atomic_writer, remove_stale_temporaries, temporary_name
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -106,7 +106,7 @@ def test_dev_stdout_writes_into_this_processs_output(tmp_path: Path, path: str) 
     # Redirected to a file, /dev/stdout must add to that output, neither replace nor truncate it.
     out = tmp_path / "out.txt"
     code = f"""
-        from ef.io.atomic import atomic_writer
+        from ef.io._atomic import atomic_writer
         print("before", flush=False)
         with atomic_writer({path!r}) as stream:
             stream.write(b"report\\n")
@@ -137,7 +137,7 @@ def test_a_failed_rename_names_the_users_path_and_leaves_nothing(
     def cross_device(source: str, destination: str) -> None:
         raise OSError(errno.EXDEV, os.strerror(errno.EXDEV), source, destination)
 
-    monkeypatch.setattr(ef.io.atomic.os, "replace", cross_device)
+    monkeypatch.setattr(ef.io._atomic.os, "replace", cross_device)
     with pytest.raises(OSError) as caught:
         write(target, b"new")
     assert str(caught.value) == f"[Errno {errno.EXDEV}] Invalid cross-device link: '{target}'"
@@ -154,7 +154,7 @@ def test_a_full_disk_names_the_users_path_and_keeps_the_old_file(
     def full(fd: int) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(ef.io.atomic.os, "fsync", full)
+    monkeypatch.setattr(ef.io._atomic.os, "fsync", full)
     with pytest.raises(OSError) as caught:
         write(target, b"new")
     assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(target))
@@ -192,7 +192,7 @@ def test_several_files_are_all_renamed_or_none(tmp_path: Path) -> None:
 def _child(tmp_path: Path, body: str) -> subprocess.Popen[bytes]:
     code = f"""
         import os, signal, sys, time
-        from ef.io.atomic import atomic_writer
+        from ef.io._atomic import atomic_writer
         with atomic_writer({str(tmp_path / "r.json")!r}) as stream:
             stream.write(b"x" * 1_000_000)
             stream.flush()

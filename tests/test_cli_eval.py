@@ -127,12 +127,12 @@ def test_written_files_get_the_usual_permissions(capsys: pytest.CaptureFixture[s
 def test_a_report_that_cannot_be_written_names_the_users_path(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import ef.io.atomic
+    import ef.io._atomic
 
     def full_disk(target: str) -> object:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), f"{target}.1234.tmp")
 
-    monkeypatch.setattr(ef.io.atomic, "create_temporary", full_disk)
+    monkeypatch.setattr(ef.io._atomic, "create_temporary", full_disk)
     status, _, err = run(capsys, "--quiet", "--k", "1", "--json", str(tmp_path / "r.json"))
     assert status == 2
     assert err == f"ef eval: error: --json {tmp_path / 'r.json'}: cannot write the report (No space left on device)\n"

@@ -15,8 +15,8 @@ from scipy import stats
 
 from ef.cli import main
 from ef.compare import SCHEMA, compare
+from ef.comparison._stats import _bootstrap_counts, adjust_p_values, paired_statistics
 from ef.evaluation import RunEvalReport
-from ef.evaluation._stats import _bootstrap_counts, adjust_p_values, paired_statistics
 
 
 def _report(values: dict[str, list[float]]) -> RunEvalReport:
@@ -231,7 +231,7 @@ def test_p_values_do_not_depend_on_the_number_of_blas_threads() -> None:
 
 @pytest.mark.parametrize("test", ["randomization", "bootstrap"])
 def test_p_values_do_not_depend_on_how_many_threads_draw_the_blocks(test: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ef.evaluation._stats as core
+    import ef.comparison._stats as core
 
     rng = np.random.default_rng(25)
     d = rng.normal(0.01, 0.2, size=(3000, 6))  # 3000 x 3000 resamples: several blocks of rows

@@ -14,8 +14,8 @@ import pytest
 
 from ef.cli import main
 from ef.evaluation import evaluate_run, read_beir
+from ef.io._source import read_bytes
 from ef.io.jsonl import iter_jsonl, read_json
-from ef.io.source import read_bytes
 from ef.trec import read_qrels, read_run
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval"

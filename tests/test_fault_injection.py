@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from ef.io.atomic import atomic_writer
+from ef.io._atomic import atomic_writer
 from ef.source_manager import SearchableCorpus, ingest
 from fastrag.benchmark import BenchmarkResult, read_outcomes, run_benchmark
 
@@ -65,7 +65,7 @@ def leftovers(folder: Path) -> list[str]:
 BIG = 8 * 1024 * 1024  # written in 1 MiB chunks
 
 WRITER = """
-    import ef.io.atomic as atomic
+    import ef.io._atomic as atomic
     target, point = sys.argv[1], sys.argv[2]
     if point == "fsync":
         patch(atomic.os, "fsync")
@@ -100,7 +100,7 @@ def test_a_killed_writer_leaves_the_old_file_or_the_whole_new_one(tmp_path: Path
 # --- an index save -------------------------------------------------------------------------------
 
 SAVER = """
-    import ef.io.atomic as atomic
+    import ef.io._atomic as atomic
     import ef.source_manager._collection as collection
     from ef.source_manager import ingest
     target, point = sys.argv[1], sys.argv[2]

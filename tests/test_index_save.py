@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import ef.io.atomic
-from ef.io.atomic import temporary_name
+import ef.io._atomic
+from ef.io._atomic import temporary_name
 from ef.source_manager import SearchableCorpus, ingest
 
 OLD = {"a": "apples and pears", "b": "bananas"}
@@ -43,7 +43,7 @@ def test_a_save_failing_at_the_swap_keeps_the_previous_index(tmp_path: Path, mon
     def failing(first: str, second: str) -> bool:
         raise OSError(errno.EIO, os.strerror(errno.EIO), second)
 
-    monkeypatch.setattr(ef.io.atomic, "_exchange", failing)
+    monkeypatch.setattr(ef.io._atomic, "_exchange", failing)
     with pytest.raises(OSError, match="Input/output error"):
         ingest(NEW, show_progress=False).save(target, overwrite=True)
     assert SearchableCorpus.load(target, show_progress=False).source_ids == ("a", "b")
@@ -65,8 +65,8 @@ def test_two_renames_failing_between_them_put_the_previous_index_back(
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), destination)
         real_replace(source, destination)
 
-    monkeypatch.setattr(ef.io.atomic, "_exchange", lambda first, second: False)
-    monkeypatch.setattr(ef.io.atomic.os, "replace", second_fails)
+    monkeypatch.setattr(ef.io._atomic, "_exchange", lambda first, second: False)
+    monkeypatch.setattr(ef.io._atomic.os, "replace", second_fails)
     with pytest.raises(OSError, match="No space left on device"):
         ingest(NEW, show_progress=False).save(target, overwrite=True)
     assert calls[1:] == ["idx", "idx"]  # the failed rename, then the one putting the old index back
@@ -76,7 +76,7 @@ def test_two_renames_failing_between_them_put_the_previous_index_back(
 
 def test_two_renames_replace_the_index_when_nothing_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = saved_old(tmp_path)
-    monkeypatch.setattr(ef.io.atomic, "_exchange", lambda first, second: False)
+    monkeypatch.setattr(ef.io._atomic, "_exchange", lambda first, second: False)
     ingest(NEW, show_progress=False).save(target, overwrite=True)
     assert SearchableCorpus.load(target, show_progress=False).source_ids == ("x",)
     assert folders(tmp_path) == ["idx"]

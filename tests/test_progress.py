@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ef.console import Progress, progress
+from ef._console import Progress, progress
 from ef.source_manager import ingest
 
 

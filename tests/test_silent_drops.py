@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from ef._validate import check_finite_number, check_id, check_positive_int
 from ef.evaluation import (
     average_precision,
     dcg_at_k,
@@ -23,7 +24,6 @@ from ef.evaluation import (
     recall_at_k,
     reciprocal_rank,
 )
-from ef.validate import check_finite_number, check_id, check_positive_int
 
 HUGE = {"d1": 1e308, "d2": 1e308, "d3": 1e308}
 PER_QUERY = [ndcg_at_k, dcg_at_k, recall_at_k, precision_at_k, reciprocal_rank, average_precision]

@@ -4,8 +4,8 @@ The public API lives in sub-modules: :mod:`ef.evaluation` (metrics, reports, BEI
 :mod:`ef.source_manager` (ingest and search a corpus), :mod:`ef.compare` (paired significance
 tests between systems), :mod:`ef.measures` (the one registry of measures), :mod:`ef.io` (every
 reader and writer: TREC, BEIR, JSONL, DataFrames), :mod:`ef.retrieval` (the retriever protocol
-and hit type ef and fastrag share), :mod:`ef.segments` (chunking), :mod:`ef.validate` and
-:mod:`ef.console` (argument checks, progress bars, tables), :mod:`ef.report` (HTML reports).
+and hit type ef and fastrag share), :mod:`ef.segments` (chunking), :mod:`ef.report` (HTML
+reports). Plumbing no caller needs (argument checks, progress, atomic writes) is private.
 Importing ``ef`` is cheap: nothing heavy loads until used.
 """
 

@@ -23,11 +23,12 @@ from per-query values with :func:`build_report`, after checking the options with
 
 from typing import TYPE_CHECKING
 
-from ef.lazy import lazy_names
+from ef._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from ef.evaluation._compare import SCHEMA, Comparison, ComparisonReport, build_report, compare
-    from ef.evaluation._options import CORRECTIONS, TESTS, Correction, Test, check_options
+    from ef.comparison._compare import build_report, compare
+    from ef.comparison._options import CORRECTIONS, TESTS, Correction, Test, check_options
+    from ef.comparison._report import SCHEMA, Comparison, ComparisonReport
 
 __all__ = [
     "CORRECTIONS",
@@ -43,16 +44,16 @@ __all__ = [
 ]
 
 _LAZY = {
-    "SCHEMA": "ef.evaluation._compare",
-    "Comparison": "ef.evaluation._compare",
-    "ComparisonReport": "ef.evaluation._compare",
-    "build_report": "ef.evaluation._compare",
-    "compare": "ef.evaluation._compare",
-    "CORRECTIONS": "ef.evaluation._options",
-    "TESTS": "ef.evaluation._options",
-    "Correction": "ef.evaluation._options",
-    "Test": "ef.evaluation._options",
-    "check_options": "ef.evaluation._options",
+    "SCHEMA": "ef.comparison._report",
+    "Comparison": "ef.comparison._report",
+    "ComparisonReport": "ef.comparison._report",
+    "build_report": "ef.comparison._compare",
+    "compare": "ef.comparison._compare",
+    "CORRECTIONS": "ef.comparison._options",
+    "TESTS": "ef.comparison._options",
+    "Correction": "ef.comparison._options",
+    "Test": "ef.comparison._options",
+    "check_options": "ef.comparison._options",
 }
 
 

@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ef._validate import check_choice, check_non_empty_str, check_non_negative_int, check_positive_int, describe
 from ef.segments import UNITS
-from ef.validate import check_choice, check_non_empty_str, check_non_negative_int, check_positive_int, describe
 
 __all__ = [
     "DEFAULT_MODEL",

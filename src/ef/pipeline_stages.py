@@ -291,7 +291,7 @@ class Workspace:
         matrix = compute()
         seconds = time.perf_counter() - start
         if path is not None:
-            from ef.io.atomic import atomic_writer
+            from ef.io._atomic import atomic_writer
 
             path.parent.mkdir(parents=True, exist_ok=True)
             buffer = io.BytesIO()

@@ -26,8 +26,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from ef._validate import check_non_empty_str, check_positive_int, check_str, describe
 from ef.pipeline import parse_rerank
-from ef.validate import check_non_empty_str, check_positive_int, check_str, describe
 
 __all__ = ["BiEncoderReranker", "CrossEncoderReranker", "Reranker", "make_reranker", "rerank"]
 

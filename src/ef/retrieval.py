@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Protocol, TypeAlias, runtime_checkable
 
+from ef._validate import check_instance, check_positive_int, describe, finite_float
 from ef.segments import Chunk, Segment
-from ef.validate import check_instance, check_positive_int, describe, finite_float
 
 __all__ = [
     "CorpusRetriever",

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ef.validate import (
+from ef._validate import (
     check_choice,
     check_instance,
     check_non_empty_str,

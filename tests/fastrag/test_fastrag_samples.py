@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ef.validate import describe
+from ef._validate import describe
 from fastrag.benchmark import EvalSample, QueryOutcome, load_samples, read_outcomes, save_samples
 from fastrag.documents import Chunk
 

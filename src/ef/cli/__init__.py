@@ -129,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 @contextlib.contextmanager
 def _quiet(quiet: bool) -> Iterator[None]:
-    """``--quiet``: progress bars off (ef.console reads ``EF_NO_PROGRESS``) while the command runs."""
+    """``--quiet``: progress bars off (ef._console reads ``EF_NO_PROGRESS``) while the command runs."""
     if not quiet:
         yield
         return

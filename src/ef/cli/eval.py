@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ef.console import format_table
+    from ef._console import format_table
     from ef.evaluation import evaluate_retrieval, read_beir
     from ef.gate import result_metadata
     from ef.source_manager import parse_embedder

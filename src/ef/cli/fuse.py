@@ -14,7 +14,7 @@ import argparse
 import sys
 
 from ef.cli._output import check_output, is_stdout, write
-from ef.cli.compare import run_names
+from ef.cli._runs import run_names
 from ef.compare import CORRECTIONS
 
 __all__ = ["add_parser", "run"]

@@ -153,20 +153,44 @@ def write_run_report(
     write_outputs(args, page)
 
 
-def write_comparison_report(args: argparse.Namespace, report: Any, runs: Mapping[str, str]) -> None:
-    """``ef compare``'s report outputs; the largest losses show the runs' rankings side by side."""
+def write_comparison_report(
+    args: argparse.Namespace, report: Any, runs: Mapping[str, str], *, dataset: Any = None
+) -> None:
+    """``ef compare``'s report outputs; the largest losses show the runs' rankings side by side.
+
+    With `dataset` (an ``ef.datasets.Dataset``, ``ef compare --dataset``) its qrels mark the
+    rankings and its query texts and passages are shown: the passages of the documents the
+    rankings show, read from its corpus block by block (never the whole corpus).
+    """
     from ef.report import comparison_report
     from ef.trec import read_qrels, read_run
 
     rankings = {name: read_run(path) for name, path in runs.items()}
+    if dataset is None:
+        qrels, queries, corpus, facts = read_qrels(args.qrels), None, None, {"qrels": str(args.qrels)}
+    else:
+        import heapq
+
+        def top(docs: Mapping[str, float]) -> list[tuple[str, float]]:  # as the page ranks them (trec_eval's order)
+            return heapq.nlargest(_DEPTH, docs.items(), key=lambda item: (item[1], item[0].encode()))
+
+        shown = {doc for run in rankings.values() for docs in run.values() for doc, _ in top(docs)}
+        corpus = {doc: text for block in dataset.iter_corpus() for doc, text in block if doc in shown}
+        qrels, queries, facts = dataset.qrels, dataset.queries, {"dataset": dataset.name, "split": dataset.split}
     page = comparison_report(
         report,
         runs=rankings,
-        qrels=read_qrels(args.qrels),
-        facts={"qrels": str(args.qrels)},
+        qrels=qrels,
+        queries=queries,
+        corpus=corpus,
+        facts=facts,
         title=f"Comparison: {', '.join(runs)}",
+        depth=_DEPTH,
     )
     write_outputs(args, page)
+
+
+_DEPTH = 10  # documents shown of each ranking of a largest loss
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -290,7 +314,7 @@ def report_for(data: Mapping[str, Any], args: argparse.Namespace, *, where: str)
         from ef.trec import read_qrels
 
         qrels = read_qrels(args.qrels)
-    from ef.cli.compare import run_names
+    from ef.cli._runs import run_names
     from ef.trec import read_run
 
     runs = {name: read_run(path) for name, path in run_names(args.run or []).items()}
@@ -327,7 +351,7 @@ def run(args: argparse.Namespace) -> int:
     if args.worst < 0:
         raise ValueError(f"--worst must be a non-negative integer (got {args.worst})")
     inputs = [args.result, args.qrels, *dataset_files(args.dataset, args.split or "test")]
-    from ef.cli.compare import run_names
+    from ef.cli._runs import run_names
 
     inputs += run_names(args.run or []).values()
     check_outputs(args, inputs)

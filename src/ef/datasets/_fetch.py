@@ -51,7 +51,7 @@ def _offline_hint(target: Path) -> str:
 
 
 def _download(download: Download, part: Path, target: Path, show_progress: bool, timeout: float) -> None:
-    from ef.console import Progress
+    from ef._console import Progress
 
     start = part.stat().st_size if part.is_file() else 0
     headers = dict(download.headers)

@@ -168,7 +168,7 @@ def _remembered(path: Path, md5: str) -> bool:
 
 def _remember(path: Path, md5: str) -> None:
     """Note in ef's cache that `path`, as it is now, has `md5` (housekeeping: failures are ignored)."""
-    from ef.io.atomic import atomic_writer
+    from ef.io._atomic import atomic_writer
 
     memo = _memo(md5)
     try:

@@ -13,7 +13,7 @@ Two journeys, two conventions:
 
 from typing import TYPE_CHECKING
 
-from ef.lazy import lazy_names
+from ef._lazy import lazy_names
 
 # Each public name is imported from its module on first use (PEP 562), so importing one
 # kernel or reader does not load every orchestrator; type checkers see the plain imports.

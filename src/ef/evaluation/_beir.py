@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-from ef.io.atomic import atomic_files
+from ef.io._atomic import atomic_files
 from ef.io.jsonl import iter_json_objects, json_type
 from ef.io.trec import read_qrels
 
@@ -277,7 +277,7 @@ def write_beir(
     in `directory` and moved into place with ``os.replace`` only once all three are complete, so
     an error leaves no partial file behind (a crash between the three moves can still leave a
     mix of old and new files). Symlinks are followed and existing files keep their permissions,
-    as with every ef writer (:mod:`ef.io.atomic`).
+    as with every ef writer (:mod:`ef.io._atomic`).
 
     Parameters
     ----------

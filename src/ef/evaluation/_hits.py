@@ -29,7 +29,7 @@ from typing import IO, Any
 import numpy as np
 import numpy.typing as npt
 
-from ef.io.source import BOM, Source, display_name, open_binary, read_bytes
+from ef.io._source import BOM, Source, display_name, open_binary, read_bytes
 from ef.io.trec import IS_NAN, NOT_A_NUMBER
 from ef.measures.bulk import HitTable
 

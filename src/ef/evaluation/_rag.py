@@ -14,12 +14,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from ef.console import format_table
+from ef._console import format_table
+from ef._validate import finite_float
 from ef.measures import RAG_MEASURES
 from ef.measures.answers import check_contexts
 from ef.measures.claims import CLAIM_METRICS, SupportJudge, analyse_claims
 from ef.measures.semantic import SEMANTIC_METRICS
-from ef.validate import finite_float
 
 __all__ = ["RagEvalReport", "RagSample", "evaluate_rag"]
 

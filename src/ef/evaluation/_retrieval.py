@@ -14,12 +14,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ef.console import format_table, progress
+from ef._console import format_table, progress
+from ef._validate import check_bool, finite_float
+from ef._validate import check_positive_int as _check_k
 from ef.io.frames import PerQueryFrames
 from ef.measures import RETRIEVAL_METRICS, cutoff_metric, parse_measure
 from ef.retrieval import hit_doc_id, retrieval_function, source_ranking
-from ef.validate import check_bool, finite_float
-from ef.validate import check_positive_int as _check_k
 
 if TYPE_CHECKING:
     from ef.evaluation.scoring import ReadRun

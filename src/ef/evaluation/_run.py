@@ -12,14 +12,14 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ef.console import format_table
+from ef._console import format_table
+from ef._validate import check_choice, check_positive_int, check_positive_number
 from ef.evaluation._hits import RunBytes, RunFile, hit_table, open_run
 from ef.evaluation._inputs import normalise, refuse_swap
 from ef.io.frames import DataFrameLike, PerQueryFrames
 from ef.io.trec import read_qrels
 from ef.measures import Measure, resolve
 from ef.measures.bulk import geometric_mean
-from ef.validate import check_choice, check_positive_int, check_positive_number
 
 __all__ = ["RunEvalReport", "evaluate_run"]
 
@@ -81,7 +81,7 @@ class _Evaluation:
 
 
 def _check_options(missing: str, relevance_level: object, max_docs: object) -> tuple[float, int | None]:
-    """The options checked (ef.validate's template: a wrong type is a TypeError), as plain Python
+    """The options checked (ef._validate's template: a wrong type is a TypeError), as plain Python
     numbers; numpy scalars are accepted."""
     check_choice(missing, "missing", ("zero", "skip"))
     level = check_positive_number(relevance_level, "relevance_level")

@@ -19,7 +19,7 @@ result with the metadata that makes that check possible.
 
 from typing import TYPE_CHECKING
 
-from ef.lazy import lazy_names
+from ef._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ef.gate._gate import (

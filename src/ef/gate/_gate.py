@@ -203,7 +203,7 @@ class GateReport:
         """A self-contained HTML page; written atomically to `path` when given. Returns the page."""
         page = render.html(self)
         if path is not None:
-            from ef.io.atomic import atomic_writer
+            from ef.io._atomic import atomic_writer
 
             with atomic_writer(path) as stream:
                 stream.write(page.encode("utf-8"))
@@ -234,7 +234,7 @@ def _name(sources: list[Any]) -> str:
 
 
 def _expand(measures: Sequence[str]) -> list[str]:
-    from ef.evaluation._compare import _expand_measures
+    from ef.comparison._compare import _expand_measures
 
     return _expand_measures(measures)[0]
 

@@ -473,7 +473,7 @@ def save_result(
             options[key] = value
     merged["options"] = {key: options.get(key) for key in OPTION_NAMES}
     data = Result(loaded.per_query, loaded.measures, loaded.higher_is_better, merged, loaded.source).to_dict()
-    from ef.io.atomic import atomic_writer
+    from ef.io._atomic import atomic_writer
 
     target = Path(path)
     with atomic_writer(target) as stream:

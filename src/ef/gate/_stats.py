@@ -9,7 +9,7 @@ column, on the differences shifted by the margin (``e = d + delta``, mean 0 exac
 - *fail* rejects ``H0: mean(d) >= -delta`` (the candidate is not worse by more than the margin).
 
 Each is a paired randomization test (sign flips of ``e``, seeded, exact enumeration when ``2**n
-<= resamples``), with the resampling machinery of :mod:`ef.evaluation._stats` that ``ef
+<= resamples``), with the resampling machinery of :mod:`ef.comparison._stats` that ``ef
 compare`` uses; the paired bootstrap gives each column's one-sided bounds at the level the
 caller asks (Holm's, see :func:`holm_levels`).
 """
@@ -23,7 +23,7 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
-from ef.evaluation._stats import (
+from ef.comparison._stats import (
     _TIE_TOLERANCE,
     _all_sign_bits,
     _blocks,
@@ -104,7 +104,7 @@ def holm_levels(p_values: Matrix, alpha: float) -> Matrix:
 
 
 def holm(p_values: Matrix) -> Matrix:
-    """Holm-adjusted p-values (``ef compare``'s :func:`~ef.evaluation._stats.adjust_p_values`)."""
+    """Holm-adjusted p-values (``ef compare``'s :func:`~ef.comparison._stats.adjust_p_values`)."""
     return adjust_p_values(p_values, "holm")
 
 

@@ -1,8 +1,8 @@
 """ef's one I/O layer: every file the distribution reads or writes goes through here.
 
-- :mod:`ef.io.atomic` writes files atomically.
+- ``ef.io._atomic`` (private) writes files atomically.
 - :mod:`ef.io.trec` reads and writes TREC runs and qrels (and BEIR qrels TSVs).
-- :mod:`ef.io.jsonl` reads JSON Lines, :mod:`ef.io.source` opens paths, ``-`` and gzip alike.
+- :mod:`ef.io.jsonl` reads JSON Lines, ``ef.io._source`` (private) opens paths, ``-`` and gzip alike.
 - :mod:`ef.io.frames` reads runs and qrels from pandas or polars DataFrames and builds the long
   per-query frames of every report (``to_pandas()`` / ``to_polars()``).
 - :mod:`ef.io.mteb` reads and writes MTEB's result files.

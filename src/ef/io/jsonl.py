@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ef.io.source import Source, display_name, iter_lines, read_bytes
+from ef.io._source import Source, display_name, iter_lines, read_bytes
 
 __all__ = ["iter_json_objects", "iter_jsonl", "json_type", "loads", "read_json"]
 

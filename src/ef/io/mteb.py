@@ -73,7 +73,7 @@ def mteb_result(
 
 def write_mteb(path: str | os.PathLike[str], metrics: Mapping[str, float], **options: Any) -> None:
     """Write :func:`mteb_result` of `metrics` to `path`, atomically (`options` as that function takes)."""
-    from ef.io.atomic import atomic_writer
+    from ef.io._atomic import atomic_writer
 
     document = mteb_result(metrics, **options)
     with atomic_writer(path) as stream:

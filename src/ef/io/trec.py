@@ -8,7 +8,7 @@ character is ``#`` is a comment; blank lines are skipped; the run id is the last
 qrels file has one judgement per line, ``query_id iter doc_id grade`` (integer grades, as
 trec_eval reads them); :func:`read_qrels` also reads BEIR's ``qrels/*.tsv`` (tab-separated
 ``query-id  corpus-id  score``, with or without its header row). Sources are paths or ``-``,
-plain or gzip, files or pipes (see :mod:`ef.io.source`).
+plain or gzip, files or pipes (see :mod:`ef.io._source`).
 
 Where trec_eval would guess, ef refuses with ``file:line`` and the reason: a score that is not
 entirely a number (trec_eval's ``atof`` reads ``1.5x`` as 1.5 and ``x`` as 0), NaN, a score
@@ -37,8 +37,8 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
+from ef.io._source import Source, display_name, read_bytes
 from ef.io.ids import check_query_id, check_ranking, check_trec_id
-from ef.io.source import Source, display_name, read_bytes
 
 __all__ = ["format_run", "read_qrels", "strtod", "write_lines", "write_qrels", "write_run"]
 
@@ -252,7 +252,7 @@ def _check_id(value: object, what: str) -> str:
 
 def write_lines(path: PathLike, lines: Iterable[str]) -> None:
     """Write text ``lines`` to ``path`` atomically (gzip-compressed when it ends in ``.gz``, any case)."""
-    from ef.io.atomic import atomic_writer  # only a writer needs it (and its imports)
+    from ef.io._atomic import atomic_writer  # only a writer needs it (and its imports)
 
     with atomic_writer(path) as raw:
         if os.fspath(path).lower().endswith(".gz"):

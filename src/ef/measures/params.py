@@ -9,6 +9,7 @@ trec_eval would silently read as 0 (hexadecimal, no digits at all).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 __all__ = ["atof", "atol", "doubles", "pairs", "unknown"]
 
@@ -95,11 +96,10 @@ def pairs(name: str, family: str, text: str) -> tuple[tuple[str, float], ...]:
     return tuple(out)
 
 
-def unknown(name: str, why: str | None = None) -> ValueError:
-    """The ``ValueError`` for measure `name`: why it is refused, the near names for an unknown one,
-    and where every valid form is listed (not the list itself, which runs to 1,600 characters)."""
-    from ef.measures.parse import near_names  # the parser reads the registry, which reads this module
-
+def unknown(name: str, why: str | None = None, *, near: Sequence[str] = ()) -> ValueError:
+    """The ``ValueError`` for measure `name`: why it is refused, the `near` names for an unknown one
+    (the parser finds them: it reads the registry, which reads this module), and where every valid
+    form is listed (not the list itself, which runs to 1,600 characters)."""
     hint = ""
     if why is None:
         root = name.split("@")[0].split(".")[0].split("(")[0]
@@ -107,7 +107,6 @@ def unknown(name: str, why: str | None = None) -> ValueError:
             why = f"trec_eval measure {root!r} is not computed by ef (it needs preference or jg qrels)"
         else:
             why = "unknown measure"
-            near = near_names(name)
             hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
     return ValueError(f"measure {name!r}: {why}{hint} {EVERY_SPELLING}")
 

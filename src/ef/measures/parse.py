@@ -379,7 +379,7 @@ def parse_measure(name: str) -> Measure:
         if family is None and alias in MEASURES and MEASURES[alias].param in ("cutoff", "optional_cutoff"):
             family = alias  # a measure of register_measure (or any family with a cutoff): name@K
         if family is None:
-            raise unknown(name)
+            raise unknown(name, near=near_names(name))
         return _build(name, family, _parse_param(name, family, text))
     family_name = _PLAIN_ALIASES.get(name, name)
     if family_name in MEASURES:
@@ -395,7 +395,7 @@ def parse_measure(name: str) -> Measure:
             return _with_text(name, root, text)
         if kind != "none":
             return _build(name, root, _parse_param(name, root, text))
-    raise unknown(name)
+    raise unknown(name, near=near_names(name))
 
 
 def _roots(name: str) -> list[str]:

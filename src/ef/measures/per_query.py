@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence, Set
 
-from ef.validate import check_positive_int, finite_float
+from ef._validate import check_positive_int, finite_float
 
 __all__ = [
     "Qrels",

@@ -26,10 +26,10 @@ from numbers import Integral, Real
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+from ef._validate import check_positive_int
 from ef.measures import answers, per_query
 from ef.measures.params import doubles as _doubles
 from ef.measures.params import pairs as _pairs
-from ef.validate import check_positive_int
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -558,7 +558,7 @@ _TEXT = re.compile(r"[0-9A-Za-z.,=+-]+")
 
 
 def _bad(family: str, error: Exception) -> Exception:
-    """`error` (from ef.validate's template) prefixed with the measure it is about."""
+    """`error` (from ef._validate's template) prefixed with the measure it is about."""
     return type(error)(f"Measure({family!r}): {error}")
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ef.io.atomic import atomic_writer
+from ef.io._atomic import atomic_writer
 from ef.report import _deps
 
 __all__ = ["Cell", "Figure", "Report", "Section", "Table", "Text", "cell"]

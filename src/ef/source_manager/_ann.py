@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ef._validate import check_choice, check_instance, check_positive_int
 from ef.source_manager._topk import Ranking
-from ef.validate import check_choice, check_instance, check_positive_int
 
 __all__ = [
     "ANN_FILE",

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ef.console import Progress
+from ef._console import Progress
 from ef.source_manager._index import DAMAGED
 from ef.source_manager._topk import Ranking, top_k
 

@@ -19,13 +19,13 @@ from typing import Any, NoReturn
 import numpy as np
 
 import ef
-from ef.io.atomic import replace_directory, temporary_directory
+from ef._validate import check_positive_int, describe
+from ef.io._atomic import replace_directory, temporary_directory
 from ef.io.jsonl import iter_json_objects, read_json
 from ef.retrieval import SearchHit
 from ef.segments import Segment, window_spans
 from ef.source_manager._embedders import EmbedderSpec, parse_embedder
 from ef.source_manager._index import DAMAGED, Index
-from ef.validate import check_positive_int, describe
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Collection", "check_limit", "corpus_fingerprint", "read_sources"]
 

@@ -7,11 +7,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ef._validate import check_choice, check_str
 from ef.retrieval import SearchHit
 from ef.segments import Segment
 from ef.source_manager._collection import Collection, check_limit, check_queries, read_sources
 from ef.source_manager._embedders import parse_embedder
-from ef.validate import check_choice, check_str
 
 __all__ = ["SearchableCorpus", "ingest"]
 

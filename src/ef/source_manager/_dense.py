@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ef.console import Progress
+from ef._console import Progress
 from ef.source_manager._index import DAMAGED
 from ef.source_manager._models import dimension, encode, load_model, require_sentence_transformers, resolve_model
 from ef.source_manager._topk import Ranking, merge_top_k, top_k

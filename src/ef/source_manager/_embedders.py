@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ef.console import Progress
+from ef._console import Progress
+from ef._validate import check_choice
 from ef.source_manager._index import DAMAGED, Index
 from ef.source_manager._topk import Ranking
-from ef.validate import check_choice
 
 __all__ = ["DEFAULT_DENSE_MODEL", "RRF_K", "EmbedderSpec", "HybridIndex", "parse_embedder"]
 

@@ -6,11 +6,11 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from ef._validate import check_non_empty_str, check_str
 from ef.retrieval import SearchHit
 from ef.segments import Segment
 from ef.source_manager._collection import Collection, check_limit, check_queries, read_sources
 from ef.source_manager._embedders import parse_embedder
-from ef.validate import check_non_empty_str, check_str
 
 __all__ = ["SourceManager"]
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ef.console import Progress
+from ef._console import Progress
 
 __all__ = [
     "INSTALL_HINT",

@@ -32,10 +32,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ef.console import Progress
-from ef.io.atomic import atomic_writer
+from ef._console import Progress
+from ef._validate import check_non_empty_str, check_positive_int
+from ef.io._atomic import atomic_writer
 from ef.source_manager._topk import Ranking, merge_top_k, top_k
-from ef.validate import check_non_empty_str, check_positive_int
 
 __all__ = [
     "DEFAULT_QUERY_BLOCK",

@@ -170,7 +170,7 @@ class SweepResult:
 
     def table(self) -> str:
         """The table as text."""
-        from ef.console import format_table
+        from ef._console import format_table
 
         headers = [
             "cell", self.primary, "95% CI", "delta", "p (adj.)", "vs baseline", "ms/query", "index MB", "build s",

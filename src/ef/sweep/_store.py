@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ef.io.atomic import atomic_writer, remove_stale_temporaries
+from ef.io._atomic import atomic_writer, remove_stale_temporaries
 from ef.pipeline import Pipeline
 
 __all__ = ["CELL_SCHEMA", "SCHEMA", "SweepStore"]

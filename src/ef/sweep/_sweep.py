@@ -51,7 +51,7 @@ def _load_dataset(dataset: str | os.PathLike[str] | Dataset, split: str) -> tupl
 
 def _mean_interval(values: np.ndarray, *, confidence: float, resamples: int, seed: int) -> tuple[float, float]:
     """The percentile bootstrap interval of the mean (ef.compare's resampling, on one column)."""
-    from ef.evaluation._stats import paired_statistics
+    from ef.comparison._stats import paired_statistics
 
     if len(values) < 2:
         mean = float(values.mean()) if len(values) else 0.0

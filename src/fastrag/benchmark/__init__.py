@@ -8,7 +8,7 @@
 
 from typing import TYPE_CHECKING
 
-from ef.lazy import lazy_names
+from ef._lazy import lazy_names
 
 # Each public name is imported from its module on first use (PEP 562): importing the package, or
 # one metric module, does not load the harness, the comparison statistics or numpy.

@@ -7,9 +7,9 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from ef.io.atomic import atomic_writer
+from ef.io._atomic import atomic_writer
+from ef.io._source import display_name
 from ef.io.jsonl import iter_jsonl
-from ef.io.source import display_name
 
 __all__ = ["dump_line", "read_jsonl", "write_jsonl"]
 
@@ -55,7 +55,7 @@ def write_jsonl(path: str | os.PathLike[str], records: Iterable[dict[str, Any]])
     directory, which then replaces `path` in one ``os.replace``: a reader or a crash sees the old
     file or the new one, never half of either. A new file gets the permissions ``open()`` would
     give it (``0o666`` less the umask), an existing one keeps its own, a symlink's target is
-    written (see :mod:`ef.io.atomic`).
+    written (see :mod:`ef.io._atomic`).
     """
     lines: list[str] = []
     for index, record in enumerate(records):

@@ -22,7 +22,7 @@ try:
 except ImportError:  # pragma: no cover - Windows: no lock, as before
     fcntl = None  # type: ignore[assignment]
 
-from ef.io.atomic import atomic_writer
+from ef.io._atomic import atomic_writer
 from fastrag.benchmark._jsonl import dump_line
 from fastrag.benchmark.samples import _HEADER_KEY, EvalSample, OutcomesHeader, QueryOutcome, read_outcome_lines
 

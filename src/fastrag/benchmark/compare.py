@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ef._validate import finite_float
 from ef.compare import Correction, Test, check_options
-from ef.validate import finite_float
 from fastrag.benchmark.result import BenchmarkResult
 
 if TYPE_CHECKING:

@@ -36,9 +36,8 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any, Protocol, TextIO, runtime_checkable
 
-from ef.console import Progress
-from ef.retrieval import Retriever, as_chunks, check_retriever
-from ef.validate import (
+from ef._console import Progress
+from ef._validate import (
     check_non_empty_str,
     check_non_negative_int,
     check_non_negative_number,
@@ -47,6 +46,7 @@ from ef.validate import (
     check_str,
     describe,
 )
+from ef.retrieval import Retriever, as_chunks, check_retriever
 from fastrag.benchmark._jsonl import dump_line
 from fastrag.benchmark._results import default_run_name, open_results, start_results
 from fastrag.benchmark.metrics import Metric, RetrievalMetric

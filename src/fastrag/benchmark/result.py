@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ef.console import format_table
-from ef.validate import check_instance, finite_float
+from ef._console import format_table
+from ef._validate import check_instance, finite_float
 from fastrag.benchmark._jsonl import read_jsonl, write_jsonl
 from fastrag.benchmark.samples import QueryOutcome
 from fastrag.benchmark.summary import DistributionSummary

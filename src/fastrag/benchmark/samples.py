@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-from ef.validate import (
+from ef._validate import (
     check_choice,
     check_id,
     check_instance,

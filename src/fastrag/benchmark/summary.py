@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from numbers import Real
 from typing import Any
 
-from ef.validate import check_finite_number, check_non_negative_int, describe, finite_float
+from ef._validate import check_finite_number, check_non_negative_int, describe, finite_float
 
 __all__ = ["DistributionSummary"]
 

@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar, Literal, get_args
 
+from ef._validate import check_positive_int
 from ef.measures import MEASURES, Measure, parse_measure, score_ranking
-from ef.validate import check_positive_int
 from fastrag.benchmark.metrics._base import Metric
 from fastrag.benchmark.samples import EvalSample, QueryOutcome
 from fastrag.documents import Chunk

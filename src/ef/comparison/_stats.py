@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 # The option names and checks live without numpy, for `ef compare --help`; re-exported here.
-from ef.evaluation._options import CORRECTIONS, TESTS, Correction, Test, check_options
+from ef.comparison._options import CORRECTIONS, TESTS, Correction, Test, check_options
 
 __all__ = [
     "CORRECTIONS",

@@ -1,20 +1,282 @@
-"""Renderings of a :class:`~ef.evaluation._compare.ComparisonReport`: terminal, Markdown, LaTeX, CSV, frames.
+"""What :func:`~ef.comparison._compare.compare` returns, and its renderings: terminal, Markdown, LaTeX, CSV, frames.
 
-Every text rendering shows the same columns, the same markers and the same legend.
+The report and its renderings share a module: each rendering reads the report, and the report's
+methods call the renderings, so apart they would import each other. Every text rendering shows
+the same columns, the same markers and the same legend.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from typing import TYPE_CHECKING, Any
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-from ef.evaluation._stats import CORRECTIONS, TESTS
+from ef.comparison._stats import CORRECTIONS, TESTS
 
-if TYPE_CHECKING:
-    from ef.evaluation._compare import Comparison, ComparisonReport
+__all__ = [
+    "SCHEMA",
+    "Comparison",
+    "ComparisonReport",
+    "csv_text",
+    "dataframe",
+    "latex",
+    "markdown",
+    "systems_table",
+    "table",
+]
 
-__all__ = ["csv_text", "dataframe", "latex", "markdown", "systems_table", "table"]
+SCHEMA = "ef.compare/1"
+
+@dataclass(frozen=True)
+class Comparison:
+    """One (pair, measure) comparison of :class:`ComparisonReport`.
+
+    ``diff`` is ``system_mean - baseline_mean`` in the measure's units; ``ci_low``/``ci_high``
+    bound its paired-bootstrap confidence interval. ``effect_size`` is paired Cohen's d (the
+    mean difference over the standard deviation of the per-query differences); ``None`` when
+    every query differs by the same non-zero amount (an infinite effect). ``significant`` is
+    ``p_adjusted < alpha``. ``wins``/``ties``/``losses`` count the queries where `system` did
+    better than, the same as, or worse than `baseline`, in the measure's direction. In all-pairs
+    mode `baseline` is the pair's first system.
+    """
+
+    system: str
+    baseline: str
+    measure: str
+    higher_is_better: bool
+    n_queries: int
+    system_mean: float
+    baseline_mean: float
+    diff: float
+    ci_low: float
+    ci_high: float
+    effect_size: float | None
+    p_value: float
+    p_adjusted: float
+    significant: bool
+    wins: int
+    ties: int
+    losses: int
+
+    @property
+    def verdict(self) -> str:
+        """``"better"`` or ``"worse"`` (significant, in the measure's direction) or ``"not significant"``."""
+        if not self.significant or self.diff == 0.0:
+            return "not significant"
+        return "better" if (self.diff > 0) == self.higher_is_better else "worse"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields, plus ``verdict``, as a JSON-ready dict."""
+        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        out["verdict"] = self.verdict
+        return out
+
+
+@dataclass(frozen=True, repr=False)
+class ComparisonReport:
+    """What :func:`compare` found: every comparison, the settings, the queries and the warnings.
+
+    ``comparisons`` are ordered by pair (as the runs were given), then by measure; together they
+    are the family the p-values were corrected over. ``queries`` are the query ids compared
+    (sorted); ``baselines`` every baseline (the first is ``baseline``; empty in all-pairs mode);
+    ``replicates[system][measure]`` each seed's (or fold's) mean, for a system given as several
+    runs, whose per-query values were averaged (seeds) or joined (folds);
+    ``scores[system][measure]`` holds that system's per-query values aligned with `queries`
+    (``None`` where a benchmark sample was not scored; that measure then compares the samples
+    every system scored). ``lacked[system]`` counts the queries the system had no
+    result for. ``unit`` names what was paired: ``"queries"`` or ``"samples"``.
+
+    Renderings: ``str(report)`` (a terminal table with markers and a legend), :meth:`to_markdown`,
+    :meth:`to_latex`, :meth:`to_csv`, :meth:`to_dict` / :meth:`to_json` (with per-query
+    differences) and :meth:`to_dataframe`.
+    """
+
+    systems: tuple[str, ...]
+    baseline: str | None
+    measures: tuple[str, ...]
+    higher_is_better: Mapping[str, bool]
+    comparisons: tuple[Comparison, ...]
+    test: str
+    correction: str
+    alpha: float
+    confidence: float
+    resamples: int
+    seed: int
+    missing: str
+    exact: bool
+    queries: tuple[str, ...]
+    scores: Mapping[str, Mapping[str, tuple[float | None, ...]]]
+    lacked: Mapping[str, int]
+    warnings: tuple[str, ...]
+    unit: str = "queries"
+    baselines: tuple[str, ...] = ()
+    replicates: Mapping[str, Mapping[str, tuple[float, ...]]] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        """Short: the per-query values would fill a screen."""
+        return (
+            f"ComparisonReport({len(self.systems)} systems, {len(self.measures)} measures, "
+            f"{self.n_queries} {self.unit}, {self.family_size} comparisons, test={self.test!r})"
+        )
+
+    @property
+    def family_size(self) -> int:
+        """How many comparisons the correction was applied over."""
+        return len(self.comparisons)
+
+    @property
+    def n_queries(self) -> int:
+        """How many queries (samples) were paired."""
+        return len(self.queries)
+
+    @property
+    def family(self) -> str:
+        """The family of comparisons, in words."""
+        pairs = len(self.comparisons) // max(len(self.measures), 1)
+        if len(self.baselines) > 1:
+            what = f"{pairs} (system, baseline) pairs, baselines {', '.join(map(repr, self.baselines))}"
+        elif self.baseline is not None:
+            what = f"{pairs} system{'s' if pairs != 1 else ''} against the baseline {self.baseline!r}"
+        else:
+            what = f"{pairs} pair{'s' if pairs != 1 else ''} of systems"
+        return (
+            f"every (system, measure) comparison: {what} x {len(self.measures)} "
+            f"measure{'s' if len(self.measures) != 1 else ''} = {self.family_size}"
+        )
+
+    def get(self, system: str, measure: str, baseline: str | None = None) -> Comparison:
+        """The comparison of `system` on `measure` (against `baseline` when several exist).
+
+        Raises ``KeyError`` naming what was asked for when there is none; the comparison of a
+        pair listed the other way round is not turned around.
+        """
+        for c in self.comparisons:
+            if c.system == system and c.measure == measure and baseline in (None, c.baseline):
+                return c
+        against = "" if baseline is None else f" against {baseline!r}"
+        raise KeyError(f"no comparison of {system!r} on {measure!r}{against} in this report")
+
+    def per_query_diff(self, comparison: Comparison) -> dict[str, float]:
+        """Query id -> ``system - baseline`` for the queries that comparison paired."""
+        a = self.scores[comparison.baseline][comparison.measure]
+        b = self.scores[comparison.system][comparison.measure]
+        return {q: y - x for q, x, y in zip(self.queries, a, b, strict=True) if x is not None and y is not None}
+
+    def to_dict(self, *, per_query: bool = True) -> dict[str, Any]:
+        """A JSON-ready dict with schema version :data:`SCHEMA`.
+
+        ``per_query=True`` adds ``queries``, each system's per-query values (``per_query``) and
+        each comparison's per-query differences (``per_query_diff``, aligned with ``queries``,
+        ``null`` where not paired).
+        """
+        out: dict[str, Any] = {
+            "schema": SCHEMA,
+            "test": self.test,
+            "test_name": TESTS[self.test],
+            "exact": self.exact,
+            "correction": self.correction,
+            "alpha": self.alpha,
+            "confidence": self.confidence,
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "missing": self.missing,
+            "unit": self.unit,
+            "systems": list(self.systems),
+            "baseline": self.baseline,
+            "baselines": list(self.baselines or ([] if self.baseline is None else [self.baseline])),
+            "replicates": {s: {m: list(v) for m, v in by.items()} for s, by in self.replicates.items()},
+            "measures": [{"name": m, "higher_is_better": self.higher_is_better[m]} for m in self.measures],
+            "family": {"description": self.family, "size": self.family_size},
+            "n_queries": self.n_queries,
+            "lacked": dict(self.lacked),
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "warnings": list(self.warnings),
+        }
+        if per_query:
+            out["queries"] = list(self.queries)
+            out["per_query"] = {s: {m: list(v) for m, v in by.items()} for s, by in self.scores.items()}
+            for record, c in zip(out["comparisons"], self.comparisons, strict=True):
+                diffs = self.per_query_diff(c)
+                record["per_query_diff"] = [diffs.get(q) for q in self.queries]
+        return out
+
+    def to_json(self, *, indent: int | None = None, per_query: bool = True) -> str:
+        """:meth:`to_dict` as JSON text (never NaN: undefined values are ``null``)."""
+        return json.dumps(self.to_dict(per_query=per_query), ensure_ascii=False, allow_nan=False, indent=indent)
+
+    def to_markdown(self) -> str:
+        """A Markdown table with the same columns, markers and legend as ``str(report)``."""
+        return markdown(self)
+
+    def to_latex(self) -> str:
+        """A LaTeX ``tabular`` with booktabs rules (needs ``\\usepackage{booktabs,amssymb}``)."""
+        return latex(self)
+
+    def to_systems_table(self, form: str = "markdown") -> str:
+        """Systems x measures: each mean, with superscripts naming the systems it is significantly
+        better than, as papers print it; `form` is ``"markdown"``, ``"latex"`` or ``"text"``."""
+        return systems_table(self, form)
+
+    def to_csv(self) -> str:
+        """One CSV row per comparison, full precision, no per-query values."""
+        return csv_text(self)
+
+    def to_dataframe(self, library: str = "pandas") -> Any:
+        """One row per comparison as a pandas (default) or polars DataFrame.
+
+        Raises ``ImportError`` with the install command when the library is missing.
+        """
+        return dataframe(self, library)
+
+    def to_pandas(self) -> Any:
+        """One row per comparison as a pandas DataFrame: ``to_dataframe("pandas")``."""
+        return dataframe(self, "pandas")
+
+    def to_polars(self) -> Any:
+        """One row per comparison as a polars DataFrame: ``to_dataframe("polars")``."""
+        return dataframe(self, "polars")
+
+    def to_html(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        runs: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
+        qrels: Mapping[str, Mapping[str, float]] | None = None,
+        queries: Mapping[str, str] | None = None,
+        corpus: Mapping[str, str] | None = None,
+        title: str | None = None,
+    ) -> Any:
+        """Write a self-contained HTML report with charts to `path` (atomically); returns the path.
+
+        With `runs` (name -> ``{query_id: {doc_id: score}}``) the largest losses show both
+        rankings side by side. Needs the ``report`` extra (``pip install 'ef-eval[report]'``); see
+        :func:`ef.report.comparison_report`.
+        """
+        from ef.report import comparison_report
+
+        page = comparison_report(self, runs=runs, qrels=qrels, queries=queries, corpus=corpus, title=title)
+        return page.to_html(path)
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the page :meth:`to_html` writes, in a sandboxed frame; without the ``report``
+        extra, the terminal table."""
+        from ef.report import comparison_report, notebook_html
+
+        try:
+            return notebook_html(comparison_report(self).html())
+        except ImportError:
+            import html
+
+            return f"<pre>{html.escape(str(self))}</pre>"
+
+    def __str__(self) -> str:
+        """The terminal table: one row per comparison, markers, a legend and the warnings."""
+        return table(self)
+
 
 _BETTER, _WORSE = "▲", "▼"
 _NAME_COLUMNS = 3

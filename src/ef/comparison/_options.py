@@ -12,7 +12,7 @@ import math
 from numbers import Integral, Real
 from typing import Literal
 
-from ef.validate import check_positive_int
+from ef._validate import check_positive_int
 
 __all__ = ["CORRECTIONS", "TESTS", "Correction", "Test", "check_options"]
 
