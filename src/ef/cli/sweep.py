@@ -43,6 +43,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-resume", action="store_true", help="delete the cells OUT holds and score all again")
     parser.add_argument("--json", metavar="FILE", help="also write the result as JSON ('-': standard output)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    parser.add_argument(
+        "--engine", choices=("local", "ray"), default="local",
+        help="where cells run: here, one after another (default), or on a Ray cluster, one actor per chunking "
+             "(pip install 'ef-eval[ray]'); each cell is saved as it finishes either way",
+    )
+    parser.add_argument(
+        "--ray-address", metavar="ADDRESS",
+        help="the Ray cluster, e.g. 127.0.0.1:6379 (default: RAY_ADDRESS, else a local cluster on 127.0.0.1)",
+    )
     from ef.cli.report import add_output_flags
 
     add_output_flags(parser)  # --html, --png, --svg
@@ -53,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from ef.cli.report import check_outputs, wants_report, write_outputs
     from ef.sweep import read_config, sweep
 
+    if args.ray_address is not None and args.engine != "ray":
+        raise ValueError("--ray-address needs --engine ray")
     config = read_config(args.config)
     dataset = args.dataset or config.dataset
     if dataset is None:
@@ -73,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
         cache_dir=args.cache_dir or config.cache,
         resume=not args.no_resume,
         show_progress=not args.quiet,
+        engine=args.engine,
+        ray_address=args.ray_address,
         **config.options,
     )
     print(

@@ -14,8 +14,9 @@ import numpy as np
 
 from ef.pipeline import Pipeline, content_id, expand_grid
 from ef.pipeline_stages import Workspace, fusion_method
+from ef.sweep._cell import CellJob, score_cell
 from ef.sweep._result import CellResult, SweepResult
-from ef.sweep._store import CELL_SCHEMA, SweepStore
+from ef.sweep._store import SweepStore
 
 __all__ = ["sweep"]
 
@@ -126,6 +127,8 @@ def sweep(
     batch_size: int = 32,
     show_progress: bool = True,
     workspace: Workspace | None = None,
+    engine: str = "local",
+    ray_address: str | None = None,
 ) -> SweepResult:
     """Run every pipeline of `grid` over one dataset and decide which is best, with the evidence.
 
@@ -164,7 +167,15 @@ def sweep(
         Print ``cells done / left`` with an ETA after each cell, and encoding bars, on stderr.
     workspace
         A :class:`~ef.pipeline_stages.Workspace` of the same corpus to reuse (and whose
-        ``counts`` to read); by default a new one.
+        ``counts`` to read); by default a new one. With ``engine="ray"`` its corpus, cache folder,
+        device and batch size are what the Ray actors use, and the actors' counts are added to it.
+    engine
+        ``"local"``: the cells run here, one after another. ``"ray"``: each chunking's cells run
+        in a Ray actor of their own, chunkings in parallel (one CPU each), and each cell is saved
+        here as it finishes: the same numbers, the same resuming (``pip install 'ef-eval[ray]'``).
+    ray_address
+        The Ray cluster (``"127.0.0.1:6379"``); ``None``: ``RAY_ADDRESS``, else a local cluster on
+        127.0.0.1 started for the sweep and stopped after it, as ``ef eval --engine ray`` does.
 
     Returns
     -------
@@ -174,6 +185,8 @@ def sweep(
     ------
     ValueError
         For a bad grid, option or baseline, or a folder holding another dataset's sweep.
+    ImportError
+        For ``engine="ray"`` without Ray Data installed.
 
     Examples
     --------
@@ -189,9 +202,7 @@ def sweep(
     0.8078
     """
     from ef.compare import check_options, compare
-    from ef.evaluation import evaluate_run
     from ef.measures import parse_measure
-    from ef.pipeline import collapse_to_sources
 
     started = time.perf_counter()
     pipelines = expand_grid(grid)
@@ -201,6 +212,14 @@ def sweep(
     for name in names:
         parse_measure(name)  # an unknown measure fails before any work
     check_options(test, correction, alpha, confidence, resamples, seed)
+    if engine not in ("local", "ray"):
+        raise ValueError(f"'engine' must be 'local' or 'ray' (got {engine!r})")
+    if ray_address is not None and engine != "ray":
+        raise ValueError("'ray_address' needs engine='ray'")
+    if engine == "ray":
+        from ef.source_manager.scale import require_ray
+
+        require_ray()  # ImportError with the install command, before any work
     higher = parse_measure(names[0]).spec.higher_is_better
     baseline_id = None if baseline is None else _resolve(baseline, pipelines)
     labels: dict[str, str] = {}
@@ -247,38 +266,28 @@ def sweep(
         deepest[group] = max(deepest.get(group, 0), p.first_stage_depth)
     progress = _Progress(len(pipelines), len(loaded), sys.stderr if show_progress else None)
     n = len(query_ids)
-    for pipeline in pending:
-        group = (pipeline.chunking(), pipeline.first_stage())
-        workspace.first_stage(pipeline, texts, depth=deepest[group])
-        output = workspace.run(pipeline, texts)
-        segments = workspace.chunks(pipeline).segments
-        chunk_run = {
-            q: [(segments[p].source_id, float(s)) for p, s in zip(positions.tolist(), scores.tolist(), strict=True)]
-            for q, (positions, scores) in zip(query_ids, output.rankings, strict=True)
-        }
-        # Each source at its best chunk (max score); then scored in the pipeline's order, as ef eval
-        # scores a retriever: rank scores n, n-1, ... (trec_eval would break tied scores by doc id).
-        collapsed = collapse_to_sources(chunk_run, lambda source: source)
-        run = {q: {doc: float(len(docs) - i) for i, doc in enumerate(docs)} for q, docs in collapsed.items()}
-        report = evaluate_run(run, judged, names, missing="zero", relevance_level=level)
-        record = {
-            "schema": CELL_SCHEMA,
-            "id": pipeline.id,
-            "label": pipeline.label,
-            "pipeline": pipeline.to_dict(),
-            "dataset": fingerprint,
-            "measures": names,
-            "metrics": {m: float(report.metrics[m]) for m in names},
-            "per_query": {q: [float(report.per_query[q][m]) for m in names] for q in query_ids},
-            "retrieve_ms": output.retrieve_seconds / n * 1000.0,
-            "rerank_ms": output.rerank_seconds / n * 1000.0,
-            "index_bytes": output.index_bytes,
-            "build_seconds": output.build_seconds,
-        }
+    job = CellJob(tuple(query_ids), tuple(texts), judged, tuple(names), level, fingerprint)
+
+    def finished(pipeline: Pipeline, record: dict[str, Any], run: dict[str, dict[str, float]]) -> None:
         if store is not None:
             store.save(pipeline, record, run)
         records[pipeline.id] = record
         progress.cell(pipeline.label, names[0], record["metrics"][names[0]])
+
+    if engine == "ray":
+        from ef.sweep._ray import run_cells_on_ray
+
+        computed = run_cells_on_ray(
+            pending, {p.id: deepest[(p.chunking(), p.first_stage())] for p in pending}, job, workspace.corpus,
+            cache_dir=workspace.cache_dir, device=workspace.device, batch_size=workspace.batch_size,
+            address=ray_address, on_cell=finished,
+        )
+        for kind, counter in computed.items():
+            workspace.counts[kind].update(counter)
+    else:
+        for pipeline in pending:
+            record, run = score_cell(workspace, pipeline, job, deepest[(pipeline.chunking(), pipeline.first_stage())])
+            finished(pipeline, record, run)
 
     cells = []
     for pipeline in pipelines:
