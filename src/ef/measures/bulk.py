@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -21,10 +21,9 @@ import numpy.typing as npt
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from ef.measures.registry import Measure
-
 __all__ = [
     "HitTable",
+    "MeasureParams",
     "average_precision",
     "binary_g",
     "bpref",
@@ -75,6 +74,28 @@ __all__ = [
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 Texts = npt.NDArray[np.object_]
+
+
+class MeasureParams(Protocol):
+    """What a kernel reads of the measure it computes; an :class:`ef.measures.Measure` has it all.
+
+    Said here, not imported: the registry names these kernels, so this module importing the
+    registry would tie the two in a circle.
+    """
+
+    @property
+    def param(self) -> int | float | None: ...
+    @property
+    def text(self) -> str | None: ...
+    @property
+    def rel(self) -> int | None: ...
+    @property
+    def doubles(self) -> tuple[float, ...]: ...
+    @property
+    def gain_pairs(self) -> tuple[tuple[int, float], ...]: ...
+    @property
+    def persistence(self) -> float: ...
+
 
 MIN_GEO_MEAN = 1e-5
 """trec_eval's floor for average precision before a geometric mean (``MIN_GEO_MEAN``)."""
@@ -421,46 +442,46 @@ class HitTable:
         return out
 
 
-def _cutoff(measure: Measure) -> int | None:
+def _cutoff(measure: MeasureParams) -> int | None:
     return None if measure.param is None else int(measure.param)
 
 
-def num_q(table: HitTable, _: Measure) -> Floats:
+def num_q(table: HitTable, _: MeasureParams) -> Floats:
     """1 per query; summed it is trec_eval's ``num_q``."""
     return np.ones(table.n)
 
 
-def num_ret(table: HitTable, _: Measure) -> Floats:
+def num_ret(table: HitTable, _: MeasureParams) -> Floats:
     """Documents retrieved per query."""
     return table.num_ret.astype(np.float64)
 
 
-def num_rel(table: HitTable, _: Measure) -> Floats:
+def num_rel(table: HitTable, _: MeasureParams) -> Floats:
     """Relevant documents judged per query."""
     return table.num_rel.astype(np.float64)
 
 
-def num_rel_ret(table: HitTable, _: Measure) -> Floats:
+def num_rel_ret(table: HitTable, _: MeasureParams) -> Floats:
     """Relevant documents retrieved per query."""
     return table.relevant_count()
 
 
-def num_nonrel_judged_ret(table: HitTable, _: Measure) -> Floats:
+def num_nonrel_judged_ret(table: HitTable, _: MeasureParams) -> Floats:
     """Judged non-relevant documents retrieved per query."""
     return _bincount(table.hit_query, (table.hit_grade < table.level).astype(np.float64), table.n)
 
 
-def average_precision(table: HitTable, measure: Measure) -> Floats:
+def average_precision(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``map`` (no cutoff) and ``map_cut.k``."""
     return _divide(table.precision_sum(_cutoff(measure)), table.num_rel)
 
 
-def r_precision(table: HitTable, _: Measure) -> Floats:
+def r_precision(table: HitTable, _: MeasureParams) -> Floats:
     """trec_eval's ``Rprec``: relevant in the top R, over R."""
     return _divide(table.relevant_count(below=table.num_rel), table.num_rel)
 
 
-def reciprocal_rank(table: HitTable, measure: Measure) -> Floats:
+def reciprocal_rank(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``recip_rank``; with a cutoff, 0 when the first relevant is ranked past it."""
     first = table.first_rank
     found = np.isfinite(first) if measure.param is None else first < measure.param
@@ -469,37 +490,37 @@ def reciprocal_rank(table: HitTable, measure: Measure) -> Floats:
     return out
 
 
-def success(table: HitTable, measure: Measure) -> Floats:
+def success(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``success.k``: 1 if a relevant document is in the top k."""
     limit = np.inf if measure.param is None else measure.param
     return (table.first_rank < limit).astype(np.float64)
 
 
-def precision(table: HitTable, measure: Measure) -> Floats:
+def precision(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``P.k``: relevant in the top k over k."""
     k = int(measure.param or 0)
     return table.relevant_count(below=k) / k
 
 
-def recall(table: HitTable, measure: Measure) -> Floats:
+def recall(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``recall.k``: relevant in the top k over all relevant judged."""
     return _divide(table.relevant_count(below=int(measure.param or 0)), table.num_rel)
 
 
-def relative_precision(table: HitTable, measure: Measure) -> Floats:
+def relative_precision(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``relative_P.k``: relevant in the top k over ``min(k, R)``."""
     k = int(measure.param or 0)
     return _divide(table.relevant_count(below=k), np.minimum(table.num_rel, k))
 
 
-def ndcg(table: HitTable, measure: Measure) -> Floats:
+def ndcg(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``ndcg`` (with its ``level=gain`` parameters) and ``ndcg_cut.k``; 0 when the ideal DCG is 0."""
     k = _cutoff(measure)
     gains = table.gains(measure.gain_pairs, scaled=True)  # a ratio: scaled so no sum overflows
     return _divide(table.dcg(k, gains), gains.ideal_total(k))
 
 
-def _finite(values: Floats, measure: Measure) -> Floats:
+def _finite(values: Floats, measure: MeasureParams) -> Floats:
     """`values`, unless one is inf or NaN: finite grades whose DCG a float cannot hold (issue 9)."""
     if not np.isfinite(values).all():
         raise ValueError(
@@ -509,17 +530,17 @@ def _finite(values: Floats, measure: Measure) -> Floats:
     return values
 
 
-def dcg(table: HitTable, measure: Measure) -> Floats:
+def dcg(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``dcg``: the run's DCG (not normalised)."""
     return _finite(table.dcg(None, table.gains(measure.gain_pairs)), measure)
 
 
-def ideal_dcg(table: HitTable, measure: Measure) -> Floats:
+def ideal_dcg(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``ideal_dcg``: the DCG of the ideal ranking."""
     return _finite(table.gains(measure.gain_pairs).ideal_total(), measure)
 
 
-def ndcg_exp(table: HitTable, measure: Measure) -> Floats:
+def ndcg_exp(table: HitTable, measure: MeasureParams) -> Floats:
     """nDCG with exponential gain ``2^g - 1`` (gdeval, ir_measures' ``dcg='exp-log2'``), optionally cut at k."""
     k = _cutoff(measure)
     with np.errstate(over="ignore", invalid="ignore"):  # 2^g - 1 may overflow: _finite names it
@@ -536,7 +557,7 @@ def _ideal_prefix_at(gains: Gains, query: Ints, position: Ints) -> Floats:
     return out
 
 
-def ndcg_rel(table: HitTable, measure: Measure) -> Floats:
+def ndcg_rel(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``ndcg_rel``: nDCG averaged over the relevant (gain > 0) documents.
 
     At each retrieved document of positive gain the running DCG over the running ideal DCG; each
@@ -557,7 +578,7 @@ def ndcg_rel(table: HitTable, measure: Measure) -> Floats:
     return np.where(total > 0, _divide(total, gains.ideal_len), 0.0)
 
 
-def r_ndcg(table: HitTable, measure: Measure) -> Floats:
+def r_ndcg(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``Rndcg``: nDCG averaged at the R levels, where the ideal gain changes.
 
     At each position p where the ideal ranking's gain changes (its end included), the nDCG of the
@@ -590,7 +611,7 @@ def r_ndcg(table: HitTable, measure: Measure) -> Floats:
     return np.where(table.num_rel > 0, _divide(total, count), 0.0)
 
 
-def g(table: HitTable, measure: Measure) -> Floats:
+def g(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``G``: gain over ``log2(2 + ideal cost - gain so far)``, normalised by the ideal gain."""
     gains = table.gains(measure.gain_pairs)
     n = table.n
@@ -613,7 +634,7 @@ def g(table: HitTable, measure: Measure) -> Floats:
     return _divide(_bincount(query, terms, n), _bincount(gains.ideal_query, gains.ideal_gain, n))
 
 
-def binary_g(table: HitTable, _: Measure) -> Floats:
+def binary_g(table: HitTable, _: MeasureParams) -> Floats:
     """trec_eval's ``binG``: over R, the sum of ``1 / log2(2 + non-relevant ranked above)`` at each relevant."""
     query, rank, ordinal = table._relevant
     terms = 1.0 / np.log2(3.0 + rank - ordinal)
@@ -634,7 +655,7 @@ def _bpref_per_query(table: HitTable) -> Floats:
     return _divide(_bincount(query, terms, table.n), table.num_rel)
 
 
-def bpref(table: HitTable, _: Measure) -> Floats:
+def bpref(table: HitTable, _: MeasureParams) -> Floats:
     """trec_eval's ``bpref`` (and ``gm_bpref``'s per-query value).
 
     Each relevant retrieved document scores ``1 - min(n, R) / min(N, R)``, ``n`` the judged
@@ -643,7 +664,7 @@ def bpref(table: HitTable, _: Measure) -> Floats:
     return _bpref_per_query(table)
 
 
-def inferred_ap(table: HitTable, _: Measure) -> Floats:
+def inferred_ap(table: HitTable, _: MeasureParams) -> Floats:
     """trec_eval's ``infAP`` (Yilmaz and Aslam): AP estimated from a judged sample of the pool.
 
     Unpooled documents are skipped; at a relevant document of 0-based rank j > 0 the term is
@@ -674,14 +695,14 @@ def inferred_ap(table: HitTable, _: Measure) -> Floats:
     return _divide(_bincount(query[hit], terms, n), table.num_rel)
 
 
-def r_precision_multiple(table: HitTable, measure: Measure) -> Floats:
+def r_precision_multiple(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``Rprec_mult.x``: precision at ``(long)(x * R + 0.9)`` documents."""
     x = float(measure.param or 0.0)
     cutoff = np.trunc(x * table.num_rel + 0.9).astype(np.int64)
     return _divide(table.relevant_count(below=cutoff), cutoff)
 
 
-def utility(table: HitTable, measure: Measure) -> Floats:
+def utility(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``utility.a,b,c,d``: a per relevant retrieved, b per non-relevant retrieved, c per
     relevant missed, d per non-relevant missed (the collection size is 0: ``-N`` is not read)."""
     p1, p2, p3, p4 = measure.doubles
@@ -698,7 +719,7 @@ def utility(table: HitTable, measure: Measure) -> Floats:
     return out
 
 
-def eleven_point_average(table: HitTable, measure: Measure) -> Floats:
+def eleven_point_average(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``11pt_avg``: interpolated precision averaged over recall levels, trec_eval's scan
     included (it expects the levels in increasing order, as the default ``0.0,0.1,...,1.0``)."""
     levels = measure.doubles
@@ -723,29 +744,29 @@ def eleven_point_average(table: HitTable, measure: Measure) -> Floats:
     return total / len(levels)
 
 
-def set_precision(table: HitTable, _: Measure) -> Floats:
+def set_precision(table: HitTable, _: MeasureParams) -> Floats:
     """trec_eval's ``set_P``: relevant retrieved over retrieved."""
     return _divide(table.num_rel_ret.astype(np.float64), table.num_ret)
 
 
-def set_relative_precision(table: HitTable, _: Measure) -> Floats:
+def set_relative_precision(table: HitTable, _: MeasureParams) -> Floats:
     """trec_eval's ``set_relative_P``: relevant retrieved over ``min(retrieved, R)``."""
     den = np.where(table.num_rel > 0, np.minimum(table.num_ret, table.num_rel), 0)
     return _divide(table.num_rel_ret.astype(np.float64), den)
 
 
-def set_recall(table: HitTable, _: Measure) -> Floats:
+def set_recall(table: HitTable, _: MeasureParams) -> Floats:
     """trec_eval's ``set_recall``: relevant retrieved over R."""
     return _divide(table.num_rel_ret.astype(np.float64), table.num_rel)
 
 
-def set_map(table: HitTable, _: Measure) -> Floats:
+def set_map(table: HitTable, _: MeasureParams) -> Floats:
     """trec_eval's ``set_map``: ``rel_ret^2 / (ret * R)``."""
     rel_ret = table.num_rel_ret.astype(np.float64)
     return _divide(rel_ret * rel_ret, table.num_ret.astype(np.float64) * table.num_rel)
 
 
-def set_f(table: HitTable, measure: Measure) -> Floats:
+def set_f(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``set_F.x``: ``(x + 1) P R / (x P + R)`` on the retrieved set."""
     x = measure.doubles[0]
     rel_ret = table.num_rel_ret.astype(np.float64)
@@ -758,7 +779,7 @@ def set_f(table: HitTable, measure: Measure) -> Floats:
     return out
 
 
-def _rbp_gains(table: HitTable, measure: Measure) -> Floats:
+def _rbp_gains(table: HitTable, measure: MeasureParams) -> Floats:
     """Per judged hit, RBP's gain: trec_eval's gains scaled to [0, 1] per query, or binary at ``rel``."""
     if measure.rel is not None:
         return (table.hit_grade >= measure.rel).astype(np.float64)
@@ -801,7 +822,7 @@ def _powers(p: float, n: int) -> Floats:
     return np.concatenate(([1.0], np.cumprod(np.full(n, p))))
 
 
-def rank_biased_precision(table: HitTable, measure: Measure) -> Floats:
+def rank_biased_precision(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``rbp`` (Moffat and Zobel): ``(1 - p) * sum(gain_i * p^i)``, p = 0.9 unless ``rbp.p=X``.
 
     Gains are trec_eval's (the grade, or ``level=gain`` parameters), scaled per query to [0, 1] when
@@ -814,7 +835,7 @@ def rank_biased_precision(table: HitTable, measure: Measure) -> Floats:
     return (1.0 - p) * _bincount(table.hit_query, terms, table.n)
 
 
-def rbp_residual(table: HitTable, measure: Measure) -> Floats:
+def rbp_residual(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``rbp_resid``: how much RBP could still rise if every unjudged retrieved document
     (and every document past the ranking) were relevant, ``p^n + (1 - p) * sum(p^i)`` over unjudged
     ranks i; 0 when every retrieved document is judged, as trec_eval prints it."""
@@ -842,25 +863,25 @@ def rbp_residual(table: HitTable, measure: Measure) -> Floats:
     return np.where(count > 0, powers[counts] + (1.0 - p) * total, 0.0)
 
 
-def unjudged(table: HitTable, measure: Measure) -> Floats:
+def unjudged(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``unj.k``: the share of the top k not judged (k past the ranking: the rest count as judged)."""
     k = int(measure.param or 0)
     return (np.minimum(table.num_ret, k) - table.judged_count(k)) / k
 
 
-def judged(table: HitTable, measure: Measure) -> Floats:
+def judged(table: HitTable, measure: MeasureParams) -> Floats:
     """ir_measures' ``Judged@k``: judged documents in the top k over ``min(k, retrieved)``."""
     k = int(measure.param or 0)
     return _divide(table.judged_count(k), np.minimum(table.num_ret, k))
 
 
-def hits(table: HitTable, measure: Measure) -> Floats:
+def hits(table: HitTable, measure: MeasureParams) -> Floats:
     """ranx's ``hits@k``: relevant documents in the top k (all retrieved without k)."""
     k = _cutoff(measure)
     return table.relevant_count(below=k)
 
 
-def f1_cut(table: HitTable, measure: Measure) -> Floats:
+def f1_cut(table: HitTable, measure: MeasureParams) -> Floats:
     """ranx's ``f1@k``: ``2 P R / (P + R)`` of P@k and recall@k, 0 when both are 0 (computed as ranx does)."""
     k = int(measure.param or 0)
     found = table.relevant_count(below=k)
@@ -869,18 +890,18 @@ def f1_cut(table: HitTable, measure: Measure) -> Floats:
     return _divide(2 * (p * r), p + r)
 
 
-def dcg_cut(table: HitTable, measure: Measure) -> Floats:
+def dcg_cut(table: HitTable, measure: MeasureParams) -> Floats:
     """ranx's ``dcg@k``: the DCG of the top k, gain = grade, not normalised."""
     return _finite(table.dcg(_cutoff(measure)), measure)
 
 
-def dcg_exp(table: HitTable, measure: Measure) -> Floats:
+def dcg_exp(table: HitTable, measure: MeasureParams) -> Floats:
     """ranx's ``dcg_burges@k``: the DCG of the top k with gain ``2^g - 1``, not normalised."""
     with np.errstate(over="ignore", invalid="ignore"):  # 2^g - 1 may overflow: _finite names it
         return _finite(table.dcg(_cutoff(measure), table.gains(exponential=True)), measure)
 
 
-def ndcg_judged(table: HitTable, measure: Measure) -> Floats:
+def ndcg_judged(table: HitTable, measure: MeasureParams) -> Floats:
     """nDCG (cut at k if given) of the ranking with its unjudged documents removed (trec_eval ``-J``)."""
     judged = table.judged_only()
     k = _cutoff(measure)
@@ -888,13 +909,13 @@ def ndcg_judged(table: HitTable, measure: Measure) -> Floats:
     return _divide(judged.dcg(k, gains), gains.ideal_total(k))
 
 
-def precision_window(table: HitTable, measure: Measure) -> Floats:
+def precision_window(table: HitTable, measure: MeasureParams) -> Floats:
     """fastrag's Precision at k: relevant in the top k over ``min(k, retrieved)`` (0 if none retrieved)."""
     k = int(measure.param or 0)
     return _divide(table.relevant_count(below=k), np.minimum(table.num_ret, k))
 
 
-def ndcg_binary(table: HitTable, measure: Measure) -> Floats:
+def ndcg_binary(table: HitTable, measure: MeasureParams) -> Floats:
     """fastrag's NDCG at k: gain 1 for every relevant document, the ideal over ``min(R, k)`` documents."""
     k = int(measure.param or 0)
     relevant = (table.hit_grade >= table.level) & (table.hit_rank < k)
@@ -904,7 +925,7 @@ def ndcg_binary(table: HitTable, measure: Measure) -> Floats:
     return _divide(dcg, ideal[np.minimum(table.num_rel, width)])
 
 
-def err(table: HitTable, measure: Measure) -> Floats:
+def err(table: HitTable, measure: MeasureParams) -> Floats:
     """ERR@k (Chapelle et al.), as gdeval computes it: stop probability ``(2^g - 1) / 16`` per grade
     g in (0, 4], ``sum_i R_i / (i + 1) * prod_{j<i} (1 - R_j)`` over the top k."""
     k = _cutoff(measure)
@@ -925,7 +946,7 @@ def err(table: HitTable, measure: Measure) -> Floats:
     return _bincount(query, terms, table.n)
 
 
-def relstring(table: HitTable, measure: Measure) -> Texts:
+def relstring(table: HitTable, measure: MeasureParams) -> Texts:
     """trec_eval's ``relstring.N``: the grades of the top N as a string (per query only).
 
     A digit per judged grade 0-9, ``>`` above 9, ``-`` for a document the qrels do not list,
@@ -952,7 +973,7 @@ def relstring(table: HitTable, measure: Measure) -> Texts:
     return out
 
 
-def iprec_at_recall(table: HitTable, measure: Measure) -> Floats:
+def iprec_at_recall(table: HitTable, measure: MeasureParams) -> Floats:
     """trec_eval's ``iprec_at_recall.x``.
 
     The cutoff is ``lround(x * R)`` relevant documents; the value is the best precision at or

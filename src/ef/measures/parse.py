@@ -30,8 +30,12 @@ import difflib
 import re
 from collections.abc import Sequence
 
+from ef.measures._names import AT_ALIASES as _AT_ALIASES
+from ef.measures._names import IRM_FAMILIES as _IRM
+from ef.measures._names import MTEB_ALIASES as _MTEB
+from ef.measures._names import PLAIN_ALIASES as _PLAIN_ALIASES
 from ef.measures.params import atof, atol, doubles, pairs, unknown
-from ef.measures.registry import _REL_NAMES, MEASURES, Measure
+from ef.measures.registry import _REL_NAMES, MEASURES, Measure, _at, _irm_forms, spellings
 
 __all__ = [
     "NICKNAMES",
@@ -46,60 +50,6 @@ __all__ = [
     "valid_forms",
 ]
 
-# ef's names: "<alias>" alone and "<alias>@<k>".
-_PLAIN_ALIASES = {
-    "mrr": "recip_rank",
-    "ndcg": "ndcg",
-    "map": "map",
-    "ndcg_exp": "ndcg_exp",
-    # BEIR's and MTEB's capitals
-    "NDCG": "ndcg",
-    "MAP": "map",
-    "MRR": "recip_rank",
-    # ranx's names without a cutoff
-    "r-precision": "Rprec",
-    "ndcg_burges": "ndcg_exp",
-    "dcg_burges": "dcg_exp",
-    "f1": "set_F",
-}
-_AT_ALIASES = {
-    "ndcg": "ndcg_cut",
-    "ndcg_cut": "ndcg_cut",
-    "recall": "recall",
-    "precision": "P",
-    "P": "P",
-    "mrr": "recip_rank",
-    "recip_rank": "recip_rank",
-    "map": "map_cut",
-    "map_cut": "map_cut",
-    "hit_rate": "success",
-    "success": "success",
-    "iprec_at_recall": "iprec_at_recall",
-    "judged": "judged",
-    "err": "ERR",
-    "ndcg_exp": "ndcg_exp",
-    "relative_P": "relative_P",
-    "unj": "unj",
-    "precision_window": "precision_window",
-    "ndcg_binary": "ndcg_binary",
-    # BEIR's and MTEB's capitals (EvaluateRetrieval's NDCG@k, MAP@k, Recall@k, P@k, MRR@k)
-    "NDCG": "ndcg_cut",
-    "MAP": "map_cut",
-    "MRR": "recip_rank",
-    "Recall": "recall",
-    # ranx's names (the others are ef's above)
-    "hits": "hits",
-    "f1": "f1_cut",
-    "dcg": "dcg_cut",
-    "dcg_burges": "dcg_exp",
-    "ndcg_burges": "ndcg_exp",
-    "f1_cut": "f1_cut",
-    "dcg_cut": "dcg_cut",
-    "dcg_exp": "dcg_exp",
-    "ndcg_judged": "ndcg_judged",
-}
-# MTEB's result keys: ndcg_at_10, map_at_100 ...
-_MTEB = {"ndcg": "ndcg_cut", "map": "map_cut", "recall": "recall", "precision": "P", "mrr": "recip_rank"}
 _MTEB_FORM = re.compile(r"(ndcg|map|recall|precision|mrr)_at_([0-9]+)")
 # ranx's relevance level suffix: map@100-l2 is AP@100 with grades >= 2 relevant.
 _RANX_LEVEL = re.compile(r"(.+)-l([0-9]+)")
@@ -111,30 +61,6 @@ _OTHER_QRELS = {
     "nDCG@k and ndcg_exp@k",
 }
 
-# ir_measures' names: (family without a cutoff, family with one).
-_IRM: dict[str, tuple[str | None, str | None]] = {
-    "P": (None, "P"),
-    "R": (None, "recall"),
-    "nDCG": ("ndcg", "ndcg_cut"),
-    "AP": ("map", "map_cut"),
-    "RR": ("recip_rank", "recip_rank"),
-    "Success": (None, "success"),
-    "Judged": (None, "judged"),
-    "ERR": (None, "ERR"),
-    "Rprec": ("Rprec", None),
-    "Bpref": ("bpref", None),
-    "infAP": ("infAP", None),
-    "NumQ": ("num_q", None),
-    "NumRet": ("num_ret", None),
-    "NumRel": ("num_rel", None),
-    "SetP": ("set_P", None),
-    "SetR": ("set_recall", None),
-    "SetF": ("set_F", None),
-    "SetAP": ("set_map", None),
-    "NumRelRet": ("num_rel_ret", None),
-    "IPrec": (None, "iprec_at_recall"),
-    "RBP": ("rbp", None),
-}
 _IRM_RBP_P = "0.8"  # ir_measures' default persistence (trec_eval's is 0.9)
 
 _OFFICIAL = (
@@ -599,25 +525,6 @@ def _trec_form(name: str) -> str:
     }.get(kind, name)
 
 
-def _at(family: str) -> str:
-    """The parameter of `family`: a cutoff K, or a number X (a recall level, a multiple of R)."""
-    return "X" if MEASURES[family].param in ("recall", "multiple") else "K"
-
-
-def _irm_forms(irm: str) -> list[str]:
-    if irm == "RBP":
-        return ["RBP", "RBP(p=X)", "RBP(p=X,rel=N)"]
-    plain, cut = _IRM[irm]
-    forms = []
-    if plain is not None:
-        forms += [irm] + ([f"{irm}(rel=N)"] if plain in _REL_NAMES else [])
-    if cut is not None:
-        forms += [f"{irm}@{_at(cut)}"] + ([f"{irm}(rel=N)@{_at(cut)}"] if cut in _REL_NAMES else [])
-    if irm == "nDCG":
-        forms += ["nDCG(dcg='exp-log2')", "nDCG(dcg='exp-log2')@K"]
-    return forms
-
-
 def valid_forms() -> str:
     """Every spelling :func:`parse_measure` and :func:`resolve` take, for error messages and ``--help``.
 
@@ -640,39 +547,6 @@ def valid_forms() -> str:
         + ", ".join(NICKNAMES) + ";\n"
         "RAG measures (evaluate_rag, not runs) " + ", ".join(rag)
     )
-
-
-def spellings(family: str) -> tuple[str, ...]:
-    """Every spelling of `family`'s measures: trec_eval's first, then ef's, then ir_measures'.
-
-    K stands for a cutoff, X for a number or recall level, N for a relevance level, L=G for
-    trec_eval's ``level=gain`` pairs (the same forms :func:`valid_forms` lists).
-
-    >>> spellings("ndcg_cut")
-    ('ndcg_cut_K', 'ndcg_cut.K,K,...', 'ndcg@K', 'ndcg_cut@K', 'NDCG@K', 'ndcg_at_K', 'nDCG@K')
-    >>> spellings("recip_rank")  # doctest: +NORMALIZE_WHITESPACE
-    ('recip_rank', 'recip_rank_K', 'mrr@K', 'recip_rank@K', 'MRR@K', 'mrr_at_K', 'mrr', 'MRR', 'RR', 'RR(rel=N)',
-     'RR@K', 'RR(rel=N)@K')
-    """
-    spec = MEASURES[family]
-    x = _at(family)
-    forms = {
-        "cutoff": [f"{family}_K", f"{family}.K,K,..."],
-        "recall": [f"{family}_X", f"{family}.X,X,..."],
-        "multiple": [f"{family}_X", f"{family}.X,X,..."],
-        "optional_cutoff": [family, f"{family}_K"],
-        "doubles": [family, f"{family}_X,..."],
-        "pairs": [family, f"{family}_{'p=X,' if family in ('rbp', 'rbp_resid') else ''}L=G,..."],
-    }.get(spec.param, [family])
-    forms += [f"{alias}@{x}" for alias, f in _AT_ALIASES.items() if f == family]
-    forms += [f"{alias}_at_K" for alias, f in _MTEB.items() if f == family]
-    forms += [alias for alias, f in _PLAIN_ALIASES.items() if f == family and alias != family]
-    for irm, (plain, cut) in _IRM.items():
-        forms += [form for form in _irm_forms(irm) if "dcg=" not in form
-                  and ((plain == family and "@" not in form) or (cut == family and "@" in form))]
-    if family == "ndcg_exp":
-        forms += ["nDCG(dcg='exp-log2')", "nDCG(dcg='exp-log2')@K"]
-    return tuple(dict.fromkeys(forms))
 
 
 def near_names(name: str, *, n: int = 2) -> list[str]:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ef._validate import check_positive_int
 from ef.measures import answers, per_query
+from ef.measures._names import AT_ALIASES, IRM_FAMILIES, MTEB_ALIASES, PLAIN_ALIASES
 from ef.measures.params import doubles as _doubles
 from ef.measures.params import pairs as _pairs
 
@@ -49,6 +50,7 @@ __all__ = [
     "Origin",
     "ParamKind",
     "register_measure",
+    "spellings",
     "unregister_measure",
 ]
 
@@ -128,8 +130,6 @@ class MeasureFamily:
         >>> MEASURES["success"].spellings
         ('success_K', 'success.K,K,...', 'hit_rate@K', 'success@K', 'Success@K', 'Success(rel=N)@K')
         """
-        from ef.measures.parse import spellings  # the parser reads the registry
-
         return spellings(self.name)
 
     @property
@@ -555,6 +555,58 @@ _ORDER = {name: i for i, name in enumerate(MEASURES)}
 _USER: set[str] = set()  # the families register_measure added
 # A parameter text keeps to these characters: each measure's name then parses back to it.
 _TEXT = re.compile(r"[0-9A-Za-z.,=+-]+")
+
+
+def _at(family: str) -> str:
+    """The parameter of `family`: a cutoff K, or a number X (a recall level, a multiple of R)."""
+    return "X" if MEASURES[family].param in ("recall", "multiple") else "K"
+
+
+def _irm_forms(irm: str) -> list[str]:
+    if irm == "RBP":
+        return ["RBP", "RBP(p=X)", "RBP(p=X,rel=N)"]
+    plain, cut = IRM_FAMILIES[irm]
+    forms = []
+    if plain is not None:
+        forms += [irm] + ([f"{irm}(rel=N)"] if plain in _REL_NAMES else [])
+    if cut is not None:
+        forms += [f"{irm}@{_at(cut)}"] + ([f"{irm}(rel=N)@{_at(cut)}"] if cut in _REL_NAMES else [])
+    if irm == "nDCG":
+        forms += ["nDCG(dcg='exp-log2')", "nDCG(dcg='exp-log2')@K"]
+    return forms
+
+
+def spellings(family: str) -> tuple[str, ...]:
+    """Every spelling of `family`'s measures: trec_eval's first, then ef's, then ir_measures'.
+
+    K stands for a cutoff, X for a number or recall level, N for a relevance level, L=G for
+    trec_eval's ``level=gain`` pairs (the same forms :func:`valid_forms` lists).
+
+    >>> spellings("ndcg_cut")
+    ('ndcg_cut_K', 'ndcg_cut.K,K,...', 'ndcg@K', 'ndcg_cut@K', 'NDCG@K', 'ndcg_at_K', 'nDCG@K')
+    >>> spellings("recip_rank")  # doctest: +NORMALIZE_WHITESPACE
+    ('recip_rank', 'recip_rank_K', 'mrr@K', 'recip_rank@K', 'MRR@K', 'mrr_at_K', 'mrr', 'MRR', 'RR', 'RR(rel=N)',
+     'RR@K', 'RR(rel=N)@K')
+    """
+    spec = MEASURES[family]
+    x = _at(family)
+    forms = {
+        "cutoff": [f"{family}_K", f"{family}.K,K,..."],
+        "recall": [f"{family}_X", f"{family}.X,X,..."],
+        "multiple": [f"{family}_X", f"{family}.X,X,..."],
+        "optional_cutoff": [family, f"{family}_K"],
+        "doubles": [family, f"{family}_X,..."],
+        "pairs": [family, f"{family}_{'p=X,' if family in ('rbp', 'rbp_resid') else ''}L=G,..."],
+    }.get(spec.param, [family])
+    forms += [f"{alias}@{x}" for alias, f in AT_ALIASES.items() if f == family]
+    forms += [f"{alias}_at_K" for alias, f in MTEB_ALIASES.items() if f == family]
+    forms += [alias for alias, f in PLAIN_ALIASES.items() if f == family and alias != family]
+    for irm, (plain, cut) in IRM_FAMILIES.items():
+        forms += [form for form in _irm_forms(irm) if "dcg=" not in form
+                  and ((plain == family and "@" not in form) or (cut == family and "@" in form))]
+    if family == "ndcg_exp":
+        forms += ["nDCG(dcg='exp-log2')", "nDCG(dcg='exp-log2')@K"]
+    return tuple(dict.fromkeys(forms))
 
 
 def _bad(family: str, error: Exception) -> Exception:
