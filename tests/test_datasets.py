@@ -22,6 +22,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -698,9 +699,95 @@ def test_ef_eval_names_trec_dl_s_relevance_level(homes: dict[str, Path], monkeyp
     monkeypatch.setitem(KNOWN, "trec-dl-2020", replace(known, parts=parts))
     assert main(["eval", "trec-dl-2020", "--quiet", "--k", "1", "--metrics", "ndcg"]) == 0
     captured = capsys.readouterr()
-    assert captured.err == ("ef eval: note: trec-dl-2020's official binary measures count grade >= 2 as relevant; "
-                            "recall, precision, mrr and map here count grade >= 1 (for theirs: ef trec-eval -l 2)\n")
+    assert captured.err == ("ef eval: note: trec-dl-2020's official binary measures count grade >= 2 as relevant, "
+                            "so recall, precision, mrr and map here do too (-l 2, the dataset's default; -l 1 counts "
+                            "every positive grade)\n")
     assert captured.out.splitlines()[0].startswith("trec-dl-2020, split test: 2 documents (2 segments), 1 queries")
+
+
+def _trec_dl_2020(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch, qrels: bytes) -> None:
+    """trec-dl-2020 in the ir_datasets cache: 3 passages, query 7, `qrels`; the md5s made to match."""
+    base = homes["irds"] / "msmarco-passage"
+    (base / "trec-dl-2020").mkdir(parents=True)
+    (base / "collection.tsv").write_text("0\tThe sky is blue.\n1\tThe sky is blue today.\n2\tGrass is green.\n")
+    (base / "trec-dl-2020" / "queries.tsv.gz").write_bytes(gzip.compress(b"7\tsky blue\n"))
+    (base / "trec-dl-2020" / "qrels").write_bytes(qrels)
+    known = KNOWN["trec-dl-2020"]
+    md5s = {"queries": hashlib.md5((base / "trec-dl-2020" / "queries.tsv.gz").read_bytes()).hexdigest(),
+            "qrels": hashlib.md5(qrels).hexdigest()}
+    parts = tuple(replace(p, download=replace(p.download, md5=md5s[p.role])) if p.role in md5s else p
+                  for p in known.parts)
+    monkeypatch.setitem(KNOWN, "trec-dl-2020", replace(known, parts=parts))
+
+
+def test_ef_eval_takes_trec_dl_s_level_as_its_default_l(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # Passage 0 graded 1, passage 1 graded 3: at level 2 only passage 1 is relevant.
+    _trec_dl_2020(homes, monkeypatch, b"7 0 0 1\n7 0 1 3\n")
+    reports: dict[str, tuple[dict[str, Any], str]] = {}
+    for flags in ([], ["-l", "1"], ["-l", "2"], ["--level", "3"]):
+        out = tmp_path / f"report{len(reports)}.json"
+        args = ["eval", "trec-dl-2020", "--quiet", "--k", "3", "--metrics", "recall,ndcg", "--json", str(out), *flags]
+        assert main(args) == 0
+        reports[" ".join(flags)] = (json.loads(out.read_text()), capsys.readouterr().err)
+    default, err = reports[""]
+    assert default["options"]["relevance_level"] == 2
+    assert err.startswith("ef eval: note: trec-dl-2020's official binary measures count grade >= 2 as relevant")
+    one, err = reports["-l 1"]
+    assert err == ("ef eval: note: -l 1: recall, precision, mrr and map count grade >= 1; trec-dl-2020's official "
+                   "binary measures count grade >= 2 (its default, -l 2)\n")
+    assert (one["options"]["relevance_level"], one["metrics"]["recall@3"]) == (1, 1.0)  # both passages were retrieved
+    assert default["metrics"]["recall@3"] == 1.0  # the one passage of grade >= 2
+    given, err = reports["-l 2"]  # the default, given: the same numbers and options, no note
+    assert (given["metrics"], given["options"], err) == (default["metrics"], default["options"], "")
+    # No passage of grade >= 3 but passage 1: recall 1 still; ndcg uses the grades, whatever -l is.
+    three = reports["--level 3"][0]
+    assert three["options"]["relevance_level"] == 3
+    assert {r[0]["metrics"]["ndcg@3"] for r in reports.values()} == {default["metrics"]["ndcg@3"]}
+
+
+def test_the_level_changes_binary_measures_only(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: Path) -> None:
+    # Grades 1 and 2 on passages 0 and 2; passage 2 (grass) is not retrieved for 'sky blue'.
+    _trec_dl_2020(homes, monkeypatch, b"7 0 0 1\n7 0 2 2\n")
+    found = {}
+    for level in ("1", "2"):
+        out = tmp_path / f"l{level}.json"
+        assert main(["eval", "trec-dl-2020", "--quiet", "--k", "3", "--metrics", "recall,precision,ndcg",
+                     "-l", level, "--json", str(out)]) == 0
+        found[level] = json.loads(out.read_text())["metrics"]
+    # At -l 1 passage 0 counts (1 of 2 relevant found); at -l 2 only passage 2, which BM25 misses.
+    assert (found["1"]["recall@3"], found["2"]["recall@3"]) == (0.5, 0.0)
+    assert (round(found["1"]["precision@3"], 4), found["2"]["precision@3"]) == (0.3333, 0.0)
+    assert found["1"]["ndcg@3"] == found["2"]["ndcg@3"] > 0
+
+
+def test_evaluate_retrieval_takes_a_dataset_name_and_its_facts(homes: dict[str, Path],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from ef.evaluation import evaluate_retrieval
+
+    _trec_dl_2020(homes, monkeypatch, b"7 0 0 1\n7 0 2 2\n")
+    ranking = ["0", "1", "2"]
+    by_name = evaluate_retrieval(lambda query, limit: ranking[:limit], "trec-dl-2020", k_values=(1,),
+                                 metrics=("precision",))
+    assert by_name.metrics == {"precision@1": 0.0}  # passage 0 has grade 1 < 2, the dataset's level
+    dataset = load("trec-dl-2020", corpus=False)
+    assert evaluate_retrieval(lambda query, limit: ranking[:limit], dataset, k_values=(1,), metrics=("precision",),
+                              relevance_level=1).metrics == {"precision@1": 1.0}
+    assert dataset.evaluate(lambda query, limit: ranking[:limit], k_values=(1,),
+                            metrics=("precision",)).metrics == {"precision@1": 0.0}
+    with pytest.raises(TypeError, match=r"^'queries' must be left out when 'qrels' is a dataset \(trec-dl-2020\): "
+                                        r"its queries are used \(a qrels file is read with ef.trec.read_qrels\)$"):
+        evaluate_retrieval(lambda query, limit: ranking, dataset, {"7": "sky"})
+    with pytest.raises(TypeError, match=r"^'queries' must be left out when 'qrels' is a dataset \('qrels.tsv'\)"):
+        evaluate_retrieval(lambda query, limit: ranking, "qrels.tsv", {"7": "sky"})
+    with pytest.raises(TypeError, match=r"^'qrels' must be a mapping \{query_id: \{doc_id: grade\}\}, a dataset "
+                                        r"name or path, or an ef.datasets.Dataset \(got list\)$"):
+        evaluate_retrieval(lambda query, limit: ranking, [], {"7": "sky"})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^'queries' is required when 'qrels' is a mapping"):
+        evaluate_retrieval(lambda query, limit: ranking, {"7": {"0": 1}})
+    with pytest.raises(ValueError, match=r"^'relevance_level' must be a finite number > 0 \(got 0\)$"):
+        evaluate_retrieval(lambda query, limit: ranking, dataset, relevance_level=0)
 
 
 def test_bad_argument_types_are_named() -> None:
@@ -794,3 +881,77 @@ def test_cli_list_as_json(homes: dict[str, Path], capsys: pytest.CaptureFixture[
         {"name": "beir/robust04", "splits": ["test"], "relevance_level": 1, "query_ids_are_doc_ids": False,
          "files": [], "present": [], "note": KNOWN["beir/robust04"].note},
     ]}
+
+
+# --- ef compare on a dataset ------------------------------------------------------------------
+
+
+def _runs(tmp_path: Path) -> tuple[str, str]:
+    """Two runs of beir/tiny's test queries: `a` ranks q1's d1 and q2's q2 first, `b` neither."""
+    a, b = tmp_path / "a.trec", tmp_path / "b.trec"
+    a.write_text("q1 Q0 d1 1 2.0 a\nq1 Q0 d2 2 1.0 a\nq2 Q0 q2 1 2.0 a\nq2 Q0 d2 2 1.0 a\n")
+    b.write_text("q1 Q0 d2 1 2.0 b\nq1 Q0 d1 2 1.0 b\nq2 Q0 d2 1 2.0 b\nq2 Q0 q2 2 1.0 b\n")
+    return str(a), str(b)
+
+
+def _compare_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, Any], str]:
+    assert main(["compare", *args, "-m", "P_1,ndcg_cut_10", "--format", "json", "--resamples", "100"]) == 0
+    captured = capsys.readouterr()
+    return json.loads(captured.out)["per_query"], captured.err
+
+
+def test_ef_compare_judges_the_runs_with_a_dataset_s_qrels(homes: dict[str, Path], tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_folder(homes["ef"] / "datasets" / "beir" / "tiny")
+    a, b = _runs(tmp_path)
+    by_file, _ = _compare_json(capsys, str(folder / "qrels" / "test.tsv"), a, b)
+    assert by_file == {"a": {"P_1": [1.0, 1.0], "ndcg_cut_10": [1.0, 1.0]},
+                       "b": {"P_1": [0.0, 0.0], "ndcg_cut_10": [0.6309297535714575, 0.6309297535714575]}}
+    for arguments in (["--dataset", "beir/tiny", a, b], ["beir/tiny", a, b], ["--dataset", str(folder), a, b],
+                  [str(folder), a, b]):
+        assert _compare_json(capsys, *arguments) == (by_file, "")
+    # --split train reads the train qrels, which judge one query (q2): too few to compare.
+    assert main(["compare", "--dataset", "beir/tiny", "--split", "train", a, b]) == 2
+    assert capsys.readouterr().err == ("ef compare: error: only 1 queries to compare (missing='zero'): a paired "
+                                       "test needs at least 2\n")
+
+
+def test_ef_compare_takes_the_dataset_s_level_as_its_default_l(homes: dict[str, Path], tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(KNOWN, "beir/tiny", replace(KNOWN["beir/tiny"], relevance_level=2))
+    write_folder(homes["ef"] / "datasets" / "beir" / "tiny")
+    a, b = _runs(tmp_path)
+    # q1's d1 has grade 2, q2's q2 grade 1: at level 2 run a's first hit for q2 is not relevant.
+    per_query, err = _compare_json(capsys, "--dataset", "beir/tiny", a, b)
+    assert per_query["a"]["P_1"] == [1.0, 0.0]
+    assert err == ("ef compare: note: beir/tiny's official binary measures count grade >= 2 as relevant, so they "
+                   "do here (-l 2, the dataset's default; -l 1 counts every positive grade)\n")
+    per_query, err = _compare_json(capsys, "--dataset", "beir/tiny", "-l", "1", a, b)
+    assert (per_query["a"]["P_1"], err) == ([1.0, 1.0], "")
+
+
+def test_ef_compare_html_shows_the_dataset_s_queries_and_passages(homes: dict[str, Path], tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    write_folder(homes["ef"] / "datasets" / "beir" / "tiny")
+    a, b = _runs(tmp_path)
+    page = tmp_path / "page.html"
+    assert main(["compare", "--dataset", "beir/tiny", a, b, "-m", "P_1", "--baseline", "a", "--resamples", "100",
+                 "--html", str(page)]) == 0
+    html = page.read_text()
+    # b loses both queries to a: the drill-down shows each query's text and the passages ranked.
+    for text in ("where is paris", "where is rome", "Paris Paris is in France.", "Berlin is in Germany.",
+                 "Rome Rome is in Italy."):
+        assert text in html
+    assert "beir/tiny" in html
+
+
+def test_ef_compare_split_needs_a_dataset(homes: dict[str, Path], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_folder(tmp_path / "tiny")
+    a, b = _runs(tmp_path)
+    assert main(["compare", str(folder / "qrels" / "test.tsv"), a, b, "--split", "train"]) == 2
+    assert capsys.readouterr().err == ("ef compare: error: --split needs a dataset: --dataset NAME, or a dataset "
+                                       "name as QRELS\n")
+    assert main(["compare", "--dataset", "beir/tiny", a, b]) == 2
+    assert capsys.readouterr().err.startswith("ef compare: error: beir/tiny (split test) is not on this machine")

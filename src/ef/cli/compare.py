@@ -1,5 +1,9 @@
 """``ef compare QRELS RUN [RUN ...]``: paired significance tests between TREC runs.
 
+QRELS may be a dataset (``ef compare beir/scifact a.trec b.trec``, or ``ef compare --dataset
+beir/scifact a.trec b.trec``): its qrels judge the runs, its relevance level is ``-l``'s default
+and ``--html`` shows its query texts and passages.
+
 Each RUN is a TREC run file named by its file stem (``runs/bm25.trec`` is ``bm25``) or
 ``NAME=PATH``; a NAME given several times is one system run several times (seeds, averaged per
 query, or folds, joined). ``--fail-on worse`` exits 1 when a comparison is significantly worse
@@ -13,6 +17,8 @@ import argparse
 import json
 import os
 import sys
+import zipfile
+from typing import Any
 
 import ef
 from ef.cli._output import check_output
@@ -99,8 +105,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "RUN is a TREC run file, named by its file stem, or NAME=PATH."
         ),
     )
-    parser.add_argument("qrels", metavar="QRELS", help="the TREC qrels file (or a BEIR qrels TSV)")
+    parser.add_argument(
+        "qrels", metavar="QRELS",
+        help="the TREC qrels file (or a BEIR qrels TSV), or a dataset: a name (beir/scifact, trec-dl-2019 ...: "
+             "ef datasets list), a BEIR folder or zip, as --dataset",
+    )
     parser.add_argument("runs", metavar="RUN", nargs="+", help="two or more TREC run files: PATH or NAME=PATH")
+    parser.add_argument(
+        "--dataset", metavar="NAME",
+        help="judge the runs with this dataset's qrels (a name, a BEIR folder or zip; every positional argument is "
+             "then a RUN): its relevance level is -l's default, and --html shows its query texts and passages",
+    )
+    parser.add_argument("--split", help="the dataset's qrels split (default: its own: test for BEIR)")
     parser.add_argument(
         "--baseline", metavar="NAME", action="append",
         help="compare every other run with this one; repeatable: every other run against each (default: all pairs)",
@@ -119,8 +135,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="the cutoffs of --metrics, as ef eval --k (default: 10)",
     )
     parser.add_argument(
-        "-l", dest="level", type=lambda v: _natural(v, 1), default=1, metavar="LEVEL",
-        help="lowest grade that counts as relevant, as ef trec-eval -l (default 1)",
+        "-l", dest="level", type=lambda v: _natural(v, 1), default=None, metavar="LEVEL",
+        help="lowest grade that counts as relevant, as ef trec-eval -l (default: the dataset's, e.g. 2 for "
+             "TREC DL; else 1)",
     )
     parser.add_argument(
         "-M", dest="max_docs", type=lambda v: _natural(v, 1), default=None, metavar="MAX",
@@ -177,11 +194,54 @@ def _render(report: object, form: str, layout: str = "comparisons") -> str:
     return str(report) + "\n"
 
 
+def _names_dataset(text: str) -> bool:
+    """Whether QRELS names a dataset, not a qrels file: a BEIR folder or zip, or a name that is no path."""
+    if os.path.isdir(text):
+        return True
+    if os.path.isfile(text):
+        return zipfile.is_zipfile(text)
+    if os.path.exists(text):  # a pipe, <(zcat qrels.gz)
+        return False
+    from ef.datasets import resolve_name
+
+    return resolve_name(text) is not None or text.startswith("beir/cqadupstack")
+
+
+def _dataset(args: argparse.Namespace) -> Any:
+    """The dataset that judges the runs (``--dataset``, or QRELS naming one), its judgements only; else None.
+
+    With ``--dataset`` every positional argument is a run. The dataset's relevance level becomes
+    -l's default (said on stderr when it is not 1).
+    """
+    if args.dataset is not None:
+        args.runs, args.qrels = [args.qrels, *args.runs], None
+        name = args.dataset
+    elif _names_dataset(args.qrels):
+        name = args.qrels
+    else:
+        if args.split is not None:
+            raise ValueError("--split needs a dataset: --dataset NAME, or a dataset name as QRELS")
+        args.level = 1 if args.level is None else args.level
+        return None
+    from ef.datasets import load
+
+    dataset = load(name, split=args.split, corpus=False)  # the corpus is read only for --html's passages
+    level = dataset.facts.relevance_level
+    if args.level is None:
+        args.level = level
+        if level > 1:
+            print(f"ef compare: note: {dataset.name}'s official binary measures count grade >= {level} as relevant, "
+                  f"so they do here (-l {level}, the dataset's default; -l 1 counts every positive grade)",
+                  file=sys.stderr)
+    return dataset
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``ef compare``: write the report, return the exit status."""
     from ef.compare import compare
     from ef.io._atomic import atomic_writer
 
+    dataset = _dataset(args)
     groups = run_groups(args.runs)
     if len(groups) < 2:
         raise ValueError(f"give at least 2 runs to compare (got {len(groups)})")
@@ -192,17 +252,18 @@ def run(args: argparse.Namespace) -> int:
     if args.metrics is not None or args.k is not None:
         measures += [f"{m}@{k}" for m in (args.metrics or ["ndcg"]) for k in (args.k or [10])]
     output = None if args.output == "-" else args.output
-    inputs = [args.qrels, *(p for paths in groups.values() for p in paths)]
+    judges = [args.qrels] if dataset is None else [args.dataset or dataset.name]  # a folder or zip is read
+    inputs = [*judges, *(p for paths in groups.values() for p in paths)]
     check_output("--output", output, inputs)
     from ef.cli.report import check_outputs, wants_report, write_comparison_report
 
     check_outputs(args, inputs)
-    for path in (args.qrels, *(p for paths in groups.values() for p in paths)):
+    for path in inputs[len(judges) if dataset is not None else 0 :]:
         if not os.path.exists(path):  # a pipe or <(zcat run.gz) exists too
             raise FileNotFoundError(f"{path}: no such file")
     report = compare(
         {name: paths[0] if len(paths) == 1 else paths for name, paths in groups.items()},
-        args.qrels,
+        args.qrels if dataset is None else dataset.qrels,
         measures or None,
         baseline=args.baseline,
         test=args.test,
@@ -216,7 +277,7 @@ def run(args: argparse.Namespace) -> int:
         max_docs=args.max_docs,
     )
     if wants_report(args):
-        write_comparison_report(args, report, names)
+        write_comparison_report(args, report, names, dataset=dataset)
     text = _render(report, args.format, args.layout)
     if output is None:
         print(text, end="")

@@ -35,6 +35,16 @@ def _k_values(text: str) -> tuple[int, ...]:
     return tuple(sorted(set(values)))
 
 
+def _level(text: str) -> int:
+    try:
+        level = int(text)
+    except ValueError:
+        level = 0
+    if level < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer grade such as 1 or 2 (got {text!r})")
+    return level
+
+
 def _metrics(text: str) -> tuple[str, ...]:
     from ef.evaluation import RETRIEVAL_METRICS
     from ef.measures import cutoff_metric
@@ -78,6 +88,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--metrics", type=_metrics, default=_DEFAULT_METRICS, metavar="NAME[,NAME...]",
         help=f"metrics to report (default: {','.join(_DEFAULT_METRICS)})",
+    )
+    parser.add_argument(
+        "-l", "--level", type=_level, default=None, metavar="LEVEL",
+        help="lowest grade that counts as relevant in recall, precision, mrr and map, as ef trec-eval -l "
+             "(default: a named dataset's, e.g. 2 for TREC DL; else every positive grade); ndcg uses the grades",
     )
     parser.add_argument(
         "--ignore-identical-ids", action="store_true",
@@ -158,9 +173,15 @@ def _load_named(args: argparse.Namespace) -> Any:
         print(f"ef eval: note: {loaded.name}'s queries are documents of its corpus; each query's own document "
               "is dropped from its ranking (--ignore-identical-ids)", file=sys.stderr)
     level = loaded.facts.relevance_level
-    if level > 1:
-        print(f"ef eval: note: {loaded.name}'s official binary measures count grade >= {level} as relevant; "
-              f"recall, precision, mrr and map here count grade >= 1 (for theirs: ef trec-eval -l {level})",
+    if args.level is None:
+        args.level = level
+        if level > 1:
+            print(f"ef eval: note: {loaded.name}'s official binary measures count grade >= {level} as relevant, "
+                  f"so recall, precision, mrr and map here do too (-l {level}, the dataset's default; "
+                  "-l 1 counts every positive grade)", file=sys.stderr)
+    elif args.level != level:
+        print(f"ef eval: note: -l {args.level}: recall, precision, mrr and map count grade >= {args.level}; "
+              f"{loaded.name}'s official binary measures count grade >= {level} (its default, -l {level})",
               file=sys.stderr)
     return loaded
 
@@ -262,6 +283,7 @@ def _run(args: argparse.Namespace) -> int:
             limit=max(args.k),
             ignore_identical_ids=args.ignore_identical_ids,
             run_path=run_path,
+            relevance_level=args.level,
         )
     except OSError as error:  # only the run file is written here; its writer names a temporary file
         if args.run_out is None:
@@ -290,7 +312,7 @@ def _run(args: argparse.Namespace) -> int:
         "index": how,
         # what ef gate checks before it compares two saved results (a named dataset is checked by ef.datasets)
         **{key: value for key, value in result_metadata(
-            qrels=qrels, dataset=dataset if dataset.is_dir() else None, relevance_level=1,
+            qrels=qrels, dataset=dataset if dataset.is_dir() else None, relevance_level=args.level or 1,
             ignore_identical_ids=args.ignore_identical_ids, pipeline_id=None if pipeline is None else pipeline.id,
         ).items() if key != "dataset"},
         **report.to_dict(),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ef._validate import check_bool, check_positive_int
 from ef.datasets._places import (
     DatasetNotFoundError,
     Looked,
@@ -57,39 +58,72 @@ class DatasetFacts:
 class Dataset:
     """A loaded dataset: the BEIR triple (``corpus, queries, qrels = dataset`` unpacks it) and its facts.
 
-    ``source`` says where it was read from and ``verified`` how it was checked.
+    ``source`` says where it was read from and ``verified`` how it was checked. A dataset loaded
+    with ``corpus=False`` holds no corpus (``corpus`` raises); :meth:`iter_corpus` reads it block
+    by block from where it was found, for a consumer that streams.
     """
 
     name: str
     split: str
-    corpus: dict[str, str]
     queries: dict[str, str]
     qrels: dict[str, dict[str, float]]
     facts: DatasetFacts
     source: str
     verified: str
     known: KnownDataset | None = field(default=None, compare=False)
+    loaded_corpus: dict[str, str] | None = field(default=None, compare=False)
+    """The corpus read by :func:`load`, ``None`` with ``corpus=False``; see :attr:`corpus`."""
+    where: Source | None = field(default=None, compare=False)
+    """Where the corpus is read from again by :meth:`iter_corpus`."""
+
+    @property
+    def corpus(self) -> dict[str, str]:
+        """``{doc_id: text}``; a ``ValueError`` for a dataset loaded with ``corpus=False``."""
+        if self.loaded_corpus is None:
+            raise ValueError(
+                f"{self.name} was loaded with corpus=False: read its corpus block by block with iter_corpus(), "
+                "or load it with corpus=True"
+            )
+        return self.loaded_corpus
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.corpus, self.queries, self.qrels))
 
     def __repr__(self) -> str:
+        documents = "corpus not read" if self.loaded_corpus is None else f"{len(self.loaded_corpus):,} documents"
         return (
-            f"Dataset({self.name!r}, split={self.split!r}: {len(self.corpus):,} documents, "
+            f"Dataset({self.name!r}, split={self.split!r}: {documents}, "
             f"{len(self.queries):,} queries, {len(self.qrels):,} judged; {self.facts})"
         )
 
-    def evaluate(self, retriever: Any, **options: Any) -> RetrievalEvalReport:
-        """:func:`ef.evaluation.evaluate_retrieval` on this dataset's qrels and queries.
+    def iter_corpus(self, block_size: int = 10_000) -> Iterator[list[tuple[str, str]]]:
+        """The corpus as lists of at most `block_size` ``(doc_id, text)`` pairs, in file order.
 
-        ``ignore_identical_ids`` defaults to ``facts.query_ids_are_doc_ids``; every other keyword
-        goes to ``evaluate_retrieval`` as given. (``evaluate_retrieval`` itself takes the qrels and
-        queries, as its specification says; this is the by-name convenience.)
+        Read from disk as it goes (a zip's corpus member is copied to a scratch file first, not
+        into memory), so what is held at a time is one block of texts and the ids seen so far
+        (which name a duplicate id's line); the lines are checked as :func:`load` checks them.
+        A corpus already loaded is cut into blocks from memory.
+
+        >>> from ef.datasets import demo_dataset
+        >>> blocks = list(load(demo_dataset(), corpus=False).iter_corpus(block_size=40))
+        >>> [len(block) for block in blocks], blocks[0][0][0]
+        ([40, 40, 20], 'coffee-01')
         """
+        size = check_positive_int(block_size, "block_size")
+        if self.loaded_corpus is not None:
+            pairs: Iterator[tuple[str, str]] = iter(self.loaded_corpus.items())
+        elif self.where is not None:
+            pairs = _stream_corpus(self.where)
+        else:
+            raise ValueError(f"{self.name}: neither a loaded corpus nor a place to read it from")
+        return _blocks(pairs, size)
+
+    def evaluate(self, retriever: Any, **options: Any) -> RetrievalEvalReport:
+        """:func:`ef.evaluation.evaluate_retrieval` on this dataset's qrels and queries (and its facts'
+        ``relevance_level`` and ``ignore_identical_ids``, unless given in `options`)."""
         from ef.evaluation import evaluate_retrieval
 
-        options.setdefault("ignore_identical_ids", self.facts.query_ids_are_doc_ids)
-        return evaluate_retrieval(retriever, self.qrels, self.queries, **options)
+        return evaluate_retrieval(retriever, self, **options)
 
     def evaluate_run(self, run: Any, measures: Sequence[str] | None = None, **options: Any) -> RunEvalReport:
         """:func:`ef.evaluation.evaluate_run` against this dataset's qrels, ``relevance_level`` from its facts."""
@@ -99,6 +133,18 @@ class Dataset:
         if measures is None:
             return evaluate_run(run, self.qrels, **options)
         return evaluate_run(run, self.qrels, measures, **options)
+
+
+def _blocks(pairs: Iterator[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
+    """`pairs` in lists of `size` (the last one shorter); a list is handed over, never kept."""
+    block: list[tuple[str, str]] = []
+    for pair in pairs:
+        block.append(pair)
+        if len(block) == size:
+            yield block
+            block = []
+    if block:
+        yield block
 
 
 # --- where each kind of source is read --------------------------------------------------------
@@ -367,19 +413,37 @@ def _splits_in(names: Sequence[str]) -> str:
     return ", ".join(found) if found else "none"
 
 
-def _read_folder(folder: Path, split: str) -> Triple:
+def _read_beir(folder: Path, qrels: str, *, corpus: bool) -> Triple:
+    """:func:`ef.evaluation.read_beir`; without `corpus`, only the queries and qrels are read (the
+    corpus file must be there, to be streamed later)."""
     from ef.evaluation import read_beir
 
+    if corpus:
+        return read_beir(folder, qrels=qrels)
+    from ef.evaluation._beir import iter_texts
+    from ef.trec import read_qrels
+
+    _folder_corpus(folder)
+    found = {}
+    for name in ("queries.jsonl", qrels):
+        path = next((folder / f"{name}{gz}" for gz in ("", ".gz") if (folder / f"{name}{gz}").exists()), None)
+        if path is None:
+            raise FileNotFoundError(f"{folder / name}: BEIR file not found (nor its .gz)")
+        found[name] = path
+    return {}, dict(iter_texts(str(found["queries.jsonl"]), corpus=False)), read_qrels(found[qrels])
+
+
+def _read_folder(folder: Path, split: str, *, corpus: bool = True) -> Triple:
     nested = f"qrels/{split}.tsv"
     if any((folder / f"{nested}{gz}").exists() for gz in ("", ".gz")):
-        return read_beir(folder, qrels=nested)
+        return _read_beir(folder, nested, corpus=corpus)
     if split == "test" and any((folder / f"qrels.tsv{gz}").exists() for gz in ("", ".gz")):
-        return read_beir(folder, qrels="qrels.tsv")  # write_beir's flat layout
+        return _read_beir(folder, "qrels.tsv", corpus=corpus)  # write_beir's flat layout
     there = [p.name for p in (folder / "qrels").glob("*.tsv*")] if (folder / "qrels").is_dir() else []
     raise FileNotFoundError(f"{folder}: no split {split!r}: no {nested} (splits there: {_splits_in(there)})")
 
 
-def _read_zip(source: _Zip, split: str) -> Triple:
+def _read_zip(source: _Zip, split: str, *, corpus: bool = True) -> Triple:
     prefix = f"{source.root}/" if source.root else ""
     wanted = {"corpus.jsonl": f"{prefix}corpus.jsonl", "queries.jsonl": f"{prefix}queries.jsonl",
               f"qrels/{split}.tsv": f"{prefix}qrels/{split}.tsv"}
@@ -396,6 +460,9 @@ def _read_zip(source: _Zip, split: str) -> Triple:
                 raise ValueError(f"{source.path}: no {member} in this zip, so it is not a whole BEIR dataset")
             target = Path(scratch) / local
             target.parent.mkdir(parents=True, exist_ok=True)
+            if local == "corpus.jsonl" and not corpus:
+                target.touch()  # present, not copied: iter_corpus() reads it from the zip
+                continue
             try:
                 with archive.open(member) as stream, open(target, "wb") as out:
                     shutil.copyfileobj(stream, out, 1 << 20)
@@ -403,10 +470,8 @@ def _read_zip(source: _Zip, split: str) -> Triple:
                 raise ValueError(f"{source.path}: corrupt zip archive ({error})") from None
             except (EOFError, OSError) as error:
                 raise ValueError(f"{source.path}: corrupt or truncated zip archive ({error})") from None
-        from ef.evaluation import read_beir
-
         try:
-            return read_beir(scratch, qrels=f"qrels/{split}.tsv")
+            return _read_beir(Path(scratch), f"qrels/{split}.tsv", corpus=corpus)
         except ValueError as error:  # name the zip's member, not the scratch copy
             raise ValueError(str(error).replace(f"{scratch}/", f"{source.path}:{prefix}")) from None
 
@@ -457,7 +522,7 @@ def _parquet_texts(files: Sequence[Path], *, corpus: bool) -> dict[str, str]:
     return texts
 
 
-def _read_hub(source: _Hub, split: str) -> tuple[Triple, str]:
+def _read_hub(source: _Hub, split: str, *, corpus: bool = True) -> tuple[Triple, str]:
     from ef.trec import read_qrels
 
     tsv = source.qrels / f"{split}.tsv"
@@ -470,7 +535,7 @@ def _read_hub(source: _Hub, split: str) -> tuple[Triple, str]:
         )
     files = [*source.corpus, *source.queries, *([tsv] if tsv.is_file() else parquets)]
     checks = {verify_blob(path) for path in files}
-    corpus = _parquet_texts(source.corpus, corpus=True)
+    texts = _parquet_texts(source.corpus, corpus=True) if corpus else {}
     queries = _parquet_texts(source.queries, corpus=False)
     if tsv.is_file():
         qrels = read_qrels(tsv)
@@ -489,7 +554,7 @@ def _read_hub(source: _Hub, split: str) -> tuple[Triple, str]:
                 if isinstance(grade, bool) or not isinstance(grade, int | float):
                     raise ValueError(f"{where}: score must be a number (got {grade!r})")
                 judged[doc] = grade
-    return (corpus, queries, qrels), "; ".join(sorted(checks))
+    return (texts, queries, qrels), "; ".join(sorted(checks))
 
 
 @contextlib.contextmanager
@@ -527,7 +592,12 @@ def _tar_members(path: Path, wanted: Sequence[str]) -> Iterator[tuple[str, IO[by
 
 def _read_tsv_texts(stream: IO[bytes], where: str) -> dict[str, str]:
     """``id<TAB>text`` lines (MS MARCO's collection and query files), strictly."""
-    texts: dict[str, str] = {}
+    return dict(_iter_tsv_texts(stream, where))
+
+
+def _iter_tsv_texts(stream: IO[bytes], where: str) -> Iterator[tuple[str, str]]:
+    """``(id, text)`` of each ``id<TAB>text`` line, read as it goes; only the ids seen are kept."""
+    seen: set[str] = set()
     for number, raw in enumerate(stream, 1):
         line = raw.rstrip(b"\r\n")
         if not line.strip():
@@ -539,10 +609,10 @@ def _read_tsv_texts(stream: IO[bytes], where: str) -> dict[str, str]:
         record_id, tab, body = text.partition("\t")
         if not tab or not record_id:
             raise ValueError(f"{where}:{number}: expected 'id<TAB>text'")
-        if record_id in texts:
+        if record_id in seen:
             raise ValueError(f"{where}:{number}: duplicate id {record_id!r}")
-        texts[record_id] = body
-    return texts
+        seen.add(record_id)
+        yield record_id, body
 
 
 def _read_part(role: str, stream: IO[bytes], where: str) -> Any:
@@ -560,10 +630,12 @@ def _read_part(role: str, stream: IO[bytes], where: str) -> Any:
             raise ValueError(str(error).replace(str(copy), where)) from None
 
 
-def _read_files(source: _Files) -> Triple:
-    read: dict[str, Any] = {}
+def _read_files(source: _Files, *, corpus: bool = True) -> Triple:
+    read: dict[str, Any] = {"corpus": {}}
     tars: dict[Path, dict[str, str]] = {}
     for role, (path, member, _) in source.parts.items():
+        if role == "corpus" and not corpus:
+            continue
         if member is None:
             with _file_stream(path) as stream:
                 read[role] = _read_part(role, stream, str(path))
@@ -578,7 +650,93 @@ def _read_files(source: _Files) -> Triple:
     return read["corpus"], read["queries"], read["qrels"]
 
 
-def load(name_or_path: str | os.PathLike[str], split: str | None = None) -> Dataset:
+# --- streaming the corpus ---------------------------------------------------------------------
+
+
+def _folder_corpus(folder: Path) -> Path:
+    for name in ("corpus.jsonl", "corpus.jsonl.gz"):
+        if (folder / name).is_file():
+            return folder / name
+    raise FileNotFoundError(f"{folder}: no corpus.jsonl (nor corpus.jsonl.gz)")
+
+
+def _stream_zip(source: _Zip) -> Iterator[tuple[str, str]]:
+    from ef.evaluation._beir import iter_texts
+
+    member = f"{source.root}/corpus.jsonl" if source.root else "corpus.jsonl"
+    with tempfile.TemporaryDirectory(prefix="ef-corpus-") as scratch:
+        copy = Path(scratch) / "corpus.jsonl"
+        with _open_zip(source.path) as archive:
+            if member not in archive.namelist():
+                raise ValueError(f"{source.path}: no {member} in this zip, so it is not a whole BEIR dataset")
+            try:  # to disk, not memory: a scratch file is read line by line
+                with archive.open(member) as stream, open(copy, "wb") as out:
+                    shutil.copyfileobj(stream, out, 1 << 20)
+            except zipfile.BadZipFile as error:
+                raise ValueError(f"{source.path}: corrupt zip archive ({error})") from None
+            except (EOFError, OSError) as error:
+                raise ValueError(f"{source.path}: corrupt or truncated zip archive ({error})") from None
+        try:
+            yield from iter_texts(str(copy), corpus=True)
+        except ValueError as error:  # name the zip's member, not the scratch copy
+            raise ValueError(str(error).replace(str(copy), f"{source.path}:{member}")) from None
+
+
+def _stream_parquet(files: Sequence[Path]) -> Iterator[tuple[str, str]]:
+    parquet = _pyarrow()
+    seen: set[str] = set()
+    for path in files:
+        reader = parquet.ParquetFile(path)
+        names = reader.schema_arrow.names
+        for column in ("_id", "text"):
+            if column not in names:
+                raise ValueError(f"{path}: no column {column!r} (columns: {', '.join(names)})")
+        columns = ["_id", "text", *(["title"] if "title" in names else [])]
+        row = 0
+        for batch in reader.iter_batches(batch_size=4096, columns=columns):
+            table = batch.to_pydict()
+            titles = table.get("title") or [None] * len(table["_id"])
+            for raw_id, text, title in zip(table["_id"], table["text"], titles, strict=True):
+                where = f"{path}: row {row}"
+                row += 1
+                doc_id = _text_id(raw_id, where)
+                if doc_id in seen:
+                    raise ValueError(f"{where}: duplicate _id {doc_id!r}")
+                if not isinstance(text, str):
+                    raise ValueError(f"{where}: 'text' must be a string (got {text!r})")
+                if title is not None and not isinstance(title, str):
+                    raise ValueError(f"{where}: 'title' must be a string (got {title!r})")
+                seen.add(doc_id)
+                yield doc_id, (f"{title} {text}" if title else text)
+
+
+def _stream_files(source: _Files) -> Iterator[tuple[str, str]]:
+    path, member, _ = source.parts["corpus"]
+    if member is None:
+        with _file_stream(path) as stream:
+            yield from _iter_tsv_texts(stream, str(path))
+        return
+    try:
+        for _, stream in _tar_members(path, [member]):
+            yield from _iter_tsv_texts(stream, f"{path}:{member}")
+    except (tarfile.TarError, EOFError, zlib.error) as error:  # raised while the member is read
+        raise ValueError(f"{path}: corrupt or truncated tar archive ({error})") from None
+
+
+def _stream_corpus(where: Source) -> Iterator[tuple[str, str]]:
+    """``(doc_id, text)`` of a located dataset's corpus, read from disk as it goes."""
+    if isinstance(where, _Folder):
+        from ef.evaluation._beir import iter_texts
+
+        return iter_texts(str(_folder_corpus(where.path)), corpus=True)
+    if isinstance(where, _Zip):
+        return _stream_zip(where)
+    if isinstance(where, _Hub):
+        return _stream_parquet(where.corpus)
+    return _stream_files(where)
+
+
+def load(name_or_path: str | os.PathLike[str], split: str | None = None, *, corpus: bool = True) -> Dataset:
     """Load a dataset by name (``beir/scifact``, ``trec-dl-2019``, an ir_datasets id) or from a folder or zip.
 
     Nothing goes online. A name is looked for, in this order, and read from the first complete
@@ -596,6 +754,11 @@ def load(name_or_path: str | os.PathLike[str], split: str | None = None) -> Data
     split
         The qrels split; ``None``: the split an ir_datasets id names, else ``test`` (``dev`` for
         ``msmarco-passage/dev/small``).
+    corpus
+        ``False``: read the queries and qrels only (found and verified as ever); the corpus is
+        then read block by block with :meth:`Dataset.iter_corpus`, and ``Dataset.corpus`` raises.
+        For a consumer that streams (``ef eval --engine ray``) or one that needs only the
+        judgements (``ef compare --dataset``).
 
     Raises
     ------
@@ -615,18 +778,19 @@ def load(name_or_path: str | os.PathLike[str], split: str | None = None) -> Data
     >>> len(corpus), dataset.facts.relevance_level, dataset.verified
     (100, 1, 'not verified (a folder: no published checksum for extracted files)')
     """
+    check_bool(corpus, "corpus")
     source, description, chosen, known = locate(name_or_path, split)
     if isinstance(source, _Folder):
-        triple, verified = _read_folder(source.path, chosen), source.verified
+        triple, verified = _read_folder(source.path, chosen, corpus=corpus), source.verified
     elif isinstance(source, _Zip):
-        triple, verified = _read_zip(source, chosen), source.verified
+        triple, verified = _read_zip(source, chosen, corpus=corpus), source.verified
     elif isinstance(source, _Hub):
-        triple, verified = _read_hub(source, chosen)
+        triple, verified = _read_hub(source, chosen, corpus=corpus)
         description = source.description
     else:
-        triple = _read_files(source)
+        triple = _read_files(source, corpus=corpus)
         verified = "; ".join(f"{role}: {how}" for role, (_, _, how) in source.parts.items())
-    corpus, queries, qrels = triple
+    texts, queries, qrels = triple
     non_relevant = any(grade <= 0 for judged in qrels.values() for grade in judged.values())
     facts = DatasetFacts(
         relevance_level=known.relevance_level if known else 1,
@@ -634,5 +798,7 @@ def load(name_or_path: str | os.PathLike[str], split: str | None = None) -> Data
         query_ids_are_doc_ids=known.query_ids_are_doc_ids if known else False,
     )
     name = known.name if known else os.fspath(name_or_path)
-    return Dataset(name, chosen, corpus, queries, qrels, facts, description, verified, known)
+    return Dataset(
+        name, chosen, queries, qrels, facts, description, verified, known, texts if corpus else None, source
+    )
 

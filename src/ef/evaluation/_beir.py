@@ -87,13 +87,15 @@ def _record_str(record: Mapping[str, Any], key: str, where: str, *, required: bo
     return value
 
 
-def _read_texts(path: str, *, corpus: bool) -> dict[str, str]:
-    texts: dict[str, str] = {}
+def iter_texts(path: str, *, corpus: bool) -> Iterator[tuple[str, str]]:
+    """``(id, text)`` for each record of a BEIR ``corpus.jsonl`` / ``queries.jsonl``, read streaming,
+    as strictly as :func:`read_beir` reads it; only the ids seen are kept (to name a duplicate's lines).
+    ``ef.datasets`` streams a large corpus through it."""
     first_line: dict[str, int] = {}
     for number, record in iter_json_objects(path):
         where = f"{path}:{number}"
         record_id = _record_id(record, where)
-        if record_id in texts:
+        if record_id in first_line:
             raise ValueError(f"{where}: duplicate _id {record_id!r} (first on line {first_line[record_id]})")
         text = _record_str(record, "text", where, required=True)
         kind = "doc" if corpus else "query"
@@ -103,9 +105,12 @@ def _read_texts(path: str, *, corpus: bool) -> dict[str, str]:
             title = _record_str(record, "title", where, required=False)
             _refuse_surrogate(title, "'title'", f"of {kind} {record_id!r}", where)
             text = f"{title} {text}" if title else text
-        texts[record_id] = text
         first_line[record_id] = number
-    return texts
+        yield record_id, text
+
+
+def _read_texts(path: str, *, corpus: bool) -> dict[str, str]:
+    return dict(iter_texts(path, corpus=corpus))
 
 
 def read_beir(directory: str | os.PathLike[str], *, qrels: str | None = None) -> Triple:

@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ef._console import format_table, progress
-from ef._validate import check_bool, finite_float
+from ef._validate import check_bool, check_positive_number, finite_float
 from ef._validate import check_positive_int as _check_k
 from ef.io.frames import PerQueryFrames
 from ef.measures import RETRIEVAL_METRICS, cutoff_metric, parse_measure
 from ef.retrieval import hit_doc_id, retrieval_function, source_ranking
 
 if TYPE_CHECKING:
+    from ef.datasets import Dataset, DatasetFacts
     from ef.evaluation.scoring import ReadRun
 
 __all__ = ["RetrievalEvalReport", "evaluate_retrieval"]
@@ -178,15 +179,16 @@ def _retrieve_all(
 
 def evaluate_retrieval(
     retriever: Any,
-    qrels: Mapping[str, Mapping[str, float]],
-    queries: Mapping[str, str],
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | Dataset,
+    queries: Mapping[str, str] | None = None,
     *,
     k_values: Sequence[int] = (1, 5, 10, 100),
     metrics: Sequence[str] = ("ndcg", "recall", "precision", "mrr", "map"),
     limit: int | None = None,
-    ignore_identical_ids: bool = False,
+    ignore_identical_ids: bool | None = None,
     run_path: str | os.PathLike[str] | None = None,
     show_progress: bool = False,
+    relevance_level: float | None = None,
 ) -> RetrievalEvalReport:
     """Score a retriever against a BEIR-shaped evaluation set.
 
@@ -214,10 +216,14 @@ def evaluate_retrieval(
     qrels
         The relevance judgements — ``{query_id: {doc_id: relevance}}``, str ids and finite
         grades (a NaN grade is an error, not a reason to skip). Queries with no positive
-        judgement are skipped.
+        judgement are skipped. Or a dataset: a name (``"beir/scifact"``), a BEIR folder or zip,
+        or an :class:`ef.datasets.Dataset`; its qrels and query texts are used (see
+        :func:`ef.datasets.load`), and its facts give the defaults of `relevance_level` and
+        `ignore_identical_ids`.
     queries
         The query texts — ``{query_id: query_text}``. A judged query absent here is skipped;
-        the report's ``missing_texts`` lists those, and its table title counts them.
+        the report's ``missing_texts`` lists those, and its table title counts them. Required
+        with qrels given as a mapping; with a dataset, left out (its own queries are used).
     k_values
         The rank cutoffs to evaluate at.
     metrics
@@ -228,13 +234,19 @@ def evaluate_retrieval(
         the ranking).
     ignore_identical_ids
         Drop results whose doc id equals the query id (BEIR's option, for ArguAna and Quora); one
-        extra result is retrieved so the ranking still reaches ``limit``.
+        extra result is retrieved so the ranking still reaches ``limit``. ``None`` (the default):
+        the dataset's convention when `qrels` is a dataset, else ``False``.
     run_path
         If given, the rankings are also written there as a TREC run file (run id ``ef``), with
         the scores the retriever gave (see ``_write_rankings``); the report's ``run`` holds them
         in any case.
     show_progress
         Draw a progress bar while retrieving query by query.
+    relevance_level
+        The smallest grade that counts as relevant in the binary metrics (recall, precision,
+        MRR, MAP), as trec_eval's ``-l``; NDCG takes the grades themselves as gains, whatever it
+        is. ``None`` (the default): the dataset's relevance level when `qrels` is a dataset (2
+        for TREC DL), else every positive grade counts.
 
     Raises
     ------
@@ -272,10 +284,17 @@ def evaluate_retrieval(
     depth = max(ks) if limit is None else _check_k(limit, name="limit")
     if depth < max(ks):
         raise ValueError(f"'limit' must be at least max(k_values) = {max(ks)} (got {limit!r})")
-    check_bool(ignore_identical_ids, "ignore_identical_ids")
     check_bool(show_progress, "show_progress")
     if run_path is not None:
         _check_run_path(run_path)  # before any retrieval: a typo must not cost the whole run
+    qrels, queries, facts = _judgements(qrels, queries)
+    if ignore_identical_ids is None:
+        ignore_identical_ids = False if facts is None else facts.query_ids_are_doc_ids
+    check_bool(ignore_identical_ids, "ignore_identical_ids")
+    if relevance_level is None:
+        level: float | None = None if facts is None else facts.relevance_level
+    else:
+        level = check_positive_number(relevance_level, "relevance_level")
     _check_argument_order(qrels, queries)
     _check_qrels(qrels)
     _check_queries(queries)
@@ -303,12 +322,13 @@ def evaluate_retrieval(
         means, per_query, run, unscored = _evaluate_in_blocks(
             retriever, jobs, judgements, names, ks, block=block, fetch=fetch, depth=depth,
             ignore_identical_ids=ignore_identical_ids, run_path=run_path, show_progress=show_progress,
+            level=level,
         )
     else:
         results = _retrieve_all(retriever, jobs, fetch, show_progress)
         rankings = _rankings(jobs, results, depth=depth, ignore_identical_ids=ignore_identical_ids)
         run, unscored, mixed = _as_run(rankings)
-        means, per_query = _score_rankings(_by_rank(rankings), judgements, list(rankings), names, ks)
+        means, per_query = _score_rankings(_by_rank(rankings), judgements, list(rankings), names, ks, level)
         if run_path is not None:
             _write_rankings(run_path, run, mixed)
     return RetrievalEvalReport(
@@ -358,6 +378,7 @@ def _score_rankings(
     query_ids: Sequence[str],
     names: Sequence[str],
     ks: Sequence[int],
+    level: float | None = None,
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Means and per-query values of every ``<metric>@<k>``, from the bulk kernels of ``evaluate_run``.
 
@@ -365,13 +386,15 @@ def _score_rankings(
     scored here, so `by_rank` holds each doc's rank score (``_by_rank``), in memory or as a run
     file read streaming (:func:`~ef.evaluation.scoring.load_run_and_qrels`). A doc is relevant
     when its grade is ``> 0`` (the per-query functions' rule), i.e. at least the smallest positive
-    grade. `judged` holds every query of `query_ids` (the per-query order), a query absent from
-    the run scoring zeros, as one with an empty ranking does.
+    grade, or at least `level` when one is given (trec_eval's ``-l``). `judged` holds every query
+    of `query_ids` (the per-query order), a query absent from the run scoring zeros, as one with
+    an empty ranking does.
     """
     from ef.evaluation.scoring import _score
 
     measures = {f"{name}@{k}": parse_measure(f"{name}@{k}") for name in names for k in ks}
-    level = min(float(grade) for grades in judged.values() for grade in grades.values() if grade > 0)
+    if level is None:
+        level = min(float(grade) for grades in judged.values() for grade in grades.values() if grade > 0)
     scored = _score(by_rank, judged, list(measures.values()), missing="zero", relevance_level=level, max_docs=None)
     row = {query_id: i for i, query_id in enumerate(scored.query_ids)}
     columns = {key: scored.values[m].tolist() for key, m in measures.items()}
@@ -405,6 +428,7 @@ def _evaluate_in_blocks(
     ignore_identical_ids: bool,
     run_path: str | os.PathLike[str] | None,
     show_progress: bool,
+    level: float | None,
 ) -> tuple[dict[str, float], dict[str, dict[str, float]], Mapping[str, Mapping[str, float]], list[str]]:
     """:func:`evaluate_retrieval`'s means, per-query values, run and unscored queries, for a retriever
     with a ``query_block``: the rankings go to disk, not memory.
@@ -442,7 +466,7 @@ def _evaluate_in_blocks(
                 scored.write("".join(format_run(_tokens_of(_by_rank(rankings)))).encode())
         run_scores, _ = load_run_and_qrels(scored_path, tokens)
         query_ids = [query_id for query_id, _ in jobs]
-        means, by_token = _score_rankings(run_scores, tokens, [_token(q) for q in query_ids], names, ks)
+        means, by_token = _score_rankings(run_scores, tokens, [_token(q) for q in query_ids], names, ks, level)
         per_query = {query_id: by_token[_token(query_id)] for query_id in query_ids}
         os.unlink(scored_path)
         if run_path is not None:
@@ -580,6 +604,32 @@ def _cutoffs(k_values: Iterable[int]) -> tuple[int, ...]:
     if len(set(ks)) != len(ks):
         raise ValueError(f"'k_values' lists a cutoff more than once (got {values!r})")
     return ks
+
+
+def _judgements(
+    qrels: object, queries: Mapping[str, str] | None
+) -> tuple[Mapping[str, Mapping[str, float]], Mapping[str, str], DatasetFacts | None]:
+    """`qrels` and `queries` as given, or a dataset's (a name, a path or a ``Dataset``) and its facts."""
+    if isinstance(qrels, Mapping):
+        if queries is None:
+            raise TypeError("'queries' is required when 'qrels' is a mapping (or pass a dataset as 'qrels')")
+        return qrels, queries, None
+    from ef.datasets import Dataset, load
+
+    if not isinstance(qrels, str | os.PathLike | Dataset):
+        raise TypeError(
+            "'qrels' must be a mapping {query_id: {doc_id: grade}}, a dataset name or path, or an "
+            f"ef.datasets.Dataset (got {type(qrels).__name__})"
+        )
+    if queries is not None:  # before anything is read: a qrels file's path is no dataset
+        named = qrels.name if isinstance(qrels, Dataset) else repr(os.fspath(qrels))
+        raise TypeError(
+            f"'queries' must be left out when 'qrels' is a dataset ({named}): its queries are used "
+            "(a qrels file is read with ef.trec.read_qrels)"
+        )
+    # A name or path: the judgements and texts only; the retriever holds the corpus.
+    dataset = qrels if isinstance(qrels, Dataset) else load(qrels, corpus=False)
+    return dataset.qrels, dataset.queries, dataset.facts
 
 
 def _check_argument_order(qrels: object, queries: object) -> None:
