@@ -382,11 +382,12 @@ def test_ef_eval_html_shows_the_worst_queries_from_its_own_run(
     assert f'data-value="{saved["metrics"]["ndcg@10"]!r}"' in page
     assert "The 10 worst queries by ndcg@10" in page
     assert "✓ relevant (2)" in page
+    # The demo's qrels judge only relevant documents: the judged share would be P@k, so it is not drawn.
     assert sorted(p.name for p in (tmp_path / "png").iterdir()) == [
         "evaluation-curves.png",
-        "evaluation-judged.png",
         "evaluation-per_query.png",
     ]
+    assert "these qrels judge only relevant documents" in page
     assert sorted(p.name for p in tmp_path.iterdir()) == ["e.html", "e.json", "png", "scratch"]
     # issue 10: the report's rankings come from the evaluation report's own run, in the retriever's
     # order; no run file is written (and read back, re-sorted) for the page any more

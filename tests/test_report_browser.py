@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -180,7 +181,9 @@ def test_evaluation_report_of_ef_eval(browser: Browser, tmp_path: Path, capsys: 
     capsys.readouterr()
     saved = json.loads((tmp_path / "e.json").read_text())
     opened = browser.open(tmp_path / "e.html")
-    assert set(_check_page(opened, tmp_path / "evaluation.png")) == {"curves", "per_query", "judged"}
+    # The demo's qrels judge only relevant documents: a judged share would be P@k, so it is not drawn.
+    assert set(_check_page(opened, tmp_path / "evaluation.png")) == {"curves", "per_query"}
+    assert opened.page.inner_text("#judged-section p").startswith("Not drawn: these qrels judge only relevant")
     # The summary table shows every mean, as 4 decimals of the JSON number.
     cells = _summary_cells(opened)
     assert len(cells) == len(saved["metrics"]) == 25
@@ -212,9 +215,15 @@ def test_evaluation_report_of_ef_eval(browser: Browser, tmp_path: Path, capsys: 
         f"{first['value']:.4f}",
     ]
     # The worst query is first, with the demo's own query text and its ranked, marked results.
-    worst = min(saved["per_query"].items(), key=lambda item: (item[1]["ndcg@10"], item[0]))
+    lowest = min(values["ndcg@10"] for values in saved["per_query"].values())
+    at_lowest = sorted(q for q, values in saved["per_query"].items() if values["ndcg@10"] == lowest)
     heading = opened.page.inner_text("#worst-1 h3")
-    assert heading == f"1. query {worst[0]}: ndcg@10 {worst[1]['ndcg@10']:.4f}"
+    assert re.fullmatch(
+        rf"1\. query (\S+): ndcg@10 {lowest:.4f}, (no relevant document retrieved|first relevant "
+        r"document at rank \d+)",
+        heading,
+    ), heading
+    assert heading.split()[2].rstrip(":") in at_lowest
     results = opened.table("worst-1-results")
     assert [text for text, _ in (row[0] for row in results)] == [str(i) for i in range(1, len(results) + 1)]
     assert all(row[3][0].startswith(("✓ relevant", "✗ not relevant", "· unjudged")) for row in results)
@@ -253,7 +262,7 @@ def test_run_report_of_ef_trec_eval(browser: Browser, tmp_path: Path, capsys: py
     assert main([*argv, "--html", str(tmp_path / "t.html")]) == 0
     assert json.loads(capsys.readouterr().out) == printed  # the report changes nothing that is printed
     opened = browser.open(tmp_path / "t.html")
-    assert set(_check_page(opened, tmp_path / "trec-eval.png")) == {"curves", "per_query", "judged"}
+    assert set(_check_page(opened, tmp_path / "trec-eval.png")) == {"curves", "per_query"}
     cells = _summary_cells(opened)
     assert cells["P", "@5"] == (f"{printed['measures']['P_5']:.4f}", printed["measures"]["P_5"])
     assert cells["ndcg_cut", "@10"][1] == printed["measures"]["ndcg_cut_10"]
@@ -425,4 +434,136 @@ def test_scifact_report_is_small_and_loads(browser: Browser, tmp_path: Path) -> 
     assert path.stat().st_size < 5 * 1024 * 1024
     opened = browser.open(path)
     _check_page(opened, tmp_path / "scifact.png")
-    assert len(opened.data("per_query", "per_query")) == 300 * 25
+    # 300 queries: the share of queries in each band of values, per measure, not 7,500 dots.
+    shares = opened.data("per_query", "per_query_share")
+    assert {row["metric"] for row in shares} == set(report.metrics)
+    for metric in report.metrics:
+        assert sum(row["count"] for row in shares if row["metric"] == metric) == 300
+    zero = sum(1 for values in report.per_query.values() if values["ndcg@10"] == 0)
+    assert {row["band"]: row["count"] for row in shares if row["metric"] == "ndcg@10"}["0 (fails)"] == zero
+    assert opened.page.inner_text("#distribution-section > p") == (
+        f"ndcg@10: {zero} of 300 queries ({zero / 300:.1%}) score 0."
+    )
+    # Many queries tie at 0: the page says so, and which of them it shows.
+    note = opened.page.inner_text("#worst-section > p")
+    assert note.startswith(f"{zero} queries tie at ndcg@10 0.0000; these 10 are those whose first relevant")
+
+
+# Issue 34: the pages that misled, each opened as a user would.
+
+
+def test_a_report_in_a_notebook_frame_draws_its_figures(browser: Browser, tmp_path: Path) -> None:
+    from ef.evaluation import evaluate_run
+    from ef.report import evaluation_report
+
+    run = {"q1": {"d1": 0.9, "d2": 0.8}, "q2": {"d3": 0.4, "d4": 0.3}}
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d4": 1}}
+    page = evaluation_report(evaluate_run(run, qrels, ["P_1", "P_2", "ndcg@10"]), run=run, qrels=qrels)
+    # A notebook inserts the fragment into its own page: here, a bare host page.
+    host = tmp_path / "notebook.html"
+    host.write_text(f"<!DOCTYPE html><html><body><div class='output'>{page._repr_html_()}</div></body></html>")
+    opened = browser.open(host)
+    frame = opened.page.frame_locator("iframe")
+    frame.locator("#figure-judged svg").wait_for(timeout=20000)
+    inner = opened.page.frames[1]
+    inner.evaluate("() => window.efReady")
+    drawn = inner.evaluate(
+        "() => Object.fromEntries(Array.from(document.querySelectorAll('[data-figure]')).map(h => "
+        "[h.dataset.figure, h.querySelectorAll('svg path, svg circle, svg rect, svg line, svg text').length]))"
+    )
+    assert sorted(drawn) == ["curves", "judged", "per_query"]
+    assert all(marks > 10 for marks in drawn.values()), drawn
+    assert inner.evaluate("() => document.title") == "Retrieval evaluation"
+    assert [m for m in opened.console if m[0] in ("error", "pageerror")] == []
+    assert opened.requests == [opened.url]
+
+
+def test_ef_trec_eval_default_measures_draw_the_precision_recall_curve(
+    browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ef.cli import main
+    from ef.trec import write_qrels, write_run
+
+    run = {f"q{i}": {f"d{j}": float(20 - j) for j in range(20)} for i in range(6)}
+    qrels = {f"q{i}": {f"d{j}": int(j % (i + 2) == 0) for j in range(0, 30, 3)} for i in range(6)}
+    write_run(tmp_path / "run", run)
+    write_qrels(tmp_path / "qrels", qrels)
+    argv = ["trec-eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "--json", "--html", str(tmp_path / "t.html")]
+    assert main(argv) == 0
+    printed = json.loads(capsys.readouterr().out)["measures"]
+    opened = browser.open(tmp_path / "t.html")
+    figures = _check_page(opened, tmp_path / "pr.png")
+    assert "precision_recall" in figures
+    assert "judged" in figures  # these qrels hold grade-0 judgements: the judged share means something
+    points = opened.data("precision_recall", "precision_recall")
+    assert [(row["recall"], row["precision"]) for row in points] == [
+        (r / 10, printed[f"iprec_at_recall_{r / 10:.2f}"]) for r in range(11)
+    ]
+
+
+def test_a_benchmark_metric_at_k_chart_names_each_line_and_draws_each_interval(
+    browser: Browser, tmp_path: Path
+) -> None:
+    from fastrag.benchmark import BenchmarkResult, DistributionSummary, QueryOutcome
+
+    outcomes = tuple(QueryOutcome(f"s{i}", f"query {i}", latency_ms=1.0 + i) for i in range(8))
+    scores = {
+        f"{name}@{k}[source_uri]": tuple(((i * 7 + k * 3 + shift) % 10) / 10 for i in range(8))
+        for name, shift in (("recall", 0), ("ndcg", 1), ("precision", 2))
+        for k in (1, 5, 10)
+    }
+    result = BenchmarkResult(
+        summary={name: DistributionSummary.from_scores(values) for name, values in scores.items()},
+        outcomes=outcomes,
+        scores=scores,
+        higher_is_better=dict.fromkeys(scores, True),
+    )
+    opened = browser.open(result.to_html(tmp_path / "b.html"))
+    _check_page(opened, tmp_path / "curves.png")
+    # No shaded areas; one text label per line, at its right end, and every line's interval.
+    svg = "#figure-curves svg"
+    assert opened.page.locator(f"{svg} .mark-area.role-mark").count() == 0
+    labels = opened.page.locator(f"{svg} .mark-text.role-mark text").evaluate_all(
+        "nodes => nodes.map(n => n.textContent)"
+    )
+    assert sorted(labels) == ["ndcg[source_uri]", "precision[source_uri]", "recall[source_uri]"]
+    assert opened.page.locator(f"{svg} .mark-rule.role-mark line").count() == 9  # 3 metrics x 3 cutoffs
+    rows = opened.data("curves", "curves")
+    assert sorted((r["metric"], r["k"], r["low"], r["high"]) for r in rows) == sorted(
+        (name.split("@")[0] + "[source_uri]", int(name.split("@")[1].split("[")[0]), s.ci_low, s.ci_high)
+        for name, s in result.summary.items()
+    )
+
+
+def test_a_comparison_page_says_which_system_is_better(
+    browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ef.cli import main
+    from ef.trec import write_qrels, write_run
+
+    qrels = {f"q{i}": {"d1": 1} for i in range(12)}
+    write_qrels(tmp_path / "qrels", qrels)
+    write_run(tmp_path / "old.trec", {q: {"d2": 1.0, "d1": 0.5} for q in qrels})
+    write_run(tmp_path / "new.trec", {q: {"d1": 1.0, "d2": 0.5} for q in qrels})
+    argv = [
+        "compare",
+        str(tmp_path / "qrels"),
+        str(tmp_path / "old.trec"),
+        str(tmp_path / "new.trec"),
+        "--baseline",
+        "old",
+        "-m",
+        "ndcg@10",
+        "--format",
+        "json",
+        "--html",
+        str(tmp_path / "c.html"),
+    ]
+    assert main(argv) == 0
+    (c,) = json.loads(capsys.readouterr().out)["comparisons"]
+    opened = browser.open(tmp_path / "c.html")
+    _check_page(opened, tmp_path / "verdict.png")
+    assert opened.page.inner_text("p.verdict") == (
+        f"new is better than old on ndcg@10: {c['diff']:+.4f} (95% CI {c['ci_low']:+.4f} to {c['ci_high']:+.4f}); "
+        f"holm-corrected p < 0.0001 (alpha 0.05), over 12 queries."
+    )

@@ -209,6 +209,12 @@ class GateReport:
                 stream.write(page.encode("utf-8"))
         return page
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the page :meth:`to_html` writes, in a sandboxed frame."""
+        from ef.report import notebook_html
+
+        return notebook_html(self.to_html())
+
 
 # --- loading and checking ------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from ef.report._benchmark import benchmark_report
 from ef.report._comparison import comparison_report
 from ef.report._deps import require_report_extra
 from ef.report._evaluation import EvaluationData, QueryDrillDown, RankedDoc, evaluation_data, evaluation_report
-from ef.report._page import Figure, Report, Section, Table, Text
+from ef.report._page import Figure, Report, Section, Table, Text, notebook_html
 
 __all__ = [
     "EvaluationData",
@@ -35,5 +35,6 @@ __all__ = [
     "comparison_report",
     "evaluation_data",
     "evaluation_report",
+    "notebook_html",
     "require_report_extra",
 ]

@@ -14,6 +14,7 @@ __all__ = ["comparison_report"]
 Run = Mapping[str, Mapping[str, float]]
 _BETTER, _WORSE = "▲", "▼"  # as ef compare's table marks them
 _SORTED_SHOWN = 12  # sorted-difference panels: one per comparison, at most this many
+_SENTENCES = 12  # comparisons said in words under the table, at most this many
 
 
 def _as_dict(comparison: object) -> Mapping[str, Any]:
@@ -46,6 +47,29 @@ def _outcome(diff: float, higher_is_better: bool) -> str:
 
 def _p_cell(value: float) -> Cell:
     return Cell("<0.0001" if value < 0.0001 else f"{value:.4f}", value, css="num")
+
+
+def _verdict(c: Mapping[str, Any], data: Mapping[str, Any], level: str) -> str:
+    """One comparison in words: which system is better, by how much, how sure (CI and corrected p).
+
+    ``"better"`` and ``"worse"`` are in the measure's direction (lower is better for some), as decided
+    by the report's test and correction; anything else is no significant difference.
+    """
+    says = {"better": "is better than", "worse": "is worse than"}.get(
+        c["verdict"], "is not significantly better or worse than"
+    )
+    correction = str(data.get("correction", "none"))
+    p_name = "p" if correction == "none" else f"{correction}-corrected p"
+    p = c["p_adjusted"]
+    p_text = "< 0.0001" if p < 0.0001 else f"{p:.4f}"
+    alpha = data.get("alpha")
+    direction = "" if c["higher_is_better"] else " (lower is better)"
+    n = c.get("n_queries", data.get("n_queries"))
+    return (
+        f"{c['system']} {says} {c['baseline']} on {c['measure']}{direction}: {c['diff']:+.4f} "
+        f"({level} {c['ci_low']:+.4f} to {c['ci_high']:+.4f}); {p_name} {p_text} (alpha {alpha:g}), "
+        f"over {n} {data.get('unit', 'queries')}."
+    )
 
 
 def _signed(value: float) -> Cell:
@@ -146,6 +170,9 @@ def comparison_report(
             caption=legend,
         )
     ]
+    table_blocks.extend(Text(_verdict(c, data, level), css="verdict") for c in comparisons[:_SENTENCES])
+    if len(comparisons) > _SENTENCES:
+        table_blocks.append(Text(f"… and {len(comparisons) - _SENTENCES} more comparisons in the table.", css="note"))
     table_blocks.extend(Text(f"Warning: {warning}", css="note") for warning in data.get("warnings", ()))
     sections = [Section("summary-section", "Comparisons", tuple(table_blocks))]
 

@@ -35,6 +35,11 @@ _CUTOFF_FAMILIES = {
 _CURVE_ORDER = tuple(_CUTOFF_FAMILIES)
 _PRIMARY = ("ndcg@10", "ndcg_cut_10", "ndcg_cut.10")
 _SNIPPET = 180
+_STRIP_MAX = 50  # more queries than this and one dot each saturates into bars: shares per band instead
+_JUDGED_OMITTED = (
+    "Not drawn: these qrels judge only relevant documents (no grade of 0 or below), so the share of the "
+    "top k that has a judgement is P@k, not a measure of how complete the judgements are."
+)
 _MISSED_SHOWN = 20  # TREC topics can have hundreds of relevant documents
 
 
@@ -59,6 +64,8 @@ class QueryDrillDown:
     results: tuple[RankedDoc, ...]
     missed: tuple[tuple[str, float, str | None], ...]  # (doc id, grade, snippet), the first 20
     n_missed: int  # how many relevant documents are missing in all
+    # Rank of the first relevant document in the whole ranking (None: none retrieved, or no run/qrels).
+    first_relevant: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +81,13 @@ class EvaluationData:
     worst: tuple[QueryDrillDown, ...]
     depth: int  # results shown per worst query
     integer: frozenset[str]  # measures that are counts (num_rel …): summed, not averaged
+    # Why the judged share is not drawn (qrels that judge only relevant documents), else None.
+    judged_omitted: str | None = None
+    # How many queries score what the last worst query shown scores (more than shown: a cut tie).
+    tied: int = 0
+    # Whether ties among the worst are ordered by the depth of the first relevant document (run and qrels given).
+    ordered_by_depth: bool = False
+    precision_recall: tuple[Mapping[str, Any], ...] = ()  # {"recall", "precision", "measure"}
 
 
 def ranked(ranking: Mapping[str, float]) -> list[tuple[str, float]]:
@@ -96,6 +110,17 @@ def _parse(name: str) -> tuple[str, int | None, bool]:
     param = measure.param
     cutoff = int(param) if isinstance(param, int | float) and float(param).is_integer() and param >= 1 else None
     return measure.family, cutoff, measure.spec.integer
+
+
+def _param(name: str) -> float | None:
+    """A measure's numeric parameter (``iprec_at_recall_0.10`` → 0.1), or ``None``."""
+    from ef.measures import parse_measure
+
+    try:
+        param = parse_measure(name).param
+    except ValueError:
+        return None
+    return float(param) if isinstance(param, int | float) and not isinstance(param, bool) else None
 
 
 def _stem(name: str) -> str:
@@ -235,19 +260,58 @@ def evaluation_data(
         label = stem if stem not in ("P", "ndcg_cut") else _CUTOFF_FAMILIES[family]
         curves.extend({"metric": label, "k": k, "value": metrics[name], "measure": name} for k, name in sorted(points))
 
+    # trec_eval's 11-point interpolated precision (iprec_at_recall_0.00 … _1.00): the precision-recall curve.
+    levels = sorted(
+        (level, name)
+        for name, (family, _, _) in parsed.items()
+        if family == "iprec_at_recall" and (level := _param(name)) is not None
+    )
+    precision_recall: list[dict[str, Any]] = [
+        {"recall": level, "precision": metrics[name], "measure": name} for level, name in levels
+    ]
+    if len(precision_recall) < 2:
+        precision_recall = []
+
     cutoffs = sorted({cutoff for _, cutoff, _ in parsed.values() if cutoff is not None}) or [1, 5, 10, 20, 100]
     judged: list[dict[str, Any]] = []
+    judged_omitted = None
     if run is not None and qrels is not None:
-        judged = _judged_shares(run, qrels, per_query or run, cutoffs, order)
+        # With only relevant documents judged (BEIR's qrels), "judged" means "relevant": the share is P@k.
+        if any(grade <= 0 for judgements in qrels.values() for grade in judgements.values()):
+            judged = _judged_shares(run, qrels, per_query or run, cutoffs, order)
+        else:
+            judged_omitted = _JUDGED_OMITTED
 
     worst_by = _worst_by(metrics, integer)
     drill: list[QueryDrillDown] = []
     shown = depth or (parsed[worst_by][1] if worst_by is not None else None) or 10
+    by_depth = run is not None and qrels is not None
+    tied = 0
     if worst and worst_by is not None and per_query:
+        first: dict[str, int | None] = {}
+        if run is not None and qrels is not None:
+            for query_id in per_query:
+                grades = qrels.get(query_id, {})
+                ranking = order(run.get(query_id, {}))
+                first[query_id] = next(
+                    (rank for rank, (doc_id, _) in enumerate(ranking, 1) if grades.get(doc_id, 0) > 0), None
+                )
+
+        def tie_break(query_id: str) -> float:
+            # Among equal scores the worse query is the one whose first relevant document lies deeper
+            # (none retrieved: deepest of all); without a run and qrels there is no such order.
+            if not by_depth:
+                return 0.0
+            rank = first[query_id]
+            return -math.inf if rank is None else -rank
+
         scored = sorted(
             ((values[worst_by], query_id) for query_id, values in per_query.items() if worst_by in values),
-            key=lambda item: (item[0], item[1]),
+            key=lambda item: (item[0], tie_break(item[1]), item[1]),
         )
+        if scored[:worst]:
+            last = scored[:worst][-1][0]
+            tied = sum(1 for value, _ in scored if value == last)
         for value, query_id in scored[:worst]:
             judged_docs = (qrels or {}).get(query_id, {})
             top = order(run.get(query_id, {}))[:shown] if run is not None else []
@@ -267,7 +331,7 @@ def evaluation_data(
             )
             missed = tuple((doc_id, grade, _snippet(corpus, doc_id)) for doc_id, grade in missing[:_MISSED_SHOWN])
             text = None if queries is None else queries.get(query_id)
-            drill.append(QueryDrillDown(query_id, text, value, results, missed, len(missing)))
+            drill.append(QueryDrillDown(query_id, text, value, results, missed, len(missing), first.get(query_id)))
     return EvaluationData(
         n_queries=n_queries,
         metrics=metrics,
@@ -278,6 +342,10 @@ def evaluation_data(
         worst=tuple(drill),
         depth=shown,
         integer=integer,
+        judged_omitted=judged_omitted,
+        tied=tied,
+        ordered_by_depth=by_depth,
+        precision_recall=tuple(precision_recall),
     )
 
 
@@ -337,8 +405,13 @@ def results_table(table_id: str, results: Sequence[tuple[int, str, float, float 
     return Table(table_id, headers, rows)
 
 
-def drill_down_section(query: QueryDrillDown, *, measure: str, position: int, id_prefix: str, depth: int) -> Section:
-    """A worst query: its text, its ranked results with relevance marks, the relevant docs it missed."""
+def drill_down_section(
+    query: QueryDrillDown, *, measure: str, position: int, id_prefix: str, depth: int, first_relevant: bool = False
+) -> Section:
+    """A worst query: its text, its ranked results with relevance marks, the relevant docs it missed.
+
+    With `first_relevant` the title says where the query's first relevant document is ranked.
+    """
     blocks: list[Table | Figure | Text | Section] = []
     if query.text is not None:
         blocks.append(Text(query.text, css="query"))
@@ -370,7 +443,87 @@ def drill_down_section(query: QueryDrillDown, *, measure: str, position: int, id
     elif query.results:
         blocks.append(Text("No relevant document is missing from these results.", css="note"))
     title = f"{position}. query {query.query_id}: {measure} {query.value:.4f}"
+    if first_relevant:
+        title += (
+            ", no relevant document retrieved"
+            if query.first_relevant is None
+            else f", first relevant document at rank {query.first_relevant}"
+        )
     return Section(id_prefix, title, tuple(blocks))
+
+
+def _worst_section(data: EvaluationData, measure: str) -> Section:
+    """The worst queries by `measure`; when the cut splits queries of equal score, how the shown ones were chosen."""
+    n = len(data.worst)
+    last = data.worst[-1].value
+    shown_tied = sum(1 for q in data.worst if q.value == last)
+    blocks: list[Table | Figure | Text | Section] = []
+    title = f"The {n} worst queries by {measure}"
+    if data.tied > shown_tied:
+        # Equal scores have no order of their own: say which of them are shown, and why those.
+        if data.ordered_by_depth:
+            how = (
+                "those whose first relevant document is ranked deepest (not retrieved at all first), then by query id."
+            )
+        else:
+            how = "the first by query id (pass the run to order them by the depth of their first relevant document)."
+        blocks.append(
+            Text(f"{data.tied} queries tie at {measure} {last:.4f}; these {shown_tied} are {how}", css="note")
+        )
+        if shown_tied == n:
+            title = f"{n} of the {data.tied} queries tied at the lowest {measure} ({last:.4f})"
+    blocks.extend(
+        drill_down_section(
+            query,
+            measure=measure,
+            position=i,
+            id_prefix=f"worst-{i}",
+            depth=data.depth,
+            first_relevant=data.ordered_by_depth,
+        )
+        for i, query in enumerate(data.worst, start=1)
+    )
+    return Section("worst-section", title, tuple(blocks))
+
+
+_BANDS = ("0 (fails)", "(0, 0.25)", "[0.25, 0.5)", "[0.5, 0.75)", "[0.75, 1)", "1 (perfect)")
+
+
+def _band(value: float) -> int:
+    if value <= 0.0:
+        return 0
+    if value >= 1.0:
+        return 5
+    return 1 + min(3, int(value * 4))
+
+
+def _band_shares(per_query: Mapping[str, Mapping[str, float]], measures: Sequence[str]) -> list[dict[str, Any]]:
+    """Per measure, how many queries (and what share) fall in each band of values; empty bands left out."""
+    rows: list[dict[str, Any]] = []
+    for name in measures:
+        counts = [0] * len(_BANDS)
+        for values in per_query.values():
+            if name in values:
+                counts[_band(values[name])] += 1
+        total = sum(counts)
+        rows.extend(
+            {"metric": name, "band": band, "order": i, "count": count, "share": count / total}
+            for i, (band, count) in enumerate(zip(_BANDS, counts, strict=True))
+            if count
+        )
+    return rows
+
+
+def _zero_share(data: EvaluationData, measures: Sequence[str]) -> Text | None:
+    """How many queries score 0 on the primary measure: the share that fails, said in words."""
+    name = data.worst_by
+    if name is None or name not in measures:
+        return None
+    values = [v[name] for v in data.per_query.values() if name in v]
+    if not values:
+        return None
+    zero = sum(1 for v in values if v == 0)
+    return Text(f"{name}: {zero} of {len(values)} queries ({zero / len(values):.1%}) score 0.")
 
 
 def evaluation_report(
@@ -429,6 +582,23 @@ def evaluation_report(
             )
         )
 
+    if data.precision_recall:
+        sections.append(
+            Section(
+                "precision-recall-section",
+                "Precision and recall",
+                (
+                    Figure(
+                        "precision_recall",
+                        "Interpolated precision at 11 recall levels",
+                        _figures.precision_recall_chart("precision_recall", data.precision_recall),
+                        caption="trec_eval's iprec_at_recall: at each recall level, the highest precision at that "
+                        "recall or beyond, averaged over the queries.",
+                    ),
+                ),
+            )
+        )
+
     # One axis from 0 to 1 for all: a measure on another scale (utility, counts) is listed, not drawn.
     mean_measures: list[str] = []
     off_scale: list[str] = []
@@ -437,6 +607,29 @@ def evaluation_report(
             continue
         in_range = all(0.0 <= v[name] <= 1.0 for v in data.per_query.values() if name in v)
         (mean_measures if in_range else off_scale).append(name)
+    not_drawn = f" Not drawn (values outside 0–1): {', '.join(off_scale)}." if off_scale else ""
+    zero = _zero_share(data, mean_measures)
+    if mean_measures and len(data.per_query) > _STRIP_MAX:
+        # Hundreds of dots on one line merge into a bar: show how the queries split instead.
+        shares = _band_shares(data.per_query, mean_measures)
+        sections.append(
+            Section(
+                "distribution-section",
+                "Per-query distributions",
+                (
+                    *((zero,) if zero is not None else ()),
+                    Figure(
+                        "per_query",
+                        "Share of queries in each band of values, per measure",
+                        _figures.share_chart("per_query_share", shares, order=mean_measures, bands=_BANDS),
+                        caption=f"Each bar splits one measure's {len(data.per_query)} queries by their value, from "
+                        "0 (red: the query fails) to 1 (green); hover a band for its count. The worst queries are "
+                        "listed below." + not_drawn,
+                    ),
+                ),
+            )
+        )
+        mean_measures = []
     points = []
     query_text = queries or {}
     for index, (query_id, values) in enumerate(data.per_query.items()):
@@ -454,6 +647,7 @@ def evaluation_report(
                 "distribution-section",
                 "Per-query distributions",
                 (
+                    *((zero,) if zero is not None else ()),
                     Figure(
                         "per_query",
                         "Each query's value, per measure",
@@ -464,14 +658,18 @@ def evaluation_report(
                             order=mean_measures,
                             tooltip=tooltip,
                         ),
-                        caption="One dot per query (hover for its id and value); the red tick is the mean."
-                        + (f" Not drawn (values outside 0–1): {', '.join(off_scale)}." if off_scale else ""),
+                        caption="One dot per query (hover for its id and value); the red tick is the mean." + not_drawn,
                     ),
                 ),
             )
         )
 
+    if data.judged_omitted is not None:
+        sections.append(
+            Section("judged-section", "Judged share of the top k", (Text(data.judged_omitted, css="note"),))
+        )
     if data.judged:
+        at = max((row for row in data.judged if row["k"] <= 10), key=lambda row: row["k"], default=data.judged[0])
         sections.append(
             Section(
                 "judged-section",
@@ -481,8 +679,9 @@ def evaluation_report(
                         "judged",
                         "Share of the top k that has a judgement",
                         _figures.at_k_chart("judged", data.judged, y_title="mean share judged"),
-                        caption=f"Over the {data.judged[0]['queries']} queries with results. Unjudged documents count "
-                        "as not relevant, so a low share means the measures may understate the run.",
+                        caption=f"Over the {data.judged[0]['queries']} queries with results. At k = {at['k']}, "
+                        f"{at['value']:.1%} of the top k has a judgement; the unjudged {1 - at['value']:.1%} count "
+                        "as not relevant, so the measures may understate the run if they are relevant.",
                     ),
                     Table.of(
                         "judged-table", ["k", "mean share judged"], [[row["k"], row["value"]] for row in data.judged]
@@ -492,11 +691,7 @@ def evaluation_report(
         )
 
     if data.worst and data.worst_by is not None:
-        blocks = tuple(
-            drill_down_section(query, measure=data.worst_by, position=i, id_prefix=f"worst-{i}", depth=data.depth)
-            for i, query in enumerate(data.worst, start=1)
-        )
-        sections.append(Section("worst-section", f"The {len(data.worst)} worst queries by {data.worst_by}", blocks))
+        sections.append(_worst_section(data, data.worst_by))
 
     shown_facts = {"queries": str(data.n_queries), **found_facts, **(facts or {})}
     heading = title or "Retrieval evaluation"

@@ -15,6 +15,8 @@ __all__ = [
     "at_k_chart",
     "bar_chart",
     "forest_chart",
+    "precision_recall_chart",
+    "share_chart",
     "sorted_differences_chart",
     "strip_chart",
     "wins_chart",
@@ -42,32 +44,143 @@ def _data(name: str) -> Any:
 
 
 def at_k_chart(name: str, rows: Rows, *, y_title: str, band: bool = False) -> dict[str, Any]:
-    """Lines of ``value`` against ``k``, one per ``metric``; with `band`, ``low``–``high`` shaded.
+    """Lines of ``value`` against ``k``, one per ``metric``; with `band`, each ``low``–``high`` an error bar.
 
-    A log scale on k when the cutoffs span a factor of ten or more (1, 10, 100 …).
+    A log scale on k when the cutoffs span a factor of ten or more (1, 10, 100 …). With `band`,
+    the lines differ in dash as well as colour, each is named at its right end (no legend to
+    match), and the metrics' intervals at one k are set slightly apart (``k_shown``) so that none
+    hides another; the tooltip gives the exact k, mean and interval.
     """
     alt = _deps.altair()
     ks = [row["k"] for row in rows]
     log = bool(ks) and max(ks) >= 10 * min(ks)
+    metrics = list(dict.fromkeys(str(row["metric"]) for row in rows))
+    if band:
+        rows = _dodged(rows, metrics, log)
     x = alt.X(
-        "k:Q",
+        "k_shown:Q" if band else "k:Q",
         title="k (cutoff)",
         scale=alt.Scale(type="log") if log else alt.Undefined,
         axis=alt.Axis(values=sorted(set(ks)), format="d"),
     )
     base = alt.Chart(_data(name)).encode(
         x=x,
-        color=alt.Color("metric:N", title="metric", sort=None),
+        color=alt.Color("metric:N", title="metric", sort=metrics, legend=None if band else alt.Undefined),
     )
     tooltip = [alt.Tooltip("metric:N"), alt.Tooltip("k:Q"), alt.Tooltip("value:Q", format=".4f")]
-    layers = [
-        base.mark_line(point=alt.OverlayMarkDef(size=50, filled=True)).encode(
+    if not band:
+        line = base.mark_line(point=alt.OverlayMarkDef(size=50, filled=True)).encode(
             y=alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=True)), tooltip=tooltip
         )
+        return _finish(line.properties(width=_WIDTH, height=300), (name, rows))
+    tooltip += [
+        alt.Tooltip("low:Q", title="95% CI low", format=".4f"),
+        alt.Tooltip("high:Q", title="95% CI high", format=".4f"),
     ]
-    if band:
-        layers.insert(0, base.mark_area(opacity=0.18).encode(y="low:Q", y2="high:Q"))
-    return _finish(alt.layer(*layers).properties(width=_WIDTH, height=300), (name, rows))
+    interval = base.mark_rule(strokeWidth=2).encode(y=alt.Y("low:Q", title=y_title), y2="high:Q", tooltip=tooltip)
+    line = base.mark_line(point=alt.OverlayMarkDef(size=50, filled=True)).encode(
+        y=alt.Y("value:Q", scale=alt.Scale(zero=True)),
+        strokeDash=alt.StrokeDash("metric:N", sort=metrics, legend=None),
+        tooltip=tooltip,
+    )
+    text = (
+        alt.Chart(_data(f"{name}_labels"))
+        .mark_text(align="left", dx=8, fontSize=12, fontWeight="bold")
+        .encode(x=x, y="label_y:Q", text="metric:N", color=alt.Color("metric:N", sort=metrics, legend=None))
+    )
+    labels = _end_labels(rows)
+    return _finish(
+        alt.layer(interval, line, text).properties(width=_WIDTH - 140, height=320),
+        (name, rows),
+        (f"{name}_labels", labels),
+    )
+
+
+def _end_labels(rows: Rows) -> list[dict[str, Any]]:
+    """Each metric's row at the largest k, with ``label_y``: its value, moved down just enough that
+    no two labels overlap (lines that end at one value would otherwise print their names on top
+    of each other). In the metrics' order."""
+    last = max(row["k"] for row in rows)
+    ends = [dict(row) for row in rows if row["k"] == last]
+    top = max([1.0, *(float(row.get("high") or row["value"]) for row in rows)])
+    gap = 0.055 * top  # about one 12 px line on the 320 px axis
+    right = max((float(row.get("k_shown", row["k"])) for row in ends), default=float(last))
+    for row in ends:
+        row["k_shown"] = right  # the names start together, right of the last (dodged) point
+    placed: float | None = None
+    for row in sorted(ends, key=lambda r: -float(r["value"])):
+        y = float(row["value"]) if placed is None else min(float(row["value"]), placed - gap)
+        row["label_y"] = placed = y
+    return ends
+
+
+def _dodged(rows: Rows, metrics: Sequence[str], log: bool) -> list[dict[str, Any]]:
+    """Each row with ``k_shown``: k moved a little left or right by its metric's place, so that intervals
+    at one k stand side by side (multiplicatively on a log scale)."""
+    spread = 0.06 if log else 0.015
+    ks = sorted({row["k"] for row in rows})
+    width = (ks[-1] - ks[0]) if len(ks) > 1 else 1.0
+    out = []
+    for row in rows:
+        offset = metrics.index(str(row["metric"])) - (len(metrics) - 1) / 2
+        k = row["k"]
+        shown = k * (1 + spread) ** offset if log else k + offset * spread * width
+        out.append({**row, "k_shown": shown})
+    return out
+
+
+def precision_recall_chart(name: str, rows: Rows) -> dict[str, Any]:
+    """Interpolated ``precision`` against ``recall`` (trec_eval's 11 points), both from 0 to 1."""
+    alt = _deps.altair()
+    chart = (
+        alt.Chart(_data(name))
+        .mark_line(point=alt.OverlayMarkDef(size=50, filled=True), color="#4c78a8")
+        .encode(
+            x=alt.X("recall:Q", title="recall", scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("precision:Q", title="interpolated precision (mean over queries)", scale=alt.Scale(domain=[0, 1])),
+            tooltip=[
+                alt.Tooltip("measure:N"),
+                alt.Tooltip("recall:Q", format=".2f"),
+                alt.Tooltip("precision:Q", format=".4f"),
+            ],
+        )
+    )
+    return _finish(chart.properties(width=420, height=320), (name, rows))
+
+
+def share_chart(name: str, rows: Rows, *, order: Sequence[str], bands: Sequence[str]) -> dict[str, Any]:
+    """Per ``metric`` one bar from 0 to 1, split into the ``share`` of queries in each ``band`` (in `bands`
+    order, red for the first through to green for the last); hover shows the ``count``."""
+    alt = _deps.altair()
+    palette = ["#cf222e", "#f4a261", "#e9c46a", "#a7c957", "#6a994e", "#1a7f37"]
+    chart = (
+        alt.Chart(_data(name))
+        .mark_bar()
+        .encode(
+            y=alt.Y("metric:N", title=None, sort=list(order), axis=alt.Axis(labelLimit=260)),
+            x=alt.X(
+                "share:Q",
+                title="share of queries",
+                stack="zero",
+                axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1]),
+            ),
+            color=alt.Color(
+                "band:N",
+                title="value",
+                sort=list(bands),
+                scale=alt.Scale(domain=list(bands), range=palette[: len(bands)]),
+            ),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("metric:N"),
+                alt.Tooltip("band:N", title="value"),
+                alt.Tooltip("count:Q", title="queries"),
+                alt.Tooltip("share:Q", format=".1%"),
+            ],
+        )
+    )
+    return _finish(chart.properties(width=_WIDTH - 120, height=alt.Step(22)), (name, rows))
 
 
 def strip_chart(

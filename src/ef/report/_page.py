@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
 import json
 import os
@@ -15,7 +16,7 @@ from typing import Any
 from ef.io._atomic import atomic_writer
 from ef.report import _deps
 
-__all__ = ["Cell", "Figure", "Report", "Section", "Table", "Text", "cell"]
+__all__ = ["Cell", "Figure", "Report", "Section", "Table", "Text", "cell", "notebook_html"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +110,10 @@ class Report:
         """The whole page as a string."""
         return _render(self)
 
+    def _repr_html_(self) -> str:
+        """The page in a notebook: :meth:`html` in a sandboxed frame (see :func:`notebook_html`)."""
+        return notebook_html(self.html())
+
     def to_html(self, path: str | os.PathLike[str]) -> Path:
         """Write :meth:`html` to `path` atomically and return the path."""
         target = Path(path)
@@ -131,7 +136,9 @@ class Report:
         folder.mkdir(parents=True, exist_ok=True)
         written = []
         for figure in self.figures:
-            spec = dict(figure.spec)
+            # On the page the heading above a chart names it; an image stands alone, so it carries
+            # the figure's title and, below it, the report's.
+            spec = {**figure.spec, "title": {"text": figure.title, "subtitle": self.title, "anchor": "start"}}
             if format == "png":
                 data: bytes = vlc.vegalite_to_png(spec, scale=scale, vl_version=_vl_version())
             else:
@@ -141,6 +148,24 @@ class Report:
                 stream.write(data)
             written.append(target)
         return written
+
+
+def notebook_html(page: str, *, height: int = 720) -> str:
+    """A whole HTML `page` as a fragment a notebook can show: one ``<iframe srcdoc=…>``.
+
+    Jupyter, VS Code and Colab insert a ``_repr_html_`` fragment into their own page; a whole
+    document with its ``<head>``, styles and scripts does not belong there. In a frame the page
+    is exactly the file :meth:`Report.to_html` writes, its styles stay its own, and its scripts
+    run in a sandbox (``allow-scripts``: no access to the notebook, no navigation, no forms).
+
+    >>> notebook_html('<p title="a">x & y</p>', height=100)
+    '<iframe sandbox="allow-scripts" style="width: 100%; height: 100px; border: 1px solid #d1d9e0" \
+srcdoc="&lt;p title=&quot;a&quot;&gt;x &amp; y&lt;/p&gt;"></iframe>'
+    """
+    if isinstance(height, bool) or not isinstance(height, int) or height < 1:
+        raise ValueError(f"'height' must be a positive integer of pixels (got {height!r})")
+    style = f"width: 100%; height: {height}px; border: 1px solid #d1d9e0"
+    return f'<iframe sandbox="allow-scripts" style="{style}" srcdoc="{html.escape(page, quote=True)}"></iframe>'
 
 
 def _figures(blocks: Sequence[Table | Figure | Text | Section]) -> list[Figure]:
@@ -165,10 +190,63 @@ def _vl_version() -> str | None:
 
 @functools.cache
 def _javascript() -> str:
-    """Vega, Vega-Lite and vega-embed as one script (about 0.9 MB; bundling takes seconds, so once)."""
-    bundle: str = _deps.vl_convert().javascript_bundle(vl_version=_vl_version())
+    """Vega, Vega-Lite and vega-embed as one script (about 0.9 MB).
+
+    vl-convert takes about 2 s to bundle it, so it is kept in a file per installation of the
+    plotting libraries (:func:`_bundle_path`) and built only when that file is missing or damaged.
+    """
+    vlc = _deps.vl_convert()
+    vl_version = _vl_version()
+    path = _bundle_path(getattr(vlc, "__version__", None), vl_version)
+    bundle = _read_bundle(path) if path is not None else None
+    if bundle is None:
+        bundle = str(vlc.javascript_bundle(vl_version=vl_version))
+        if path is not None:
+            _write_bundle(path, bundle)
     # Inlined in <script>: "</script" inside it would end the element (in JS strings "<\/" is "</").
     return re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
+
+
+def _bundle_path(vlc_version: object, vl_version: str | None) -> Path | None:
+    """Where the bundle of these versions is kept: ``$EF_HOME/report``, else ``$XDG_CACHE_HOME/ef/report``,
+    else ``~/.cache/ef/report``; ``None`` when vl-convert names no version (nothing to key it by)."""
+    if not isinstance(vlc_version, str) or not re.fullmatch(r"[0-9A-Za-z.+_-]+", vlc_version):
+        return None
+    if os.environ.get("EF_HOME"):
+        folder = Path(os.environ["EF_HOME"]) / "report"
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        folder = (Path(xdg) if xdg else Path.home() / ".cache") / "ef" / "report"
+    return folder / f"vega-{vlc_version}-vl{vl_version or 'default'}.js"
+
+
+_BUNDLE_HEAD = "// ef vega bundle sha256="
+
+
+def _read_bundle(path: Path) -> str | None:
+    """The kept bundle, or ``None`` when it is missing, unreadable or not what was written (checksum)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head, _, body = data.partition(b"\n")
+    if head.decode("ascii", "replace") != _BUNDLE_HEAD + hashlib.sha256(body).hexdigest():
+        return None
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _write_bundle(path: Path, bundle: str) -> None:
+    """Keep the bundle, atomically; a folder that cannot be written only means it is built again next time."""
+    body = bundle.encode("utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_writer(path) as stream:
+            stream.write((_BUNDLE_HEAD + hashlib.sha256(body).hexdigest() + "\n").encode("ascii") + body)
+    except OSError:
+        pass  # a read-only home or a full disk: the page is still written, with the bundle just built
 
 
 def _json_for_script(data: object) -> str:

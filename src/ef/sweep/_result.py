@@ -228,6 +228,16 @@ class SweepResult:
         written: Path = self.report().to_html(path)
         return written
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the page :meth:`to_html` writes, in a sandboxed frame; without the ``report``
+        extra, the table."""
+        try:
+            return str(self.report()._repr_html_())
+        except ImportError:
+            import html
+
+            return f"<pre>{html.escape(self.table())}</pre>"
+
 
 def per_query_table(cells: Sequence[CellResult], measure: str) -> dict[str, dict[str, float]]:
     """``{label: {query_id: value}}`` of one measure (what a comparison pairs)."""

@@ -119,6 +119,18 @@ class BenchmarkResult:
 
         return benchmark_report(self, title=title, samples=samples).to_html(path)
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the page :meth:`to_html` writes, in a sandboxed frame; without the ``report``
+        extra, the summary table."""
+        from ef.report import benchmark_report, notebook_html
+
+        try:
+            return notebook_html(benchmark_report(self).html())
+        except ImportError:
+            import html
+
+            return f"<pre>{html.escape(str(self))}</pre>"
+
     @classmethod
     def load_jsonl(
         cls, path: str | os.PathLike[str], *, higher_is_better: Mapping[str, bool] | None = None
