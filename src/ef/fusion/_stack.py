@@ -11,7 +11,6 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
 from numbers import Real
 from typing import Any
 
@@ -93,7 +92,7 @@ def _code_docs(ids: list[str]) -> tuple[Ints, list[str]]:
     return np.fromiter(map(code.__getitem__, ids), np.int64, count=len(ids)), distinct
 
 
-def _check_entries(run: Mapping[str, Mapping[str, Any]], name: str, scores: Floats, ids: list[str]) -> None:
+def _check_entries(run: Mapping[str, Mapping[str, Any]], name: str, scores: Floats) -> None:
     """``TypeError``/``ValueError`` naming the query and doc of the first id or score that cannot rank."""
     for query_id, docs in run.items():
         if not isinstance(query_id, str):
@@ -112,9 +111,11 @@ def _check_entries(run: Mapping[str, Mapping[str, Any]], name: str, scores: Floa
                     )
 
 
-def _scores(run: Mapping[str, Mapping[str, Any]], name: str, n: int) -> Floats:
-    values = list(chain.from_iterable(docs.values() for docs in run.values()))
+def _scores(run: Mapping[str, Mapping[str, Any]], name: str, values: list[Any]) -> Floats:
+    """`values` (the run's scores, list by list) as floats; ``TypeError`` naming the first that is not real."""
     kinds = set(map(type, values))
+    if kinds <= {float}:  # the common case (read_run's): no per-score check beyond the type set
+        return np.array(values, dtype=np.float64) if values else np.zeros(0)
     for kind in kinds:
         if kind is bool or not issubclass(kind, Real | np.integer | np.floating):
             for query_id, docs in run.items():
@@ -124,7 +125,7 @@ def _scores(run: Mapping[str, Mapping[str, Any]], name: str, n: int) -> Floats:
                             f"{name}[{query_id!r}][{doc_id!r}]: a score must be a real number "
                             f"(got {value!r} of type {kind.__name__})"
                         )
-    return np.fromiter(values, np.float64, count=n)
+    return np.fromiter(values, np.float64, count=len(values))
 
 
 def stack_runs(runs: Sequence[Mapping[str, Mapping[str, Any]]], names: Sequence[str]) -> Stack:
@@ -139,18 +140,22 @@ def stack_runs(runs: Sequence[Mapping[str, Mapping[str, Any]]], names: Sequence[
     parts_s: list[Floats] = []
     parts_r: list[Ints] = []
     for r, (run, name) in enumerate(zip(runs, names, strict=True)):
-        if not all(isinstance(docs, Mapping) for docs in run.values()):
-            _check_entries(run, name, np.zeros(0), [])
-        sizes = np.fromiter(map(len, run.values()), np.int64, count=len(run))
-        n = int(sizes.sum())
-        run_ids = list(chain.from_iterable(run.values()))
-        scores = _scores(run, name, n)
-        _check_entries(run, name, scores, run_ids)
+        lists = list(run.values())
+        if not all(isinstance(docs, Mapping) for docs in lists):
+            _check_entries(run, name, np.zeros(0))
+        sizes = np.fromiter(map(len, lists), np.int64, count=len(lists))
+        # One extend per list, not a generator per entry: ids and scores are copied at C speed.
+        values: list[Any] = []
+        for docs in lists:
+            ids.extend(docs)
+            values.extend(docs.values())
+        scores = _scores(run, name, values)
+        del values
+        _check_entries(run, name, scores)
         codes = np.fromiter((query_code.setdefault(q, len(query_code)) for q in run), np.int64, count=len(run))
-        ids.extend(run_ids)
         parts_q.append(np.repeat(codes, sizes))
         parts_s.append(scores)
-        parts_r.append(np.full(n, r, dtype=np.int64))
+        parts_r.append(np.full(len(scores), r, dtype=np.int64))
     doc, distinct = _code_docs(ids)
     query = np.concatenate(parts_q) if parts_q else np.zeros(0, np.int64)
     score = np.concatenate(parts_s) if parts_s else np.zeros(0)

@@ -393,16 +393,19 @@ def _prepare(runs: Any, depth: int | None) -> tuple[Stack, list[str]]:
 
 def to_run(stack: Stack, fused: Fused) -> dict[str, dict[str, float]]:
     """The fused entries as ``{query_id: {doc_id: score}}``, queries in first-appearance order."""
-    ids = np.array(stack.docs, dtype=object)[fused.doc].tolist() if len(stack.docs) else []
+    if not len(fused.doc):
+        return {}
+    ids = np.array(stack.docs, dtype=object)[fused.doc].tolist()
     scores = fused.score.tolist()
-    bounds = np.flatnonzero(np.r_[True, fused.query[1:] != fused.query[:-1], True]).tolist() if len(ids) else [0]
-    out: dict[str, dict[str, float]] = {}
-    next_ids, next_scores = iter(ids), iter(scores)
-    queries = fused.query[bounds[:-1]].tolist() if len(ids) else []
-    for query, size in zip(queries, np.diff(bounds).tolist(), strict=True):
-        docs = zip(itertools.islice(next_ids, size), itertools.islice(next_scores, size), strict=True)
-        out[stack.queries[query]] = dict(docs)
-    return out
+    bounds = np.flatnonzero(np.r_[True, fused.query[1:] != fused.query[:-1], True])
+    queries = [stack.queries[q] for q in fused.query[bounds[:-1]].tolist()]
+    # dict(zip()) over two list slices per query: the per-document work is C's (slices copy
+    # pointers only, cheaper than islice's iterator calls).
+    edges = bounds.tolist()
+    return {
+        query: dict(zip(ids[lo:hi], scores[lo:hi], strict=True))
+        for query, lo, hi in zip(queries, edges, edges[1:], strict=False)
+    }
 
 
 def fit(
