@@ -567,3 +567,50 @@ def test_a_comparison_page_says_which_system_is_better(
         f"new is better than old on ndcg@10: {c['diff']:+.4f} (95% CI {c['ci_low']:+.4f} to {c['ci_high']:+.4f}); "
         f"holm-corrected p < 0.0001 (alpha 0.05), over 12 queries."
     )
+
+
+def test_ef_compare_with_a_dataset_shows_query_and_passage_texts_in_the_losses(
+    browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ef.cli import main
+    from ef.datasets import demo_dataset
+    from ef.evaluation import read_beir
+    from ef.trec import read_run, write_run
+
+    corpus, queries, qrels = read_beir(demo_dataset())
+    documents = sorted(corpus)
+    good = {q: {d: 2.0 if g > 0 else 1.0 for d, g in judged.items()} for q, judged in qrels.items()}
+    for ranking in good.values():  # the relevant documents first, then others
+        ranking.update({d: 0.5 for d in documents[:5] if d not in ranking})
+    worse = {q: {d: (0.1 if i % 2 else score) for i, (d, score) in enumerate(r.items())} for q, r in good.items()}
+    write_run(tmp_path / "good.trec", good)
+    write_run(tmp_path / "worse.trec", worse)
+    argv = [
+        "compare",
+        "--dataset",
+        str(demo_dataset()),
+        str(tmp_path / "good.trec"),
+        str(tmp_path / "worse.trec"),
+        "--baseline",
+        "good",
+        "-m",
+        "ndcg@10",
+        "--format",
+        "json",
+        "--html",
+        str(tmp_path / "c.html"),
+    ]
+    assert main(argv) == 0
+    capsys.readouterr()
+    opened = browser.open(tmp_path / "c.html")
+    _check_page(opened, tmp_path / "dataset.png")
+    heading = opened.page.inner_text("#loss-1 h3")
+    query_id = heading.split(" ")[1].rstrip(":")
+    assert opened.page.inner_text("#loss-1 p.query") == queries[query_id]
+    table = opened.table("loss-1-worse")
+    ranking = read_run(tmp_path / "worse.trec")[query_id]
+    expected = [d for d, _ in sorted(ranking.items(), key=lambda item: (item[1], item[0]), reverse=True)][:10]
+    assert [row[1][0] for row in table] == expected
+    for row in table:
+        text = " ".join(corpus[row[1][0]].split())
+        assert row[4][0] == (text if len(text) <= 180 else text[:179].rstrip() + "…")

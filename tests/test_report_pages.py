@@ -472,3 +472,15 @@ def test_a_figure_spec_is_json_in_the_framed_page() -> None:
     specs = json.loads(re.search(r'id="ef-figures">(.*?)</script>', srcdoc, re.S).group(1))  # type: ignore[union-attr]
     assert list(specs) == [f.name for f in page.figures]
     assert isinstance(page.figures[0], Figure)
+
+
+def test_without_the_extra_a_notebook_shows_the_text_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ef.compare import compare
+    from ef.report import _deps
+
+    def missing() -> Any:
+        raise ImportError("the HTML report needs the 'report' extra: pip install 'ef-eval[report]'")
+
+    monkeypatch.setattr(_deps, "altair", missing)
+    comparison = compare({"old": RUN, "new": RUN}, QRELS_RELEVANT_ONLY, ["ndcg@10"], baseline="old", resamples=50)
+    assert comparison._repr_html_() == f"<pre>{html.escape(str(comparison))}</pre>"
