@@ -484,3 +484,29 @@ def test_without_the_extra_a_notebook_shows_the_text_table(monkeypatch: pytest.M
     monkeypatch.setattr(_deps, "altair", missing)
     comparison = compare({"old": RUN, "new": RUN}, QRELS_RELEVANT_ONLY, ["ndcg@10"], baseline="old", resamples=50)
     assert comparison._repr_html_() == f"<pre>{html.escape(str(comparison))}</pre>"
+
+
+def test_a_rag_report_in_a_notebook_is_its_table() -> None:
+    from ef.evaluation import RagEvalReport
+
+    report = RagEvalReport({"exact_match": 0.5, "<b>": 0.25}, {"exact_match": 2, "<b>": 1, "token_f1": 0}, 4)
+    assert report._repr_html_() == (
+        '<table class="ef-report"><caption>RAG evaluation over 4 samples</caption>\n'
+        "<thead><tr><th>metric</th><th>mean</th><th>samples</th></tr></thead>\n"
+        "<tbody><tr><td>exact_match</td><td>0.5000</td><td>2</td></tr>"
+        "<tr><td>&lt;b&gt;</td><td>0.2500</td><td>1</td></tr>"
+        "<tr><td>token_f1</td><td>-</td><td>0</td></tr></tbody></table>"
+    )
+
+
+def test_a_tuning_report_in_a_notebook_is_its_verdict_and_its_comparison_page() -> None:
+    from ef.fusion import tune
+
+    qrels = {f"q{i}": {"d1": 1, "d2": 0} for i in range(6)}
+    a = {q: {"d1": 0.2, "d2": 0.9, "d3": 0.5} for q in qrels}
+    b = {q: {"d1": 0.8, "d2": 0.1, "d3": 0.5} for q in qrels}
+    report = tune({"a": a, "b": b}, qrels, method="wsum", folds=2, step=0.5)
+    fragment = report._repr_html_()
+    verdict, frame = fragment.split("\n", 1)
+    assert verdict == f'<p class="ef-verdict">{html.escape(report.verdict())}</p>'
+    assert _framed_page(frame) == comparison_report(report.comparison, title="Fusion held out").html()

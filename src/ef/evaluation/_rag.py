@@ -171,6 +171,22 @@ class RagEvalReport:
             ["metric", "mean", "samples"], rows, title=f"RAG evaluation over {self.n_samples} {noun}"
         )
 
+    def _repr_html_(self) -> str:
+        """The table of :meth:`__str__` as HTML, for notebooks."""
+        import html
+
+        rows = "".join(
+            f"<tr><td>{html.escape(name)}</td>"
+            f"<td>{'-' if name not in self.metrics else f'{self.metrics[name]:.4f}'}</td><td>{count}</td></tr>"
+            for name, count in self.coverage.items()
+        )
+        noun = "sample" if self.n_samples == 1 else "samples"
+        return (
+            f'<table class="ef-report"><caption>RAG evaluation over {self.n_samples} {noun}</caption>\n'
+            "<thead><tr><th>metric</th><th>mean</th><th>samples</th></tr></thead>\n"
+            f"<tbody>{rows}</tbody></table>"
+        )
+
 
 def _is_missing(value: object) -> bool:
     """``True`` for what a table writes for an absent field: NaN (pandas' ``to_dict``) or ``pd.NA``.

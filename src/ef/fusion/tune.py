@@ -129,6 +129,20 @@ class TuneReport:
             f"({self.comparison.correction}-corrected, {c.n_queries} held-out queries)"
         )
 
+    def _repr_html_(self) -> str:
+        """In a notebook: :meth:`verdict`, then the held-out comparison's page in a sandboxed frame
+        (its terminal table without the ``report`` extra)."""
+        import html
+
+        from ef.report import comparison_report, notebook_html
+
+        verdict = f'<p class="ef-verdict">{html.escape(self.verdict())}</p>'
+        try:
+            page = notebook_html(comparison_report(self.comparison, title="Fusion held out").html())
+        except ImportError:
+            page = f"<pre>{html.escape(str(self.comparison))}</pre>"
+        return f"{verdict}\n{page}"
+
 
 def _scores(run: Mapping[str, Mapping[str, float]], qrels: Mapping[str, Any], measure: str,
             queries: Sequence[str]) -> Floats:
