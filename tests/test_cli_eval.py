@@ -179,10 +179,13 @@ def test_index_dir_of_another_corpus_is_refused(capsys: pytest.CaptureFixture[st
 def test_progress_bars_unless_quiet(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys)
     assert status == 0
-    # Off a terminal (captured), one summary line per stage and no "\r" redraws.
+    # Off a terminal (captured), a start line and a summary line per stage and no "\r" redraws.
     lines = err.splitlines()
     assert "\r" not in err
-    assert [line.split(" [")[0] for line in lines] == ["indexing (bm25): 100/100", "retrieving (bm25): 27/27"]
+    assert [line.split(" [")[0] for line in lines] == [
+        "indexing (bm25): 0/100 started", "indexing (bm25): 100/100",
+        "retrieving (bm25): 0/27 started", "retrieving (bm25): 27/27",
+    ]
 
 
 @pytest.fixture

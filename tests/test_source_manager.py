@@ -210,8 +210,11 @@ def test_progress_bars_show_on_request_and_stay_silent_otherwise(capsys: pytest.
     index = ingest(CORPUS, show_progress=True)
     index.search_many(["cats", "dogs"])
     err = capsys.readouterr().err
-    # Captured, not a terminal: one summary line per bar, no "\r" redraws.
-    assert [line.split(" [")[0] for line in err.splitlines()] == ["indexing (bm25): 5/5", "retrieving (bm25): 2/2"]
+    # Captured, not a terminal: a start line and a summary line per bar, no "\r" redraws.
+    assert [line.split(" [")[0] for line in err.splitlines()] == [
+        "indexing (bm25): 0/5 started", "indexing (bm25): 5/5",
+        "retrieving (bm25): 0/2 started", "retrieving (bm25): 2/2",
+    ]
     assert "\r" not in err
     index.search_many(["cats", "dogs"], show_progress=False)
     quiet = ingest(CORPUS, show_progress=False)

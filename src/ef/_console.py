@@ -3,8 +3,10 @@
 Progress bars are drawn for long work (encoding, indexing, retrieving, benchmarking) by tqdm.
 
 On a terminal, tqdm draws the bar (rate, elapsed time and ETA) and leaves its final state. Off
-a terminal (a log file, CI output) nothing is redrawn: no ``\\r`` lines, just one summary line
-when the work ends. Nothing at all is written when ``enabled`` is false or when the environment
+a terminal (a log file, CI output) nothing is redrawn: no ``\\r``, but whole lines a log keeps,
+one when a stage starts, one at the first update after each 30 s with the count, the share done
+and the ETA (so a five-minute encode is not silent in a CI log), and one summary line when the
+work ends. Nothing at all is written when ``enabled`` is false or when the environment
 variable ``EF_NO_PROGRESS`` is set to anything but an empty string, ``0``, ``false``, ``no`` or
 ``off`` (so ``EF_NO_PROGRESS=0`` keeps the bars, as one would expect).
 """
@@ -14,21 +16,24 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Never, TextIO, TypeVar
+
+from ef._validate import check_positive_number
 
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-__all__ = ["Progress", "format_table", "format_value", "progress", "progress_silenced"]
+__all__ = ["LOG_INTERVAL_S", "Progress", "format_table", "format_value", "progress", "progress_silenced"]
 
 T = TypeVar("T")
 
 _REDRAW_S = 0.1
 _KEEP_BARS = frozenset({"", "0", "false", "no", "off"})
-_LOG_FORMAT = "{desc}: {n_fmt}/{total_fmt} [{elapsed}, {rate_fmt}]"
-_LOG_FORMAT_NO_TOTAL = "{desc}: {n_fmt} [{elapsed}, {rate_fmt}]"
+
+LOG_INTERVAL_S = 30.0
+"""Off a terminal, the most seconds between two progress lines while the work advances."""
 
 
 def progress_silenced() -> bool:
@@ -54,23 +59,38 @@ def _is_terminal(stream: TextIO) -> bool:
 class Progress:
     """A counter of done work, drawn by tqdm on a terminal; use as a context manager.
 
+    Off a terminal it writes a line when it starts, a line at the first :meth:`update` after
+    every `interval` seconds (count, share done, elapsed time, ETA and rate) and a summary line
+    when it closes; `clock` (seconds, :func:`time.monotonic` by default) times them.
+
     >>> import io
-    >>> out = io.StringIO()  # not a terminal: one line at the end, no redraws
+    >>> out = io.StringIO()  # not a terminal: whole lines, no redraws
     >>> with Progress(3, "demo", stream=out, enabled=True) as bar:
     ...     bar.update(3)
-    >>> out.getvalue()  # doctest: +ELLIPSIS
-    'demo: 3/3 [00:00, ...]\\n'
+    >>> print(out.getvalue(), end="")  # doctest: +ELLIPSIS
+    demo: 0/3 started
+    demo: 3/3 [00:00, ...]
     """
 
     def __init__(
-        self, total: int | None, desc: str, *, enabled: bool = True, stream: TextIO | None = None
+        self,
+        total: int | None,
+        desc: str,
+        *,
+        enabled: bool = True,
+        stream: TextIO | None = None,
+        interval: float = LOG_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.total = total
         self.desc = desc
         self.enabled = enabled and not progress_silenced()
         self.stream = stream if stream is not None else sys.stderr
         self.count = 0
-        self._start = time.perf_counter()
+        self.interval = check_positive_number(interval, "interval", what="a finite number of seconds > 0")
+        self._clock = clock
+        self._start = clock()
+        self._last_line = self._start
         self._closed = False
         self._bar: tqdm[Never] | None = None
         if self.enabled and _is_terminal(self.stream):
@@ -80,11 +100,38 @@ class Progress:
                 total=total, desc=desc, file=self.stream, leave=True, dynamic_ncols=True,
                 mininterval=_REDRAW_S, unit=" items",
             )
+        elif self.enabled:
+            self._write(f"{desc}: started" if total is None else f"{desc}: 0/{total} started")
 
     def update(self, n: int = 1) -> None:
         self.count += n
         if self._bar is not None:
             self._bar.update(n)
+        elif self.enabled and not self._closed:
+            now = self._clock()
+            # The summary line says the last count: no line for an update that finishes the work.
+            if now - self._last_line >= self.interval and (self.total is None or self.count < self.total):
+                self._last_line = now
+                self._write(self._status(now - self._start))
+
+    def _status(self, elapsed: float, *, final: bool = False) -> str:
+        """A log's line: ``desc: done/total (share) [elapsed elapsed, ETA left, rate]`` while the
+        work goes on, ``desc: done/total [elapsed, rate]`` at its end (tqdm's summary line)."""
+        rate = self.count / elapsed if elapsed > 0 else None
+        speed = "? items/s" if rate is None else f"{rate:.2f} items/s"
+        done = str(self.count) if self.total is None else f"{self.count}/{self.total}"
+        if final:
+            return f"{self.desc}: {done} [{_duration(elapsed)}, {speed}]"
+        if self.total is None:
+            return f"{self.desc}: {done} [{_duration(elapsed)} elapsed, {speed}]"
+        share = f"{100 * self.count / self.total:.0f}%" if self.total > 0 else "?"
+        eta = _duration((self.total - self.count) / rate) if rate else "?"
+        return f"{self.desc}: {done} ({share}) [{_duration(elapsed)} elapsed, ETA {eta}, {speed}]"
+
+    def _write(self, line: str) -> None:
+        # One write per line: a log fed by several threads keeps whole lines.
+        self.stream.write(line + "\n")
+        self.stream.flush()
 
     def close(self) -> None:
         if self._closed:
@@ -93,16 +140,7 @@ class Progress:
         if self._bar is not None:
             self._bar.close()
         elif self.enabled:
-            from tqdm import tqdm
-
-            line = tqdm.format_meter(
-                # tqdm takes total=None for an open-ended count; its stubs say float only.
-                self.count, self.total, time.perf_counter() - self._start,  # type: ignore[arg-type]
-                prefix=self.desc, unit=" items",
-                bar_format=_LOG_FORMAT if self.total is not None else _LOG_FORMAT_NO_TOTAL,
-            )
-            self.stream.write(line + "\n")
-            self.stream.flush()
+            self._write(self._status(self._clock() - self._start, final=True))
 
     def __enter__(self) -> Progress:
         return self
@@ -123,6 +161,18 @@ def progress(
         for item in items:
             yield item
             bar.update()
+
+
+def _duration(seconds: float) -> str:
+    """``MM:SS``, or ``H:MM:SS`` from an hour on (tqdm's form, as on a terminal).
+
+    >>> _duration(75.4), _duration(3725.0)
+    ('01:15', '1:02:05')
+    """
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
 def format_value(value: object) -> str:

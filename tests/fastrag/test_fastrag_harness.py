@@ -465,8 +465,8 @@ def test_progress_bar_and_silence(capsys: pytest.CaptureFixture[str], monkeypatc
     run(EchoRetriever(), samples(3), [Recall()], show_progress=False)
     assert capsys.readouterr().err == ""
     run(EchoRetriever(), samples(3), [Recall()], show_progress=True)
-    err = capsys.readouterr().err  # not a terminal: tqdm's one summary line, no "\r" redraws
-    assert re.fullmatch(r"benchmark: 3/3 \[00:00, [0-9.]+ items/s\]\n", err), err
+    err = capsys.readouterr().err  # not a terminal: a start line and a summary line, no "\r" redraws
+    assert re.fullmatch(r"benchmark: 0/3 started\nbenchmark: 3/3 \[00:00, [0-9.]+ items/s\]\n", err), err
 
 
 def test_sync_wrapper() -> None:
