@@ -614,3 +614,28 @@ def test_ef_compare_with_a_dataset_shows_query_and_passage_texts_in_the_losses(
     for row in table:
         text = " ".join(corpus[row[1][0]].split())
         assert row[4][0] == (text if len(text) <= 180 else text[:179].rstrip() + "…")
+
+
+def test_the_readme_screenshots_script_makes_both_images(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    if not Path(CHROMIUM).exists():
+        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+    script = Path(__file__).resolve().parents[1] / "docs" / "img" / "make_screenshots.py"
+    spec = importlib.util.spec_from_file_location("make_screenshots", script)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    # Playwright's sync API keeps an event loop running on this thread (the browser fixture's): its own.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        written = pool.submit(module.main, tmp_path).result()
+    capsys.readouterr()
+    assert [p.name for p in written] == ["evaluation-report.png", "comparison-report.png"]
+    readme = (script.parents[2] / "README.md").read_text(encoding="utf-8")
+    for path in written:
+        assert f"](docs/img/{path.name})" in readme
+        data = path.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert int.from_bytes(data[16:20], "big") == 880  # the width the README shows
+        assert 10_000 < len(data) < 200_000

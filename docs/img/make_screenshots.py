@@ -1,14 +1,16 @@
 """Regenerate the README's screenshots of the demo's evaluation and comparison reports.
 
-    .venv/bin/python docs/img/make_screenshots.py
+    .venv/bin/python docs/img/make_screenshots.py [FOLDER]
 
 Needs the dev extras (playwright) and Debian's chromium; writes docs/img/evaluation-report.png
-and docs/img/comparison-report.png: the top of each page, downscaled and palette-quantised so
-each stays well under 200 KB.
+and docs/img/comparison-report.png (or into FOLDER): the top of each page, downscaled and
+palette-quantised so each stays well under 200 KB. tests/test_report_browser.py runs it into a
+scratch folder, so it keeps working as the pages change.
 """
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
 
@@ -27,7 +29,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-def main() -> None:
+def main(out: Path = HERE) -> list[Path]:
+    """Write the two screenshots into `out`; returns their paths."""
     folder = Path(tempfile.mkdtemp())
     corpus, queries, qrels = read_beir(demo_dataset())
     index = ingest(corpus, show_progress=False)
@@ -44,12 +47,15 @@ def main() -> None:
             runs=runs, qrels=qrels, queries=queries, corpus=corpus, title="Comparison: bm25-passages vs bm25",
         ),
     }
+    written = []
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             tempfile.mkdtemp(), executable_path="/usr/bin/chromium", headless=True, args=ARGS,
             viewport={"width": 1100, "height": 1500},
         )
-        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort())
+        context.route(
+            "**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort()
+        )
         for name, page in pages.items():
             path = page.to_html(folder / f"{name}.html")
             tab = context.new_page()
@@ -58,10 +64,12 @@ def main() -> None:
             tab.screenshot(path=str(folder / f"{name}.png"))
             image = Image.open(folder / f"{name}.png").convert("RGB")
             image = image.resize((880, image.height * 880 // image.width), Image.LANCZOS)
-            image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE).save(HERE / f"{name}.png", optimize=True)
-            print(HERE / f"{name}.png", (HERE / f"{name}.png").stat().st_size, "bytes")
+            image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE).save(out / f"{name}.png", optimize=True)
+            print(out / f"{name}.png", (out / f"{name}.png").stat().st_size, "bytes")
+            written.append(out / f"{name}.png")
         context.close()
+    return written
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE)
