@@ -63,7 +63,7 @@ def main(out: Path = HERE) -> list[Path]:
             tab.evaluate("() => window.efReady")
             tab.screenshot(path=str(folder / f"{name}.png"))
             image = Image.open(folder / f"{name}.png").convert("RGB")
-            image = image.resize((880, image.height * 880 // image.width), Image.LANCZOS)
+            image = image.resize((880, image.height * 880 // image.width), Image.Resampling.LANCZOS)
             image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE).save(out / f"{name}.png", optimize=True)
             print(out / f"{name}.png", (out / f"{name}.png").stat().st_size, "bytes")
             written.append(out / f"{name}.png")
