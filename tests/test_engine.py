@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 from decimal import Decimal
@@ -439,6 +440,69 @@ def test_a_file_streamed_in_windows_equals_the_dict(
     from_file = evaluate_run(path, qrels, MEASURES, missing=missing, max_docs=max_docs)  # type: ignore[arg-type]
     from_dict = evaluate_run(run, qrels, MEASURES, missing=missing, max_docs=max_docs)  # type: ignore[arg-type]
     assert from_file == from_dict
+
+
+def _ranked_file(path: Path, qrels: dict[str, dict[str, int]], max_docs: int) -> Any:
+    query_ids = sorted(qrels)
+    judged = _kernel.Judged(query_ids, [list(qrels[q]) for q in query_ids])
+    try:
+        return _decoded(_hits._rank_file(str(path), judged, max_docs))
+    except ValueError as error:
+        return str(error)
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=_run_files(), copies=st.integers(1, 40), bom=st.booleans(), max_docs=st.sampled_from([-1, 2]))
+def test_a_file_cut_in_two_for_two_threads_ranks_as_one_pass(
+    tmp_path_factory: pytest.TempPathFactory,
+    case: tuple[bytes, dict[str, dict[str, int]]],
+    copies: int,
+    bom: bool,
+    max_docs: int,
+) -> None:
+    # Copies with their query ids prefixed make a file of many windows; hypothesis' faults,
+    # shuffles, comments and duplicates land in either half or across the cut. One thread is the oracle.
+    data, qrels = case
+    data = data if data.endswith(b"\n") else data + b"\n"
+    text = b"".join(re.sub(rb"(?m)^([ \t\v\f]*)([^\s#])", rb"\1c%d_\2" % i, data) for i in range(copies))
+    all_qrels = {f"c{i}_{q}": judged for i in range(copies) for q, judged in qrels.items()}
+    path = tmp_path_factory.mktemp("cut") / "run.txt"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_hits, "_WINDOW", 256)
+        patch.setattr(_hits, "_CORES", 2)
+        two = _ranked_file(path, all_qrels, max_docs)
+        patch.setattr(_hits, "_CORES", 1)
+        assert two == _ranked_file(path, all_qrels, max_docs)
+
+
+def test_the_cut_falls_on_a_new_query_and_faults_past_it_keep_the_files_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_hits, "_WINDOW", 256)
+    monkeypatch.setattr(_hits, "_CORES", 2)
+    lines = [f"q{q} Q0 d{i} {i} {i % 3} r\n" for q in range(40) for i in range(5)]  # 3,150 bytes
+    path = tmp_path / "run.txt"
+    path.write_text("".join(lines))
+    with path.open("rb") as stream:
+        cut = _hits._cut(stream.fileno(), path.stat().st_size)
+    # The middle (byte 1,575) is inside q20's lines: the cut is where q21 starts.
+    assert cut == len("".join(lines[: lines.index("q21 Q0 d0 0 0 r\n")]))
+    qrels = {f"q{q}": {"d1": 1, "d4": 2} for q in range(40)}
+    assert evaluate_run(path, qrels, MEASURES) == evaluate_run(read_run(path), qrels, MEASURES)
+    lines[181] = "q36 Q0 d0 1 0 r\n"  # line 182: d0 again in q36, past the cut
+    path.write_text("".join(lines))
+    twice = rf"^{path}:182: doc id 'd0' appears twice in query 'q36' \(first at line 181\)$"
+    with pytest.raises(ValueError, match=twice):
+        evaluate_run(path, qrels)
+    lines[181] = "q36 Q0 d5 0 x r\n"
+    path.write_text("".join(lines))
+    with pytest.raises(ValueError, match=rf"^{path}:182: score 'x' is not a number$"):
+        evaluate_run(path, qrels)
+    lines[181] = "q3 Q0 d5 0 1 r\n"  # q3 again, past the cut: not grouped, read whole
+    path.write_text("".join(lines))
+    per_query = evaluate_run(path, qrels, ["num_ret"]).per_query
+    assert (per_query["q3"]["num_ret"], per_query["q36"]["num_ret"]) == (6, 4)
 
 
 @pytest.mark.usefixtures("tiny_window")

@@ -16,13 +16,16 @@ cannot be imported.
 from __future__ import annotations
 
 import gzip
+import io
 import math
 import numbers
 import os
+import stat
 import struct
 import sys
 import zlib
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -185,9 +188,22 @@ def _read(stream: IO[bytes], size: int, name: str) -> bytes:
 
 
 def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
-    """Stream `path` through the kernel, window by window; one descriptor for every read."""
+    """Stream `path` through the kernel, window by window; one descriptor for every read. A large
+    plain file is cut in two at a query boundary and its halves ranked on two threads (the kernel
+    releases the GIL), their results joined as one pass would give them."""
     name = display_name(path)
     with open_binary(path) as stream:
+        if isinstance(stream, io.BufferedReader) and _CORES > 1:  # not gzip, which cannot be cut
+            fd = stream.fileno()
+            status = os.fstat(fd)
+            cut = _cut(fd, status.st_size) if stat.S_ISREG(status.st_mode) and status.st_size >= 4 * _WINDOW else None
+            if cut is not None:
+                start = len(BOM) if os.pread(fd, len(BOM), 0) == BOM else 0
+                with ThreadPoolExecutor(1) as pool:
+                    second = pool.submit(_rank_range, fd, cut, status.st_size, judged, max_docs)
+                    first = _rank_range(fd, start, cut, judged, max_docs)
+                    got = _join(name, fd, cut, first, second.result())
+                return _rank_whole(stream, name, judged, max_docs) if got is None else got
         ranker = engine.Ranker(judged, max_docs)
         data = bytearray(_read(stream, _WINDOW, name))
         if data.startswith(BOM):
@@ -204,16 +220,103 @@ def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
                 # Not grouped by query: the whole file, read again through the same descriptor
                 # and grouped at once (the window goes first: memory holds the file once).
                 del data
-                stream.seek(0)
-                whole = bytearray(_read(stream, -1, name))
-                if whole.startswith(BOM):
-                    del whole[: len(BOM)]
-                return _rank_bytes(name, whole, judged, max_docs, grouped=False)
+                return _rank_whole(stream, name, judged, max_docs)
             if final:
                 return ranker.result()
             # One query longer than what is held: read as much again (linear overall).
             want = _WINDOW if got else max(_WINDOW, len(data))
             del data[:got]
+
+
+def _rank_whole(stream: IO[bytes], name: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
+    stream.seek(0)
+    whole = bytearray(_read(stream, -1, name))
+    if whole.startswith(BOM):
+        del whole[: len(BOM)]
+    return _rank_bytes(name, whole, judged, max_docs, grouped=False)
+
+
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _cut(fd: int, size: int) -> int | None:
+    """The offset of a line near the middle of the file whose query id differs from the data line
+    before it (the second half then starts a query), or None when one window finds none."""
+    middle = size // 2
+    block = os.pread(fd, _WINDOW, middle)
+    at = block.find(b"\n") + 1
+    previous = None
+    while at:
+        end = block.find(b"\n", at)
+        if end < 0:
+            return None
+        fields = block[at:end].split(None, 1)  # bytes.split() splits on C isspace's six bytes
+        if fields and not fields[0].startswith(b"#"):
+            if previous is not None and fields[0] != previous:
+                return middle + at
+            previous = fields[0]
+        at = end + 1
+    return None
+
+
+def _rank_range(fd: int, start: int, stop: int, judged: Any, max_docs: int) -> tuple[Any, Any]:
+    """Rank bytes [start, stop) of `fd` (whole query groups): (ranker, None) or (ranker, (fault, data))."""
+    ranker = engine.Ranker(judged, max_docs)
+    data = bytearray()
+    at, want = start, _WINDOW
+    while True:
+        more = os.pread(fd, min(want, stop - at), at)
+        at += len(more)
+        data += more
+        final = at >= stop or not more
+        got = ranker.feed(data, final, False)
+        if isinstance(got, tuple):
+            return ranker, (got, data)
+        if final:
+            return ranker, None
+        want = _WINDOW if got else max(_WINDOW, len(data))
+        del data[:got]
+
+
+def _join(name: str, fd: int, cut: int, first: tuple[Any, Any], second: tuple[Any, Any]) -> Any:
+    """The two halves' results as one pass's, or None when the file is not grouped (a query in both
+    halves). A fault is the first in file order: the first half's, else the second's, its line
+    numbers counted on from the cut."""
+    (one, one_fault), (two, two_fault) = first, second
+    if one_fault is not None:
+        fault, data = one_fault
+        if fault[0] == "ungrouped":
+            return None
+        raise _error(name, data, fault)
+    if two.shares_query(one) or (two_fault is not None and two_fault[0][0] == "ungrouped"):
+        return None
+    if two_fault is not None:
+        fault, data = two_fault
+        raise _error(name, data, _shift(fault, _lines_before(fd, cut)))
+    a, b = one.result(), two.result()
+    num_ret = np.where(_ints(b[0]) >= 0, _ints(b[0]), _ints(a[0]))
+    return num_ret.tobytes(), a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] if b[4] is None else b[4]
+
+
+def _lines_before(fd: int, offset: int) -> int:
+    """How many lines end before `offset` (an error's line number in the second half, counted only then)."""
+    count, at = 0, 0
+    while at < offset:
+        block = os.pread(fd, min(_WINDOW, offset - at), at)
+        if not block:
+            break
+        count += block.count(b"\n")
+        at += len(block)
+    return count
+
+
+def _shift(fault: tuple[Any, ...], lines: int) -> tuple[Any, ...]:
+    """`fault` with its line numbers moved on by `lines`."""
+    moved = list(fault)
+    moved[1] += lines
+    if fault[0] == "twice" and moved[2]:
+        moved[2] += lines
+    return tuple(moved)
 
 
 def _grades(qrels: Run, query_ids: list[str]) -> npt.NDArray[np.float64]:

@@ -69,68 +69,71 @@ static int ints_push(ints *a, int64_t x) {
  * one process do not collide in another. */
 static uint64_t hash_seed;
 
+static void multiply(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo);
+
+/* Eight bytes at a time, each word folded in by a 64x64 -> 128-bit multiply (wyhash's "mum"),
+ * both operands keyed by the process's seed. */
 static uint64_t hash_bytes(const char *p, Py_ssize_t n, uint64_t seed) {
-    uint64_t h = 0xcbf29ce484222325ULL ^ seed ^ hash_seed;
-    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
-    return h ^ (h >> 29);
+    uint64_t h = seed ^ hash_seed ^ (uint64_t)n, hi, lo, w;
+    for (; n > 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        multiply(w ^ hash_seed, h ^ 0xa0761d6478bd642fULL, &hi, &lo);
+        h = hi ^ lo;
+    }
+    w = 0;
+    memcpy(&w, p, (size_t)n);
+    multiply(w ^ hash_seed, h ^ 0xe7037ed1a0b428dbULL, &hi, &lo);
+    return hi ^ lo;
 }
 
 static int same_bytes(const char *a, Py_ssize_t na, const char *b, Py_ssize_t nb) {
     return na == nb && memcmp(a, b, (size_t)na) == 0;
 }
 
-/* A string table: interned copies of byte strings, each with a value, open addressing. */
+/* A string table: interned copies of byte strings, each with a value, open addressing; a slot is
+ * one cache line's quarter, so a probe touches one line. */
 typedef struct {
-    char **key;
-    Py_ssize_t *len;
-    int64_t *value;
-    uint64_t *hash;
+    char *key; /* NULL: empty */
+    Py_ssize_t len;
+    uint64_t hash;
+    int64_t value;
+} slot;
+
+typedef struct {
+    slot *s;
     Py_ssize_t n, cap; /* cap: a power of two */
 } table;
 
 static int table_init(table *t, Py_ssize_t expected) {
     Py_ssize_t cap = 16;
     while (cap < 2 * expected + 2) cap *= 2;
-    t->key = calloc((size_t)cap, sizeof(char *));
-    t->len = calloc((size_t)cap, sizeof(Py_ssize_t));
-    t->value = calloc((size_t)cap, sizeof(int64_t));
-    t->hash = calloc((size_t)cap, sizeof(uint64_t));
+    t->s = calloc((size_t)cap, sizeof(slot));
     t->n = 0;
     t->cap = cap;
-    return (t->key && t->len && t->value && t->hash) ? 0 : -1;
+    return t->s ? 0 : -1;
 }
 
 static void table_free(table *t) {
-    if (t->key)
-        for (Py_ssize_t i = 0; i < t->cap; i++) free(t->key[i]);
-    free(t->key);
-    free(t->len);
-    free(t->value);
-    free(t->hash);
+    if (t->s)
+        for (Py_ssize_t i = 0; i < t->cap; i++) free(t->s[i].key);
+    free(t->s);
     memset(t, 0, sizeof *t);
 }
 
 /* The slot of (p, n): where it is, or the empty slot where it would go. */
 static Py_ssize_t table_slot(const table *t, const char *p, Py_ssize_t n, uint64_t h) {
     Py_ssize_t mask = t->cap - 1, i = (Py_ssize_t)(h & (uint64_t)mask);
-    while (t->key[i] && !(t->hash[i] == h && same_bytes(t->key[i], t->len[i], p, n))) i = (i + 1) & mask;
+    while (t->s[i].key && !(t->s[i].hash == h && same_bytes(t->s[i].key, t->s[i].len, p, n))) i = (i + 1) & mask;
     return i;
 }
 
 static int table_grow(table *t) {
     table bigger;
     if (table_init(&bigger, t->cap) < 0) return -1;
-    for (Py_ssize_t i = 0; i < t->cap; i++) {
-        if (!t->key[i]) continue;
-        Py_ssize_t j = table_slot(&bigger, t->key[i], t->len[i], t->hash[i]);
-        bigger.key[j] = t->key[i];
-        bigger.len[j] = t->len[i];
-        bigger.value[j] = t->value[i];
-        bigger.hash[j] = t->hash[i];
-        t->key[i] = NULL;
-    }
+    for (Py_ssize_t i = 0; i < t->cap; i++)
+        if (t->s[i].key) bigger.s[table_slot(&bigger, t->s[i].key, t->s[i].len, t->s[i].hash)] = t->s[i];
     bigger.n = t->n;
-    table_free(t);
+    free(t->s);
     *t = bigger;
     return 0;
 }
@@ -138,21 +141,18 @@ static int table_grow(table *t) {
 /* -1 when absent. */
 static int64_t table_get(const table *t, const char *p, Py_ssize_t n, uint64_t h) {
     Py_ssize_t i = table_slot(t, p, n, h);
-    return t->key[i] ? t->value[i] : -1;
+    return t->s[i].key ? t->s[i].value : -1;
 }
 
 /* 1 if added, 0 if present (its value left), -1 on no memory. */
 static int table_add(table *t, const char *p, Py_ssize_t n, uint64_t h, int64_t value) {
     if (2 * (t->n + 1) > t->cap && table_grow(t) < 0) return -1;
     Py_ssize_t i = table_slot(t, p, n, h);
-    if (t->key[i]) return 0;
+    if (t->s[i].key) return 0;
     char *copy = malloc(n ? (size_t)n : 1);
     if (!copy) return -1;
     memcpy(copy, p, (size_t)n);
-    t->key[i] = copy;
-    t->len[i] = n;
-    t->value[i] = value;
-    t->hash[i] = h;
+    t->s[i] = (slot){copy, n, h, value};
     t->n++;
     return 1;
 }
@@ -170,10 +170,15 @@ typedef struct {
     int64_t judgement; /* the index of its judgement, or -1 */
 } doc;
 
+static inline uint64_t big_endian(const unsigned char *b) {
+    return (uint64_t)b[0] << 56 | (uint64_t)b[1] << 48 | (uint64_t)b[2] << 40 | (uint64_t)b[3] << 32 |
+           (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 | (uint64_t)b[6] << 8 | (uint64_t)b[7];
+}
+
 static inline uint64_t head_of(const char *id, Py_ssize_t len) {
-    uint64_t head = 0;
-    for (Py_ssize_t i = 0; i < 8 && i < len; i++) head |= (uint64_t)(unsigned char)id[i] << (56 - 8 * i);
-    return head;
+    unsigned char b[8] = {0};
+    memcpy(b, id, len < 8 ? (size_t)len : 8);
+    return big_endian(b);
 }
 
 /* trec_eval's order: does a rank ahead of b? Score descending, then doc id descending byte-wise.
@@ -266,30 +271,24 @@ static const char *utf8_of(PyObject *s, Py_ssize_t *n, PyObject *keep) {
 
 /* ---------------------------------------------------------------- the judgements ---------- */
 
-/* The qrels of the evaluated queries: query id -> query index, (query index, doc id) -> the
- * index of the judgement in the flat order the caller gave them. */
+/* The qrels of the evaluated queries: query id -> query index, and each query's judged doc ids
+ * (-> the index of the judgement in the flat order the caller gave them) in a small table of its
+ * own: the run's lines come grouped by query, so the current query's table stays in cache. */
 typedef struct {
     PyObject_HEAD
     table queries;
-    table judged;
-    Py_ssize_t n_queries;
+    slot *judged;     /* the queries' tables, one after the other */
+    Py_ssize_t *base; /* query q's table: judged[base[q]:base[q + 1]], a power of two long */
+    Py_ssize_t n_slots, n_queries;
     int ready; /* initialised once: a Ranker holds on to the tables */
 } Judged;
 
-static uint64_t pair_hash(int64_t query, const char *p, Py_ssize_t n) {
-    return hash_bytes(p, n, (uint64_t)query * 0x9e3779b97f4a7c15ULL);
-}
-
-static int64_t judgement_of(const Judged *j, int64_t query, const char *p, Py_ssize_t n) {
-    /* The key is the query index's 8 bytes and the id: copied together into the table. */
-    char stack[128];
-    char *key = (size_t)n + 8 <= sizeof stack ? stack : malloc((size_t)n + 8);
-    if (!key) return -2;
-    memcpy(key, &query, 8);
-    memcpy(key + 8, p, (size_t)n);
-    int64_t found = table_get(&j->judged, key, n + 8, pair_hash(query, p, n));
-    if (key != stack) free(key);
-    return found;
+/* -1 when absent. `h` is hash_bytes(p, n, 0). */
+static int64_t judgement_of(const Judged *j, int64_t query, const char *p, Py_ssize_t n, uint64_t h) {
+    const slot *s = j->judged + j->base[query];
+    Py_ssize_t mask = j->base[query + 1] - j->base[query] - 1, i = (Py_ssize_t)(h & (uint64_t)mask);
+    while (s[i].key && !(s[i].hash == h && same_bytes(s[i].key, s[i].len, p, n))) i = (i + 1) & mask;
+    return s[i].key ? s[i].value : -1;
 }
 
 static int Judged_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
@@ -306,14 +305,30 @@ static int Judged_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_ValueError, "one list of doc ids per query");
         return -1;
     }
-    if (self->ready || self->queries.key) {
+    if (self->ready || self->queries.s) {
         PyErr_SetString(PyExc_TypeError, "a Judged is initialised once");
         return -1;
     }
-    if (table_init(&self->queries, nq) < 0 || table_init(&self->judged, 16) < 0) {
+    if (table_init(&self->queries, nq) < 0 || !(self->base = malloc((size_t)(nq + 1) * sizeof(Py_ssize_t)))) {
         PyErr_NoMemory();
         return -1;
     }
+    self->base[0] = 0;
+    for (Py_ssize_t q = 0; q < nq; q++) {
+        PyObject *docs = PyList_GetItem(doc_ids, q);
+        if (!PyList_Check(docs)) {
+            PyErr_SetString(PyExc_TypeError, "doc ids must be lists");
+            return -1;
+        }
+        Py_ssize_t cap = 1;
+        while (cap < 2 * PyList_Size(docs) + 1) cap *= 2;
+        self->base[q + 1] = self->base[q] + cap;
+    }
+    if (!(self->judged = calloc((size_t)self->base[nq], sizeof(slot)))) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->n_slots = self->base[nq];
     int64_t flat = 0;
     PyObject *keep = PyList_New(0);
     if (!keep) return -1;
@@ -328,27 +343,22 @@ static int Judged_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
             goto fail;
         }
         PyObject *docs = PyList_GetItem(doc_ids, q);
-        if (!PyList_Check(docs)) {
-            PyErr_SetString(PyExc_TypeError, "doc ids must be lists");
-            goto fail;
-        }
+        slot *s = self->judged + self->base[q];
+        Py_ssize_t mask = self->base[q + 1] - self->base[q] - 1;
         for (Py_ssize_t i = 0; i < PyList_Size(docs); i++, flat++) {
             const char *d = utf8_of(PyList_GetItem(docs, i), &n, keep);
             if (!d) goto fail;
-            char *key = malloc((size_t)n + 8);
-            if (!key) {
+            uint64_t h = hash_bytes(d, n, 0);
+            Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)mask);
+            while (s[at].key && !(s[at].hash == h && same_bytes(s[at].key, s[at].len, d, n))) at = (at + 1) & mask;
+            if (s[at].key) continue; /* the same id twice: the first judgement counts */
+            char *copy = malloc(n ? (size_t)n : 1);
+            if (!copy) {
                 PyErr_NoMemory();
                 goto fail;
             }
-            int64_t query = q;
-            memcpy(key, &query, 8);
-            memcpy(key + 8, d, (size_t)n);
-            added = table_add(&self->judged, key, n + 8, pair_hash(query, d, n), flat);
-            free(key);
-            if (added < 0) {
-                PyErr_NoMemory();
-                goto fail;
-            }
+            memcpy(copy, d, (size_t)n);
+            s[at] = (slot){copy, n, h, flat};
         }
     }
     Py_DECREF(keep);
@@ -363,7 +373,10 @@ fail:
 static void Judged_dealloc(PyObject *self_) {
     Judged *self = (Judged *)self_;
     table_free(&self->queries);
-    table_free(&self->judged);
+    if (self->judged)
+        for (Py_ssize_t i = 0; i < self->n_slots; i++) free(self->judged[i].key);
+    free(self->judged);
+    free(self->base);
     PyTypeObject *type = Py_TYPE(self_);
     freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
     tp_free(self_);
@@ -441,11 +454,16 @@ static const struct {
 };
 
 static void multiply(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
+#if defined(__SIZEOF_INT128__)
+    unsigned __int128 product = (unsigned __int128)a * b;
+    *lo = (uint64_t)product, *hi = (uint64_t)(product >> 64);
+#else
     uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
     uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
     uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
     *lo = (mid << 32) | (uint32_t)p00;
     *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+#endif
 }
 
 /* man * 10^q correctly rounded, for 2^53 <= man < 2^64 and q in [-22, 22] (Eisel and Lemire, "Number
@@ -488,17 +506,28 @@ static int parse_score(const char *p, Py_ssize_t n, double *out) {
     int negative = 0;
     if (i < n && (p[i] == '+' || p[i] == '-')) negative = p[i++] == '-';
     uint64_t mantissa = 0;
-    int digits = 0, scale = 0, any = 0;
+    int scale = 0, any = 0;
+    const uint64_t nineteen_digits = 1000000000000000000ULL; /* a 20th significant digit: strtod */
     for (; i < n && p[i] >= '0' && p[i] <= '9'; i++, any = 1) {
-        if (digits == 19) goto slow;
+        if (mantissa >= nineteen_digits) goto slow;
         mantissa = mantissa * 10 + (uint64_t)(p[i] - '0');
-        digits += mantissa != 0;
     }
     if (i < n && p[i] == '.') {
-        for (i++; i < n && p[i] >= '0' && p[i] <= '9'; i++, any = 1) {
-            if (digits == 19) goto slow;
+        /* Eight digits at a time while the mantissa stays within 19 digits (SWAR, as fast_float). */
+        for (i++; i + 8 <= n && mantissa < 100000000000ULL && scale > -400; i += 8, scale -= 8, any = 1) {
+            const unsigned char *b = (const unsigned char *)p + i; /* the first digit the lowest byte */
+            uint64_t v = (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24 |
+                         (uint64_t)b[4] << 32 | (uint64_t)b[5] << 40 | (uint64_t)b[6] << 48 | (uint64_t)b[7] << 56;
+            if (((v + 0x4646464646464646ULL) | (v - 0x3030303030303030ULL)) & 0x8080808080808080ULL) break;
+            v -= 0x3030303030303030ULL;
+            v = v * 10 + (v >> 8);
+            v = ((v & 0x000000FF000000FFULL) * 0x000F424000000064ULL +
+                 ((v >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL) >> 32;
+            mantissa = mantissa * 100000000ULL + (uint32_t)v;
+        }
+        for (; i < n && p[i] >= '0' && p[i] <= '9'; i++, any = 1) {
+            if (mantissa >= nineteen_digits) goto slow;
             mantissa = mantissa * 10 + (uint64_t)(p[i] - '0');
-            digits += mantissa != 0;
             if (--scale < -400) goto slow; /* zeros past any double: strtod, and no overflow */
         }
     }
@@ -599,34 +628,67 @@ static const unsigned char byte_class[256] = {
     [0] = C_NUL, ['\t'] = C_SPACE, ['\v'] = C_SPACE, ['\f'] = C_SPACE, [' '] = C_SPACE, ['\r'] = C_CR, ['\n'] = C_NEWLINE,
 };
 
+/* The index, in memory order, of the first byte whose top bit is set in `flags` (one is). */
+static inline int first_flag(uint64_t flags) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_ctzll(flags) >> 3;
+#else
+    unsigned char b[8];
+    memcpy(b, &flags, 8);
+    int k = 0;
+    while (!b[k]) k++;
+    return k;
+#endif
+}
+
 /* One data line at `p[at]` (the line number `line`): its row, or 0 for a blank or comment line.
- * Sets *next to the start of the next line. Returns 1 (a row), 0 (none), -1 (a fault). */
+ * Sets *next to the start of the next line. Returns 1 (a row), 0 (none), -1 (a fault). Every byte
+ * above ' ' is part of a token, so the scan jumps 8 bytes at a time to the next byte at or below
+ * it, and only those are classified. */
 static int read_line(const char *p, Py_ssize_t size, Py_ssize_t at, int64_t line, row *r, Py_ssize_t *next,
                      fault *f) {
-    Py_ssize_t field[6][2];
+    Py_ssize_t field[6][2], i = at, start = -1;
     int fields = 0;
-    Py_ssize_t i = at;
+    uint64_t high = 0; /* a byte >= 0x80 on the line: the query and doc ids' UTF-8 is checked */
     for (;;) {
-        for (; i < size; i++) { /* separators */
-            int c = byte_class[(unsigned char)p[i]];
-            if (c == C_SPACE) continue;
-            if (c == C_CR && i + 1 < size && p[i + 1] != '\n') {
-                f->kind = E_CR, f->line = line;
-                return -1;
+        Py_ssize_t j = i;
+        for (uint64_t w, low; j + 8 <= size; j += 8) {
+            memcpy(&w, p + j, 8);
+            high |= w;
+            low = ~(((w & 0x7F7F7F7F7F7F7F7FULL) + 0x5F5F5F5F5F5F5F5FULL) | w) & 0x8080808080808080ULL;
+            if (low) {
+                j += first_flag(low);
+                goto found;
             }
-            if (c != C_CR) break;
         }
-        if (i >= size || p[i] == '\n') break;
-        Py_ssize_t start = i;
-        while (i < size && byte_class[(unsigned char)p[i]] == C_TOKEN) i++;
-        if (i < size && !p[i]) {
+        for (; j < size && (unsigned char)p[j] > ' '; j++) high |= (unsigned char)p[j];
+    found:
+        if (j > i && start < 0) start = i;
+        int c = j < size ? byte_class[(unsigned char)p[j]] : C_NEWLINE;
+        if (c == C_TOKEN) { /* a control byte that is not a space */
+            if (start < 0) start = j;
+            i = j + 1;
+            continue;
+        }
+        if (start >= 0) {
+            if (fields < 6) field[fields][0] = start, field[fields][1] = j;
+            fields++;
+            start = -1;
+        }
+        if (c == C_NUL) {
             f->kind = E_NUL, f->line = line;
             return -1;
         }
-        if (fields < 6) field[fields][0] = start, field[fields][1] = i;
-        fields++;
+        if (c == C_CR && j + 1 < size && p[j + 1] != '\n') {
+            f->kind = E_CR, f->line = line;
+            return -1;
+        }
+        if (c == C_NEWLINE) {
+            *next = j < size ? j + 1 : size;
+            break;
+        }
+        i = j + 1;
     }
-    *next = i < size ? i + 1 : size;
     if (!fields || p[field[0][0]] == '#') return 0;
     if (fields < 6) {
         f->kind = E_COLUMNS, f->line = line, f->count = fields;
@@ -645,11 +707,8 @@ static int read_line(const char *p, Py_ssize_t size, Py_ssize_t at, int64_t line
         f->kind = E_SCORE, f->line = line, f->count = parsed, f->start = field[4][0], f->stop = field[4][1];
         return -1;
     }
-    for (int k = 0; k < 3; k += 2) {
-        const unsigned char *s = (const unsigned char *)p + field[k][0];
-        Py_ssize_t n = field[k][1] - field[k][0], j = 0;
-        while (j < n && s[j] < 0x80) j++;
-        if (j < n && !valid_utf8(s, n)) {
+    for (int k = 0; k < 3 && (high & 0x8080808080808080ULL); k += 2) {
+        if (!valid_utf8((const unsigned char *)p + field[k][0], field[k][1] - field[k][0])) {
             f->kind = E_UTF8, f->line = line, f->start = field[k][0], f->stop = field[k][1];
             return -1;
         }
@@ -665,7 +724,9 @@ typedef struct {
     int64_t *num_ret;   /* per query index; -1: not in the run */
     hits out;
     table seen;    /* every query id already ranked: seeing one again means the file is not grouped */
-    table in_query; /* the current query's doc ids (duplicates) */
+    Py_ssize_t *dup;     /* the current query's doc ids by hash (a row index + 1; 0: empty) */
+    uint64_t *dup_hash;  /* ... and their hashes: a doc id twice is found by its hash, then its bytes */
+    Py_ssize_t dup_cap;
     scratch work;
     doc *docs;
     Py_ssize_t docs_cap;
@@ -687,7 +748,6 @@ static int set_run_id(Ranker *self, const char *p, Py_ssize_t n) {
 
 /* Rank one query's rows (all of them, in file order). */
 static int rank_query(Ranker *self, const char *p, const row *rows, Py_ssize_t n, fault *f) {
-    table *seen = &self->in_query; /* its keys point into the buffer: never freed, cleared below */
     if (!n) return 0;
     const char *qid = p + rows[0].q0;
     Py_ssize_t qlen = rows[0].q1 - rows[0].q0;
@@ -698,10 +758,15 @@ static int rank_query(Ranker *self, const char *p, const row *rows, Py_ssize_t n
         f->kind = E_UNGROUPED, f->line = rows[0].line;
         return -1;
     }
-    /* A doc id twice in one query is an error, in any query of the file. */
-    if (seen->cap < 2 * n + 2 || seen->cap > 8 * n + 64) {
-        table_free(seen);
-        if (table_init(seen, n) < 0) goto no_memory;
+    Py_ssize_t cap = 1;
+    while (cap < 2 * n + 1) cap *= 2;
+    if (cap > self->dup_cap) {
+        Py_ssize_t *d = realloc(self->dup, (size_t)cap * sizeof(Py_ssize_t));
+        if (d) self->dup = d;
+        uint64_t *h = realloc(self->dup_hash, (size_t)cap * sizeof(uint64_t));
+        if (h) self->dup_hash = h;
+        if (!d || !h) goto no_memory;
+        self->dup_cap = cap;
     }
     if (n > self->docs_cap) {
         doc *d = realloc(self->docs, (size_t)n * sizeof(doc));
@@ -709,41 +774,35 @@ static int rank_query(Ranker *self, const char *p, const row *rows, Py_ssize_t n
         self->docs = d;
         self->docs_cap = n;
     }
+    memset(self->dup, 0, (size_t)cap * sizeof(Py_ssize_t));
+    Py_ssize_t mask = cap - 1;
     int64_t query = table_get(&self->judged->queries, qid, qlen, qh);
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         const char *id = p + rows[i].d0;
         Py_ssize_t len = rows[i].d1 - rows[i].d0;
-        uint64_t h = hash_bytes(id, len, 1);
-        Py_ssize_t slot = table_slot(seen, id, len, h);
-        if (seen->key[slot]) {
-            f->kind = E_TWICE, f->line = rows[i].line, f->other_line = seen->value[slot];
-            f->start = rows[i].d0, f->stop = rows[i].d1, f->start2 = rows[i].q0, f->stop2 = rows[i].q1;
-            memset(seen->key, 0, (size_t)seen->cap * sizeof(char *));
-            seen->n = 0;
-            return -1;
+        uint64_t h = hash_bytes(id, len, 0);
+        Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)mask);
+        for (; self->dup[at]; at = (at + 1) & mask) { /* a doc id twice is an error, in any query */
+            const row *other = &rows[self->dup[at] - 1];
+            if (self->dup_hash[at] == h && same_bytes(p + other->d0, other->d1 - other->d0, id, len)) {
+                f->kind = E_TWICE, f->line = rows[i].line, f->other_line = other->line;
+                f->start = rows[i].d0, f->stop = rows[i].d1, f->start2 = rows[i].q0, f->stop2 = rows[i].q1;
+                return -1;
+            }
         }
-        /* The table only points at the buffer's bytes here: no copy per doc. */
-        seen->key[slot] = (char *)id;
-        seen->len[slot] = len;
-        seen->hash[slot] = h;
-        seen->value[slot] = rows[i].line;
-        seen->n++;
+        self->dup[at] = i + 1;
+        self->dup_hash[at] = h;
         doc *d = &self->docs[i];
         d->score = rows[i].score, d->id = id, d->len = len, d->line = rows[i].line, d->head = head_of(id, len);
-        d->judgement = query >= 0 ? judgement_of(self->judged, query, id, len) : -1;
-        if (d->judgement == -2) goto no_memory;
+        d->judgement = query >= 0 ? judgement_of(self->judged, query, id, len, h) : -1;
         k += d->judgement >= 0;
     }
-    memset(seen->key, 0, (size_t)seen->cap * sizeof(char *));
-    seen->n = 0;
     if (query < 0) return 0;
     self->num_ret[query] = self->max_docs >= 0 && n > self->max_docs ? self->max_docs : n;
     if (rank_judged(&self->work, self->docs, n, k, query, self->max_docs, &self->out) < 0) goto no_memory;
     return 0;
 no_memory:
-    if (seen->key) memset(seen->key, 0, (size_t)seen->cap * sizeof(char *));
-    seen->n = 0;
     f->kind = E_MEMORY;
     return -1;
 }
@@ -923,7 +982,7 @@ static int Ranker_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
         return -1;
     }
     for (Py_ssize_t q = 0; q < nq; q++) self->num_ret[q] = -1;
-    if (table_init(&self->seen, 64) < 0 || table_init(&self->in_query, 64) < 0) {
+    if (table_init(&self->seen, 64) < 0) {
         PyErr_NoMemory();
         return -1;
     }
@@ -937,7 +996,7 @@ static void Ranker_dealloc(PyObject *self_) {
     free(self->num_ret);
     free(self->out.query.v), free(self->out.rank.v), free(self->out.judgement.v);
     table_free(&self->seen);
-    table_free(&self->in_query);
+    free(self->dup), free(self->dup_hash);
     free(self->work.judged), free(self->work.count);
     free(self->docs);
     free(self->run_id);
@@ -989,7 +1048,23 @@ static PyObject *Ranker_result(PyObject *self_, PyObject *unused) {
                          int_bytes(self->out.judgement.v, self->out.judgement.n), run_id);
 }
 
+/* shares_query(other) -> whether a query id was ranked by both (two rankers of one file's halves:
+ * then the file is not grouped). */
+static PyObject *Ranker_shares_query(PyObject *self_, PyObject *other_) {
+    Ranker *self = (Ranker *)self_, *other = (Ranker *)other_;
+    if (!ranker_ready(self) || Py_TYPE(other_) != Py_TYPE(self_) || !ranker_ready(other)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "shares_query takes another Ranker");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < self->seen.cap; i++) {
+        const slot *s = &self->seen.s[i];
+        if (s->key && table_get(&other->seen, s->key, s->len, s->hash) >= 0) Py_RETURN_TRUE;
+    }
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef Ranker_methods[] = {
+    {"shares_query", Ranker_shares_query, METH_O, "shares_query(other): whether both ranked a query id."},
     {"feed", Ranker_feed, METH_VARARGS, "feed(data, final, whole): rank the queries whose lines are complete."},
     {"result", Ranker_result, METH_NOARGS, "result(): (num_ret, hit_query, hit_rank, hit_judgement, run_id)."},
     {NULL, NULL, 0, NULL},

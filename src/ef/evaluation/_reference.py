@@ -149,6 +149,9 @@ class Ranker:
                 self.hits.append((query, rank, judgement))
         return None
 
+    def shares_query(self, other: Ranker) -> bool:
+        return not self.seen.isdisjoint(other.seen)
+
     def feed(self, data: bytes | bytearray, final: bool, whole: bool) -> int | Fault:
         data = bytes(data)
         size = len(data) if final else data.rfind(b"\n") + 1
