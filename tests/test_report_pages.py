@@ -123,6 +123,25 @@ def test_worst_queries_without_a_tie_say_nothing_of_ties() -> None:
     ]
 
 
+def test_worst_queries_tied_but_all_shown_say_how_they_are_ordered() -> None:
+    report, run, qrels = _tied_report(4)
+    worst = _sections(evaluation_report(report, run=run, qrels=qrels, worst=10))["worst-section"]
+    assert worst.title == "The 5 worst queries by ndcg@10"
+    assert _as(worst.blocks[0], Text).text == (
+        "Queries of equal ndcg@10 are listed by the depth of their first relevant document (deepest first, none "
+        "retrieved before all), then by id."
+    )
+    bare = _sections(evaluation_report(report, worst=10))["worst-section"]
+    assert _as(bare.blocks[0], Text).text == "Queries of equal ndcg@10 are listed by query id."
+    assert [_as(b, Section).title.split(":")[0] for b in bare.blocks[1:]] == [
+        "1. query q000",
+        "2. query q001",
+        "3. query q002",
+        "4. query q003",
+        "5. query good",
+    ]
+
+
 def test_worst_queries_without_a_run_are_ordered_by_id_and_say_so() -> None:
     report, _, _ = _tied_report(12)
     page = evaluation_report(report, worst=3)

@@ -472,6 +472,14 @@ def _worst_section(data: EvaluationData, measure: str) -> Section:
         )
         if shown_tied == n:
             title = f"{n} of the {data.tied} queries tied at the lowest {measure} ({last:.4f})"
+    elif len({q.value for q in data.worst}) < n:
+        # Every tied query is shown, but their order among themselves still needs saying.
+        how = (
+            "by the depth of their first relevant document (deepest first, none retrieved before all), then by id"
+            if data.ordered_by_depth
+            else "by query id"
+        )
+        blocks.append(Text(f"Queries of equal {measure} are listed {how}.", css="note"))
     blocks.extend(
         drill_down_section(
             query,
