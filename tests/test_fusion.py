@@ -3,8 +3,8 @@ with ranx where its definitions agree, the defined edge cases, properties, tunin
 
 Deliberate deviations from ranx (so excluded from parity, and pinned here instead):
 - ties rank in trec_eval's order (score descending, doc id descending byte-wise), not dict order;
-- a degenerate list (one doc, or all scores equal) gets 1 under min-max/min-max-inverted/dbsf and
-  1/n under sum (ranx: 0, from its 1e-9 floor); z-score gives 0 (ranx too);
+- a degenerate list (one doc, or all scores equal) gets 1 under min-max/min-max-inverted and
+  1/n under sum (ranx: 0, from its 1e-9 floor); z-score gives 0 (ranx too); dbsf gives 0.5 (Qdrant too);
 - norm='max' refuses a list whose top score is <= 0 (ranx divides by 1e-9: scores x 1e9);
 - Condorcet scores are Copeland scores (wins + draws / 2), deterministic on cycles (ranx sorts with
   a non-transitive comparator from set order); the order agrees where the majorities are transitive;
@@ -71,8 +71,9 @@ def _ref_norm(docs: dict[str, float], norm: str, candidates: int) -> dict[str, f
         elif norm == "l2":
             length = math.sqrt(sum(y * y for y in s))
             v = x / length if length else 0.0
-        elif norm == "dbsf":
-            v = (x - (mean - 3 * std)) / (6 * std) if std else 1.0
+        elif norm == "dbsf":  # Qdrant's: the sample deviation
+            sample = math.sqrt(sum((y - mean) ** 2 for y in s) / (n - 1)) if n > 1 else 0.0
+            v = (x - (mean - 3 * sample)) / (6 * sample) if sample else 0.5
         elif norm == "sigmoid":
             v = 1 / (1 + math.exp(-x))
         out[d] = v
@@ -414,8 +415,34 @@ def test_degenerate_lists_get_defined_values() -> None:
     assert fuse([equal], method="combsum", norm="min-max") == {"q": {"b": 1.0, "a": 1.0}}
     assert fuse([equal], method="combsum", norm="sum") == {"q": {"b": 0.5, "a": 0.5}}
     assert fuse([equal], method="combsum", norm="z-score") == {"q": {"b": 0.0, "a": 0.0}}
-    assert fuse([equal], method="combsum", norm="dbsf") == {"q": {"b": 1.0, "a": 1.0}}
+    assert fuse([equal], method="combsum", norm="dbsf") == {"q": {"b": 0.5, "a": 0.5}}
+    assert fuse([one], method="combsum", norm="dbsf") == {"q": {"a": 0.5}}
     assert fuse([{"q": {"a": 0.0}}], method="combsum", norm="l2") == {"q": {"a": 0.0}}
+
+
+# The four norms ranx 0.3.21 lacks or that ef defines after another peer, by hand on one run:
+# q1 = a 4, b 1, c -2 (mean 1, squares 16 + 1 + 4 = 21, deviations 3, 0, -3); q2 = x 3 alone.
+HAND = {"q1": {"a": 4.0, "b": 1.0, "c": -2.0}, "q2": {"x": 3.0}}
+
+
+@pytest.mark.parametrize(
+    ("norm", "expected"),
+    [
+        # (max - s) / (max - min), max - min = 6; a lone doc gets 1 (ranx's min-max-inverted gives 0)
+        ("min-max-inverted", {"q1": {"c": 1.0, "b": 0.5, "a": 0.0}, "q2": {"x": 1.0}}),
+        # s / sqrt(sum s^2): sqrt(21); the lone 3 over sqrt(9)
+        ("l2", {"q1": {"a": 4 / math.sqrt(21), "b": 1 / math.sqrt(21), "c": -2 / math.sqrt(21)}, "q2": {"x": 1.0}}),
+        # Qdrant's DBSF: sample std sqrt((9 + 0 + 9) / 2) = 3, limits 1 -/+ 9: (s + 8) / 18; a lone doc 0.5
+        ("dbsf", {"q1": {"a": 12 / 18, "b": 9 / 18, "c": 6 / 18}, "q2": {"x": 0.5}}),
+        # 1 / (1 + e^-s), list by list alike
+        ("sigmoid", {"q1": {"a": 1 / (1 + math.exp(-4)), "b": 1 / (1 + math.exp(-1)), "c": 1 / (1 + math.exp(2))},
+                     "q2": {"x": 1 / (1 + math.exp(-3))}}),
+    ],
+)
+def test_norms_without_a_ranx_twin_by_hand(norm: str, expected: dict[str, dict[str, float]]) -> None:
+    got = fuse([HAND], method="combsum", norm=norm)
+    assert [list(docs) for docs in got.values()] == [list(docs) for docs in expected.values()]
+    assert got == {q: pytest.approx(docs, rel=1e-15) for q, docs in expected.items()}
 
 
 def test_max_norm_refuses_a_list_with_no_positive_score() -> None:
@@ -587,6 +614,56 @@ def test_tune_sweeps_methods_and_norms_in_one_call_and_fits_trained_methods_per_
                                   ("posfuse", "none")]
     assert set(report.inputs) == {"run1", "run2"}
     assert all(0.0 <= v <= 1.0 for v in report.sweep.values())
+
+
+# --- fuse_text: the fused run as TREC text, straight from the arrays ------------------------------
+
+
+@pytest.mark.parametrize("method", ["rrf", "combsum", "borda", "combmed", "wsum"])
+def test_fuse_text_is_what_write_run_writes(tmp_path: Path, method: str) -> None:
+    from ef.fusion.methods import fuse_text
+    from ef.trec import write_run
+
+    rng = random.Random(7)
+    runs = _random_runs(rng, 3, n_queries=6)  # half-integer scores: many ties, negative and zero scores
+    runs[0]["q#"] = {"d9": 1.0, "d10": 1.0}  # '#' inside an id is fine; ties by byte order (d9 first)
+    for norm in ("none", "z-score"):
+        options: dict[str, Any] = {"method": method}
+        if METHODS[method].kind == "score":
+            options["norm"] = norm
+        if METHODS[method].weighted:
+            options["weights"] = [0.5, 0.25, 0.25]
+        write_run(tmp_path / "expected.trec", fuse(runs, **options), run_id="x1")
+        assert "".join(fuse_text(runs, run_id="x1", **options)) == (tmp_path / "expected.trec").read_text()
+
+
+@pytest.mark.parametrize(
+    ("runs", "message"),
+    [
+        ([{"q1": {"d 1": 1.0}}], r"^a doc id of query 'q1' must not hold a space, which separates TREC columns"),
+        ([{"#q": {"d1": 1.0}}], r"^a query id must not start with '#'"),
+        ([{"q1": {"": 1.0}}], r"^a doc id of query 'q1' must be a non-empty str"),
+        ([{"q1": {"d\ud800": 1.0}}], r"^a doc id of query 'q1' holds a lone surrogate"),
+    ],
+)
+def test_fuse_text_refuses_what_write_run_refuses_in_its_words(runs: list[Run], message: str) -> None:
+    from ef.fusion.methods import fuse_text
+    from ef.io.trec import format_run
+
+    with pytest.raises(ValueError, match=message):
+        "".join(format_run(fuse(runs, method="rrf"), run_id="r"))
+    with pytest.raises(ValueError, match=message):
+        "".join(fuse_text(runs, method="rrf", run_id="r"))
+
+
+def test_fuse_text_checks_the_run_id_and_takes_no_unknown_option() -> None:
+    from ef.fusion.methods import fuse_text
+
+    with pytest.raises(ValueError, match=r"^'run_id' must not hold a space"):
+        fuse_text([A], run_id="my run")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
+        fuse_text([A], nope=1)  # type: ignore[call-arg]
+    assert list(fuse_text([{"q1": {}}], run_id="r")) == []
 
 
 # --- the command line ----------------------------------------------------------------------------

@@ -102,8 +102,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``ef fuse``: write the fused run and/or print the tuning verdict; return the exit status."""
-    from ef.fusion import fuse, tune
-    from ef.trec import write_run
+    from ef.fusion import tune
+    from ef.fusion.methods import fuse_text
+    from ef.io.trec import write_lines
 
     runs = run_names(args.runs)
     if args.output is None and args.tune is None:
@@ -114,8 +115,8 @@ def run(args: argparse.Namespace) -> int:
     if args.tune is None:
         if len(args.method) != 1 or len(norms) != 1:
             raise ValueError("--method and --norm take one name each without --tune (got a list)")
-        fused = fuse(runs, method=args.method[0], norm=norms[0], weights=args.weights, params=params or None,
-                     depth=args.depth, missing=args.missing, qrels=args.qrels)
+        text = fuse_text(runs, run_id=args.run_id, method=args.method[0], norm=norms[0], weights=args.weights,
+                         params=params or None, depth=args.depth, missing=args.missing, qrels=args.qrels)
     else:
         if args.weights is not None or params:
             raise ValueError("--weights and --param are what --tune chooses: leave them out")
@@ -132,12 +133,12 @@ def run(args: argparse.Namespace) -> int:
         if args.output is None:
             return 0
         final = report.final
-        fused = fuse(runs, method=final.method, norm=final.norm, weights=final.weights,
-                     params=dict(final.params) or None, depth=args.depth, missing=args.missing, qrels=args.tune)
+        text = fuse_text(runs, run_id=args.run_id, method=final.method, norm=final.norm, weights=final.weights,
+                         params=dict(final.params) or None, depth=args.depth, missing=args.missing, qrels=args.tune)
+    # The fused entries go to text directly (no output mapping, no re-sort): the bytes write_run
+    # would write for fuse(...)'s run.
     if is_stdout(args.output):
-        from ef.io.trec import format_run
-
-        write("-o", "-", "".join(format_run(fused, run_id=args.run_id)).encode(), "fused run")
+        write("-o", "-", "".join(text).encode(), "fused run")
     else:
-        write_run(args.output, fused, run_id=args.run_id)
+        write_lines(args.output, text)
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,7 +22,7 @@ from ef.fusion._stack import Stack, load_run, stack_rankings, stack_runs
 from ef.fusion.norms import NORMS, Lists, _ListError, normalise
 from ef.fusion.trained import BAYES_CUTOFFS, SEGFUSE_BOUNDS, fit_tables
 
-__all__ = ["METHODS", "Method", "fit", "fuse", "fuse_rankings"]
+__all__ = ["METHODS", "Method", "fit", "fuse", "fuse_rankings", "fuse_text"]
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -498,6 +498,39 @@ def fuse(
     >>> fuse([a, b], method="combsum", norm="min-max")
     {'q1': {'d3': 1.0, 'd1': 1.0, 'd2': 0.5}}
     """
+    return to_run(*_fused(runs, method, norm, weights, params, depth, missing, qrels))
+
+
+def fuse_text(
+    runs: Any,
+    *,
+    run_id: str = "fused",
+    method: str = "rrf",
+    norm: str | None = None,
+    weights: Sequence[float] | None = None,
+    params: Mapping[str, Any] | None = None,
+    depth: int | None = None,
+    missing: Missing = "zero",
+    qrels: Any = None,
+) -> Iterator[str]:
+    """The run :func:`fuse` returns, as the TREC text ``write_run`` writes for it (one str per query).
+
+    Takes :func:`fuse`'s arguments and the run id; ``ef fuse`` writes this without building the
+    mapping (the fused entries are already in trec_eval's order; each id is checked once).
+
+    >>> "".join(fuse_text([{"q1": {"a": 2.0, "b": 1.0}}], method="rrf", params={"k": 0}, run_id="x"))
+    'q1 Q0 a 1 1.0 x\\nq1 Q0 b 2 0.5 x\\n'
+    """
+    from ef.fusion._write import fused_text
+    from ef.io.trec import format_run
+
+    stack, fused = _fused(runs, method, norm, weights, params, depth, missing, qrels)
+    text = fused_text(stack.queries, stack.docs, fused.query, fused.doc, fused.score, run_id)
+    return format_run(to_run(stack, fused), run_id=run_id) if text is None else text
+
+
+def _fused(runs: Any, method: str, norm: str | None, weights: Sequence[float] | None,
+           params: Mapping[str, Any] | None, depth: int | None, missing: Missing, qrels: Any) -> tuple[Stack, Fused]:
     if missing not in ("zero", "min"):
         raise ValueError(f"'missing' must be one of 'zero', 'min' (got {missing!r})")
     stack, names = _prepare(runs, depth)
@@ -509,7 +542,7 @@ def fuse(
     if spec.kind == "trained" and len(checked["tables"]) != stack.n_runs:
         raise ValueError(f"'params['tables']' must hold one table per run ({stack.n_runs}) "
                          f"(got {len(checked['tables'])})")
-    return to_run(stack, fuse_stack(stack, spec, chosen, w, checked, missing, names))
+    return stack, fuse_stack(stack, spec, chosen, w, checked, missing, names)
 
 
 def fuse_rankings(

@@ -125,8 +125,14 @@ def _l2(lists: Lists) -> Floats:
 
 
 def _dbsf(lists: Lists) -> Floats:
-    mean, std = _moments(lists)
-    return _ratio(lists.score - (mean - 3 * std), 6 * std, 1.0)
+    # Qdrant's distr_norm: the sample deviation (n - 1), limits mean -/+ 3 std, not clipped; a list
+    # with no spread (one doc, all equal) sits at its mean, which DBSF maps to 0.5.
+    n = lists.counts.astype(np.float64)
+    mean = _each(lists, _sum(lists, lists.score) / n)
+    centred = lists.score - mean
+    spread = _sum(lists, centred * centred)
+    std = _each(lists, np.sqrt(_ratio(spread, n - 1, 0.0)))
+    return _ratio(lists.score - (mean - 3 * std), 6 * std, 0.5)
 
 
 def _sigmoid(lists: Lists) -> Floats:
@@ -158,9 +164,9 @@ NORMS: dict[str, Norm] = {
         Norm("borda", "1 - (rank - 1) / c; an unlisted doc 0.5 - (n - 1) / (2c)", "-",
              f"Aslam & Montague 2001; {_RANX}", _borda),
         Norm("l2", "s / sqrt(sum(s^2))", "0 (all scores 0)", "unit length, as dense embeddings", _l2),
-        Norm("dbsf", "(s - (mean - 3 std)) / (6 std), not clipped", "1",
-             "Mazzeschi 2023 (distribution-based score fusion; Qdrant's DBSF)", _dbsf),
-        Norm("sigmoid", "1 / (1 + exp(-s))", "-", "logistic squashing of logits", _sigmoid),
+        Norm("dbsf", "(s - (mean - 3 std)) / (6 std), std with n - 1, not clipped", "0.5",
+             "Mazzeschi 2023 (distribution-based score fusion); Qdrant's DBSF (distr_norm)", _dbsf),
+        Norm("sigmoid", "1 / (1 + exp(-s))", "-", "MongoDB $scoreFusion's sigmoid normalisation", _sigmoid),
     )
 }
 
