@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,6 +33,7 @@ from ef.cli import main
 from ef.datasets import (
     KNOWN,
     ChecksumError,
+    Dataset,
     DatasetFacts,
     DatasetNotFoundError,
     KnownDataset,
@@ -666,6 +668,9 @@ def test_msmarco_dev_small_from_the_tar_archive_in_ef_s_cache(homes: dict[str, P
                                        zip(("corpus", "queries", "qrels"), members, strict=True))
     assert dataset.verified == "; ".join(f"{role}: md5 {md5} (ir_datasets' table)"
                                          for role in ("corpus", "queries", "qrels"))
+    streamed = load("msmarco-passage/dev/small", corpus=False)  # the corpus read from the tar as it goes
+    assert list(streamed.iter_corpus(block_size=1)) == [[("0", "The sky is blue.")], [("1", "Grass is green.")]]
+    assert (streamed.queries, streamed.qrels) == (dataset.queries, dataset.qrels)
 
 
 def test_a_checked_archive_is_remembered_until_it_changes(homes: dict[str, Path]) -> None:
@@ -830,9 +835,10 @@ _TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
     corpus=st.dictionaries(_ID, _TEXT, min_size=1, max_size=4),
     queries=st.dictionaries(_ID, _TEXT, min_size=1, max_size=3),
     grades=st.lists(st.integers(-1, 3), min_size=1, max_size=6),
+    block=st.integers(1, 3),
 )
 def test_every_layout_reads_the_same_triple(tmp_path_factory: pytest.TempPathFactory, corpus: dict[str, str],
-                                            queries: dict[str, str], grades: list[int]) -> None:
+                                            queries: dict[str, str], grades: list[int], block: int) -> None:
     from ef.evaluation import write_beir
 
     doc_ids, query_ids = list(corpus), list(queries)
@@ -861,10 +867,18 @@ def test_every_layout_reads_the_same_triple(tmp_path_factory: pytest.TempPathFac
         patch.setenv("EF_HOME", str(root / "ef"))
         patch.setitem(KNOWN, "beir/prop", known)
         from_hub = load("beir/prop")
+        streamed_hub = load("beir/prop", corpus=False)
     expected = (corpus, queries, qrels)
     assert triple(load(folder)) == expected
     assert triple(load(path)) == expected
     assert triple(from_hub) == expected
+    # The same corpus streamed, in blocks of `block` (the last one shorter), in file order.
+    sizes = [block] * (len(corpus) // block) + ([len(corpus) % block] if len(corpus) % block else [])
+    for streamed in (load(folder, corpus=False), load(path, corpus=False), streamed_hub, from_hub):
+        blocks = list(streamed.iter_corpus(block_size=block))
+        assert [len(b) for b in blocks] == sizes
+        assert [pair for b in blocks for pair in b] == list(corpus.items())
+        assert (streamed.queries, streamed.qrels) == (queries, qrels)
     # (a later grade of the same pair replaces an earlier one: the qrels, not `grades`, say what is judged)
     assert from_hub.facts.judges_non_relevant == (min(g for judged in qrels.values() for g in judged.values()) <= 0)
 
@@ -955,3 +969,113 @@ def test_ef_compare_split_needs_a_dataset(homes: dict[str, Path], tmp_path: Path
                                        "name as QRELS\n")
     assert main(["compare", "--dataset", "beir/tiny", a, b]) == 2
     assert capsys.readouterr().err.startswith("ef compare: error: beir/tiny (split test) is not on this machine")
+
+
+# --- streaming a large corpus -------------------------------------------------------------------
+
+
+def _big_folder(folder: Path, n: int, width: int) -> Path:
+    """A BEIR folder of `n` documents of `width` characters each; one query, one judgement."""
+    folder.mkdir(parents=True)
+    with open(folder / "corpus.jsonl", "w") as out:
+        for i in range(n):
+            out.write(json.dumps({"_id": f"d{i}", "title": "", "text": f"{i:08d}" + "x" * (width - 8)}) + "\n")
+    (folder / "queries.jsonl").write_text('{"_id": "q1", "text": "x"}\n')
+    (folder / "qrels").mkdir()
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    return folder
+
+
+def _consume(dataset: Dataset, block: int, seen: list[int]) -> None:
+    """As a streaming consumer does: use each block (check it is in file order), keep nothing of it."""
+    for chunk in dataset.iter_corpus(block_size=block):
+        assert chunk[0][1].startswith(f"{sum(seen):08d}")
+        seen.append(len(chunk))
+
+
+def _peak(work: Any) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        work()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("layout", ["folder", "zip"])
+def test_a_streamed_corpus_holds_one_block_not_the_corpus(tmp_path: Path, layout: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import ef.io._source
+
+    # ef's line reader takes 8 MB at a time (a constant); 64 kB here, so that small corpora show the bound.
+    monkeypatch.setattr(ef.io._source.iter_chunks, "__defaults__", (1 << 16,))
+    width, block = 2_000, 100  # documents of 2 kB, read in blocks of 200 kB of text
+    peaks: dict[int, tuple[int, int]] = {}
+    for n in (2_000, 4_000):  # 4 MB and 8 MB corpora
+        source = _big_folder(tmp_path / f"big{n}", n, width)
+        if layout == "zip":
+            source = tmp_path / f"big{n}.zip"
+            with zipfile.ZipFile(source, "w", zipfile.ZIP_DEFLATED) as archive:
+                for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv"):
+                    archive.write(tmp_path / f"big{n}" / name, f"big/{name}")
+        dataset = load(source, corpus=False)
+        seen: list[int] = []
+        streamed = _peak(lambda: _consume(dataset, block, seen))  # noqa: B023 - called at once, in this iteration
+        assert seen == [block] * (n // block)
+        whole = _peak(lambda: load(source))  # noqa: B023 - called at once, in this iteration
+        assert whole > n * width
+        peaks[n] = streamed, whole
+    # Twice the corpus: loading it whole holds 4 MB more; streaming it, only the 2,000 more ids seen.
+    (streamed_small, whole_small), (streamed_large, whole_large) = peaks[2_000], peaks[4_000]
+    assert whole_large - whole_small > 2_000 * width
+    assert streamed_large - streamed_small < 500_000
+    assert streamed_large < whole_large // 2
+
+
+def test_the_ray_feed_makes_one_arrow_block_at_a_time() -> None:
+    """What ``_encoded_batches`` hands Ray Data is made block by block: at each ``ray.put`` (what
+    ``ray.data.from_arrow`` does with each table it takes) the Arrow memory in use is one block,
+    not the corpus (50 blocks of 32 texts of 1 kB here)."""
+    pa = pytest.importorskip("pyarrow")
+    from ef.source_manager import _ray
+
+    texts = [f"{i:06d}" + "x" * 994 for i in range(1_600)]
+    at_put: list[int] = []
+    rows_put: list[np.ndarray] = []
+
+    class Data:
+        def map_batches(self, fn: object, **options: object) -> Data:
+            return self
+
+        def iter_batches(self, **_: object) -> Iterator[dict[str, np.ndarray]]:
+            for rows in rows_put:
+                yield {"row": rows, "embedding": np.zeros((len(rows), 2), dtype=np.float32)}
+
+    def put(table: Any) -> int:
+        at_put.append(pa.total_allocated_bytes())
+        rows_put.append(np.array(table.column("row").to_pylist()))  # the rows, not the texts
+        assert table.column("text").to_pylist()[0] == texts[rows_put[-1][0]]
+        return len(rows_put)
+
+    class FakeRay:
+        class data:  # noqa: N801 - ray.data's own spelling
+            ActorPoolStrategy = staticmethod(lambda size: ("pool", size))
+
+            @staticmethod
+            def from_arrow(tables: Any) -> Data:
+                [put(t) for t in tables]  # ray.data.from_arrow: from_arrow_refs([ray.put(t) for t in tables])
+                return Data()
+
+        @staticmethod
+        def cluster_resources() -> dict[str, float]:
+            return {"CPU": 2.0}
+
+    before = pa.total_allocated_bytes()
+    got = list(_ray._encoded_batches(FakeRay, texts, [(0, 1_600)], model="m", device="cpu", batch_size=8,
+                                     workers=None))
+    block_bytes = 32 * 1_000  # batch_size 8 x 4 model batches per actor call, 1 kB each
+    assert len(at_put) == 50
+    assert max(at_put) - before < 2 * block_bytes  # one block in memory (a list would hold 50)
+    assert np.concatenate([rows for rows, _ in got]).tolist() == list(range(1_600))

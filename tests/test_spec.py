@@ -130,9 +130,10 @@ def test_evaluate_retrieval_signature_extends_the_spec_with_keywords_only() -> N
         "k_values": (1, 5, 10, 100),
         "metrics": ("ndcg", "recall", "precision", "mrr", "map"),
         "limit": None,
-        "ignore_identical_ids": False,
+        "ignore_identical_ids": None,  # issue 31: a dataset's convention when qrels names one, else False
         "run_path": None,
         "show_progress": False,
+        "relevance_level": None,  # issue 31: a dataset's level when qrels names one, else any positive grade
     }
     report_params = inspect.signature(ef.evaluation.RetrievalEvalReport).parameters
     assert [n for n, p in report_params.items() if p.kind is p.POSITIONAL_OR_KEYWORD] == [

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ import numpy as np
 
 __all__ = [
     "ANN_RECALL_SAMPLE",
+    "CORPUS_BLOCK",
+    "StreamedCorpus",
     "add_scale_flags",
     "ann_recall",
     "check_loaded",
@@ -26,10 +29,48 @@ __all__ = [
     "ray_scope",
     "scale_options",
     "shard_dir",
+    "shown_documents",
 ]
 
 ANN_RECALL_SAMPLE = 100  # queries searched both ways to measure what the approximation misses
 _SEED = 0
+
+
+CORPUS_BLOCK = 10_000  # documents read from disk at a time when a dataset's corpus streams into a Ray build
+
+
+class StreamedCorpus:
+    """A dataset's corpus as ``(doc_id, text)`` pairs, read from disk block by block on every pass.
+
+    What ``ef eval --engine ray`` hands :func:`~ef.source_manager.ingest` (and ``--index-dir``'s
+    fingerprint check) instead of a ``{doc_id: text}`` dict: the dataset is loaded with
+    ``corpus=False`` and :meth:`ef.datasets.Dataset.iter_corpus` reads `block_size` documents at a time.
+    """
+
+    def __init__(self, dataset: Any, block_size: int | None = None) -> None:
+        self.dataset = dataset
+        self.block_size = CORPUS_BLOCK if block_size is None else block_size
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        for block in self.dataset.iter_corpus(block_size=self.block_size):
+            yield from block
+
+
+def shown_documents(
+    corpus: Iterable[tuple[str, str]],
+    run: Mapping[str, Mapping[str, float]],
+    qrels: Mapping[str, Mapping[str, float]],
+    depth: int,
+) -> dict[str, str]:
+    """The texts of the documents an HTML report can show: each query's first `depth` results in
+    `run` (the retriever's order) and every judged document; one more pass over a streamed corpus.
+
+    >>> shown_documents([("d1", "a"), ("d2", "b"), ("d3", "c")], {"q": {"d2": 2.0, "d3": 1.0}}, {"q": {"d1": 1}}, 1)
+    {'d1': 'a', 'd2': 'b'}
+    """
+    wanted = {doc for docs in run.values() for doc in itertools.islice(docs, depth)}
+    wanted.update(doc for judged in qrels.values() for doc in judged)
+    return {doc: text for doc, text in corpus if doc in wanted}
 
 
 def _ann_param(text: str) -> tuple[str, int]:

@@ -11,7 +11,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -162,11 +162,14 @@ def _qrels_file(dataset: Path, split: str) -> str:
     return "qrels.tsv" if split == "test" and not present(nested) and present("qrels.tsv") else nested
 
 
-def _load_named(args: argparse.Namespace) -> Any:
-    """Load a dataset by name (or zip) with ef.datasets, and take its facts as the defaults."""
+def _load_named(args: argparse.Namespace, *, stream: bool = False) -> Any:
+    """Load a dataset by name (or zip) with ef.datasets, and take its facts as the defaults.
+
+    With `stream` its corpus is not read now: the index reads it block by block (``iter_corpus``).
+    """
     from ef.datasets import load
 
-    loaded = load(args.dataset, split=args.split)
+    loaded = load(args.dataset, split=args.split, corpus=not stream)
     args.split = loaded.split
     if loaded.facts.query_ids_are_doc_ids and not args.ignore_identical_ids:
         args.ignore_identical_ids = True
@@ -186,7 +189,8 @@ def _load_named(args: argparse.Namespace) -> Any:
     return loaded
 
 
-def _index(args: argparse.Namespace, corpus: dict[str, str], show: bool) -> tuple[Any, str]:
+def _index(args: argparse.Namespace, corpus: Mapping[str, str] | Iterable[tuple[str, str]],
+           show: bool) -> tuple[Any, str]:
     """Load the cached index from --index-dir, or build it (and save it there)."""
     from ef.cli import _scale
     from ef.source_manager.cache import cached_index
@@ -220,6 +224,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from ef._console import format_table
+    from ef.cli._scale import StreamedCorpus, shown_documents
     from ef.evaluation import evaluate_retrieval, read_beir
     from ef.gate import result_metadata
     from ef.source_manager import parse_embedder
@@ -238,6 +243,9 @@ def _run(args: argparse.Namespace) -> int:
 
     dataset = Path(args.dataset) if args.dataset is not None else DEMO_DATASET
     named = args.dataset is not None and not dataset.is_dir()  # a name or a zip: ef.datasets finds and checks it
+    # On Ray a dataset's corpus streams from disk into the index, block by block, never held as a dict.
+    stream = args.engine == "ray" and args.dataset is not None and pipeline is None
+    named = named or stream
     if not named:
         args.split = args.split or "test"
     inputs = dataset_files(dataset, args.split or "test")  # the dataset must not be written over
@@ -255,11 +263,15 @@ def _run(args: argparse.Namespace) -> int:
     show = not args.quiet
     timings: dict[str, float] = {}
 
-    if named:
+    corpus: Mapping[str, str] | StreamedCorpus
+    if stream:
+        loaded = _load_named(args, stream=True)
+        corpus, queries, qrels = StreamedCorpus(loaded), loaded.queries, loaded.qrels
+    elif named:
         corpus, queries, qrels = _load_named(args)
     else:
         corpus, queries, qrels = read_beir(dataset, qrels=_qrels_file(dataset, args.split))
-    if not corpus:
+    if not stream and not corpus:
         raise ValueError(f"{dataset / 'corpus.jsonl'} holds no documents")
     timings["read dataset"] = time.perf_counter() - started
 
@@ -269,7 +281,7 @@ def _run(args: argparse.Namespace) -> int:
     else:  # a pipeline runs in memory (ef.pipeline_stages)
         from ef.pipeline_stages import PipelineRetriever
 
-        index, how = PipelineRetriever(pipeline, corpus), "built in memory (pipeline)"
+        index, how = PipelineRetriever(pipeline, dict(corpus)), "built in memory (pipeline)"  # never streamed
         index.build()
     timings["load index" if how.startswith("loaded") else "build index"] = time.perf_counter() - mark
 
@@ -321,7 +333,10 @@ def _run(args: argparse.Namespace) -> int:
     }
     if wants_report(args):
         write_evaluation_report(
-            args, report, corpus=corpus, queries=queries, qrels=qrels,
+            args, report, queries=queries, qrels=qrels,
+            # streamed: only the passages the page can show, read again block by block
+            corpus=shown_documents(corpus, report.run, qrels, max(args.k))
+            if isinstance(corpus, StreamedCorpus) else corpus,
             facts={"dataset": name, "split": args.split, "embedder": str(index.embedder),
                    "documents": str(index.n_sources)},
         )

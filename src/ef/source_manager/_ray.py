@@ -42,6 +42,7 @@ __all__ = [
     "DEFAULT_SHARD_ROWS",
     "INSTALL_HINT",
     "RayEngine",
+    "arrow_blocks",
     "encode_on_ray",
     "encode_shards",
     "make_engine",
@@ -256,6 +257,25 @@ class _Encoder:
         return {"row": np.asarray(batch["row"], dtype=np.int64), "embedding": vectors}
 
 
+def arrow_blocks(texts: Sequence[str], ranges: Sequence[tuple[int, int]], step: int) -> Iterator[Any]:
+    """The rows of `ranges` as Arrow tables (``row``, ``text``) of `step` rows, made one at a time.
+
+    One block per actor call, so every actor of the pool has work from the start. A generator,
+    not a list: ``ray.data.from_arrow`` puts each table into the object store as it takes it
+    (``[ray.put(t) for t in tables]``), so the driver holds one block of Arrow text at a time,
+    not a second copy of the whole corpus (the object store spills to disk as it fills).
+
+    >>> [block.to_pydict() for block in arrow_blocks(["a", "b", "c"], [(0, 3)], 2)]
+    [{'row': [0, 1], 'text': ['a', 'b']}, {'row': [2], 'text': ['c']}]
+    """
+    import pyarrow as pa
+
+    for start, end in ranges:
+        for a in range(start, end, step):
+            b = min(a + step, end)
+            yield pa.table({"row": pa.array(np.arange(a, b, dtype=np.int64)), "text": pa.array(list(texts[a:b]))})
+
+
 def _encoded_batches(
     ray: Any,
     texts: Sequence[str],
@@ -267,26 +287,18 @@ def _encoded_batches(
     workers: int | None,
 ) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]]:
     """``(rows, embeddings)`` for the rows in `ranges`, as the actors finish them (in any order)."""
-    import pyarrow as pa
-
     step = batch_size * _MAP_BATCHES_PER_ENCODE
-    # One block per actor call, so every actor of the pool has work from the start.
-    blocks = [
-        pa.table({"row": pa.array(np.arange(a, min(a + step, end), dtype=np.int64)),
-                  "text": pa.array(list(texts[a : min(a + step, end)]))})
-        for start, end in ranges
-        for a in range(start, end, step)
-    ]
+    n_blocks = sum(-(-(end - start) // step) for start, end in ranges)
     gpu = device is not None and device.startswith("cuda")
     pool = workers if workers is not None else _default_workers(ray, device)
     # Ray Data restarts a dead worker's actor and sends its batches again, as often as it takes
     # (max_restarts=-1 and max_task_retries=-1 are its defaults for actor pools).
-    dataset = ray.data.from_arrow(blocks).map_batches(
+    dataset = ray.data.from_arrow(arrow_blocks(texts, ranges, step)).map_batches(
         _Encoder,
         fn_constructor_kwargs={"model": model, "device": device, "batch_size": batch_size},
         batch_size=step,
         batch_format="numpy",
-        compute=ray.data.ActorPoolStrategy(size=min(pool, len(blocks))),
+        compute=ray.data.ActorPoolStrategy(size=min(pool, n_blocks)),
         num_cpus=0 if gpu else 1,
         num_gpus=1 if gpu else 0,
     )

@@ -18,7 +18,7 @@ True
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +49,7 @@ def check_cache_dir(directory: str | os.PathLike[str], *, name: str | None = Non
 
 
 def cached_index(
-    corpus: Mapping[str, str],
+    corpus: Mapping[str, str] | Iterable[tuple[str, str]],
     directory: str | os.PathLike[str] | None,
     *,
     load: Mapping[str, Any] | None = None,
@@ -63,7 +63,9 @@ def cached_index(
     Parameters
     ----------
     corpus
-        ``{doc_id: text}``, as :func:`ef.evaluation.read_beir` returns it.
+        ``{doc_id: text}``, as :func:`ef.evaluation.read_beir` returns it, or ``(doc_id, text)``
+        pairs that can be iterated more than once (a corpus streamed from disk: ``ef eval
+        --engine ray`` on a dataset), as :func:`ingest` takes them.
     directory
         The cache; ``None`` builds without saving.
     load, build
@@ -95,7 +97,8 @@ def cached_index(
         index = SearchableCorpus.load(folder, **(load or {}))
         if check is not None:
             check(index)
-        if index.fingerprint != corpus_fingerprint(corpus.items()):
+        pairs = corpus.items() if isinstance(corpus, Mapping) else corpus
+        if index.fingerprint != corpus_fingerprint(pairs):
             raise ValueError(
                 f"{label} holds an index of another corpus than {corpus_name}: delete it or choose another directory"
             )
