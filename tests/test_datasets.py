@@ -1079,3 +1079,21 @@ def test_the_ray_feed_makes_one_arrow_block_at_a_time() -> None:
     assert len(at_put) == 50
     assert max(at_put) - before < 2 * block_bytes  # one block in memory (a list would hold 50)
     assert np.concatenate([rows for rows, _ in got]).tolist() == list(range(1_600))
+
+
+def test_a_dataset_loaded_without_its_corpus_says_how_to_read_it(tmp_path: Path) -> None:
+    folder = write_folder(tmp_path / "tiny")
+    dataset = load(folder, corpus=False)
+    message = (f"{folder} was loaded with corpus=False: read its corpus block by block with iter_corpus(), "
+               "or load it with corpus=True")
+    with pytest.raises(ValueError) as info:
+        _ = dataset.corpus
+    assert str(info.value) == message
+    with pytest.raises(ValueError, match=re.escape(message)):
+        triple(dataset)
+    assert repr(dataset).startswith(f"Dataset({str(folder)!r}, split='test': corpus not read, 2 queries, 2 judged;")
+    assert dataset != load(folder) == load(folder)  # the corpus read is part of what a Dataset is
+    with pytest.raises(ValueError, match=r"^'block_size' must be a positive integer \(got 0\)$"):
+        dataset.iter_corpus(block_size=0)
+    with pytest.raises(TypeError, match=r"^'corpus' must be a bool"):
+        load(folder, corpus="no")  # type: ignore[arg-type]

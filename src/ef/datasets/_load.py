@@ -71,7 +71,7 @@ class Dataset:
     source: str
     verified: str
     known: KnownDataset | None = field(default=None, compare=False)
-    loaded_corpus: dict[str, str] | None = field(default=None, compare=False)
+    loaded_corpus: dict[str, str] | None = None
     """The corpus read by :func:`load`, ``None`` with ``corpus=False``; see :attr:`corpus`."""
     where: Source | None = field(default=None, compare=False)
     """Where the corpus is read from again by :meth:`iter_corpus`."""
