@@ -616,6 +616,19 @@ def test_tune_sweeps_methods_and_norms_in_one_call_and_fits_trained_methods_per_
     assert all(0.0 <= v <= 1.0 for v in report.sweep.values())
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.text(alphabet=st.characters(max_codepoint=127), max_size=10),
+                          st.text(max_size=3)), max_size=30))
+def test_doc_ids_are_coded_in_byte_order_on_every_path(ids: list[str]) -> None:
+    # ASCII ids of <= 8 bytes take the integer-sort path, the rest the hash lookup: the same codes.
+    from ef.fusion._stack import _code_docs
+
+    codes, distinct = _code_docs(ids)
+    expected = sorted(set(ids), key=lambda i: i.encode("utf-8", "surrogatepass"))
+    assert distinct == expected
+    assert codes.tolist() == [expected.index(i) for i in ids]
+
+
 # --- fuse_text: the fused run as TREC text, straight from the arrays ------------------------------
 
 

@@ -78,11 +78,37 @@ class Stack:
         )
 
 
+def _code_short_ids(ids: list[str]) -> tuple[Ints, list[str]] | None:
+    """:func:`_code_docs` for ASCII ids of at most 8 bytes (most corpora's), without a hash lookup per id.
+
+    Each id, zero-padded to 8 bytes and read as a big-endian integer, orders as its bytes do (a
+    shorter id first on a shared prefix, as strcmp); one integer sort then codes them all.
+    ``None`` for anything else: a non-str (``join`` refuses it), a non-ASCII or NUL char, a longer id.
+    """
+    try:
+        joined = "".join(ids)
+    except TypeError:
+        return None
+    if not joined.isascii() or "\x00" in joined:
+        return None
+    raw = np.array(ids, dtype="S")
+    if raw.dtype.itemsize > 8:
+        return None
+    keys = raw.astype("S8").view(">u8")
+    distinct, code = np.unique(keys, return_inverse=True)
+    names = [name.decode("ascii") for name in distinct.view("S8").tolist()]
+    return code.reshape(-1).astype(np.int64, copy=False), names
+
+
 def _code_docs(ids: list[str]) -> tuple[Ints, list[str]]:
     """Each id's code, and the distinct ids in byte order (a code is a position in that list).
 
     Only the distinct ids are type-checked: a mix of types cannot be sorted, one type shows in any.
     """
+    if ids:
+        short = _code_short_ids(ids)
+        if short is not None:
+            return short
     unique = set(ids)
     bad = [i for i in unique if not isinstance(i, str)][:1] if set(map(type, unique)) - {str} else []
     if bad:
