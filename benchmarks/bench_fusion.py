@@ -1,16 +1,19 @@
 """Benchmark ef.fusion against ranx: fusing two runs of QUERIES x DOCS, beside reading them.
 
 Two TREC runs (random scores, doc ids drawn from a pool of 50,000) are written once; then, in
-this one process, best of ``--repeat``:
+this one process, best of ``--repeat`` (CPU seconds of this process, and wall seconds: on a
+shared machine the CPU figure is the steadier one):
 
 - reading both with :func:`ef.trec.read_run` (the baseline fusion must stay well under);
-- ``ef.fusion.fuse`` of the two mappings (RRF, and CombSUM after min-max);
+- ``ef.fusion.fuse`` of the two mappings (RRF, and CombSUM after min-max), split into its three
+  stages (mappings to arrays, the numpy fusion, arrays to the output mapping);
+- what ``ef fuse a.trec b.trec -o out.trec`` does: read both, fuse, write the result;
 - ``ranx.fuse`` of the same (``Run`` objects built from the mappings, timed separately, and the
-  fusion itself; numba compiled before timing).
+  fusion itself; numba compiled on a small run before timing, so JIT time is left out).
 
 Prints one ratio line per comparison. Usage::
 
-    python benchmarks/bench_fusion.py [--queries 10000] [--docs 1000] [--repeat 3]
+    python benchmarks/bench_fusion.py [--queries 10000] [--docs 1000] [--repeat 3] [--no-ranx]
 """
 
 from __future__ import annotations
@@ -36,13 +39,29 @@ def _write(path: Path, n_queries: int, n_docs: int, seed: int) -> None:
             out.write("".join(f"q{q} Q0 d{d} {i + 1} {s!r} r\n" for i, (d, s) in ranked))
 
 
-def _best(call: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    best, result = float("inf"), None
+def _best(call: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
+    """The least CPU seconds and the least wall seconds over `repeat` calls, and the last result."""
+    cpu, wall, result = float("inf"), float("inf"), None
     for _ in range(repeat):
-        start = time.perf_counter()
+        result = None  # the previous result is freed before the next call, not during it
+        start_cpu, start = time.process_time(), time.perf_counter()
         result = call()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        cpu = min(cpu, time.process_time() - start_cpu)
+        wall = min(wall, time.perf_counter() - start)
+    return cpu, wall, result
+
+
+def _stages(runs: list[Any], method: str, repeat: int) -> tuple[float, float, float]:
+    """CPU seconds of fuse's three stages: mappings to arrays, the numpy fusion, arrays to a mapping."""
+    from ef.fusion._stack import stack_runs
+    from ef.fusion.methods import fuse_stack, resolve, to_run
+
+    names = [f"runs[{i}]" for i in range(len(runs))]
+    spec, norm, weights, params = resolve(method, None, None, None, len(runs))
+    stack_s, _, stack = _best(lambda: stack_runs(runs, names), repeat)
+    fuse_s, _, fused = _best(lambda: fuse_stack(stack, spec, norm, weights, params, "zero", names), repeat)
+    out_s, _, _ = _best(lambda: to_run(stack, fused), repeat)
+    return stack_s, fuse_s, out_s
 
 
 def main() -> None:
@@ -54,40 +73,83 @@ def main() -> None:
     args = parser.parse_args()
 
     from ef.fusion import fuse
-    from ef.trec import read_run
+    from ef.fusion.methods import fuse_text
+    from ef.io.trec import write_lines
+    from ef.trec import read_run, write_run
 
     with tempfile.TemporaryDirectory() as folder:
         paths = [Path(folder) / "a.trec", Path(folder) / "b.trec"]
         for seed, path in enumerate(paths):
             _write(path, args.queries, args.docs, seed)
-        read_s, runs = _best(lambda: [read_run(p) for p in paths], args.repeat)
-    shape = f"two runs of {args.queries:,} x {args.docs:,}"
-    print(f"read_run, {shape}: {read_s:.2f} s")
+        runs = [read_run(p) for p in paths]
+        out = Path(folder) / "fused.trec"
 
+        def cli() -> None:  # what `ef fuse a.trec b.trec -o fused.trec` does
+            write_lines(out, fuse_text([read_run(p) for p in paths], method="rrf", run_id="fused"))
+
+        # Round by round, reading and each fusion side by side, so that a ratio compares two
+        # timings taken under the same load (the machine may be shared); best of the rounds.
+        calls: dict[str, Callable[[], Any]] = {
+            "read": lambda: [read_run(p) for p in paths],
+            "rrf": lambda: fuse(runs, method="rrf"),
+            "combsum": lambda: fuse(runs, method="combsum"),
+            "cli": cli,
+            "text": lambda: write_lines(out, fuse_text(runs, method="rrf", run_id="fused")),
+            "mapping": lambda: write_run(out, fuse(runs, method="rrf"), run_id="fused"),
+        }
+        best: dict[str, tuple[float, float]] = {}
+        ratios: dict[str, list[float]] = {name: [] for name in calls}
+        for _ in range(args.repeat):
+            this = {name: _best(call, 1)[:2] for name, call in calls.items()}
+            for name, (cpu, wall) in this.items():
+                old = best.get(name, (float("inf"), float("inf")))
+                best[name] = (min(old[0], cpu), min(old[1], wall))
+                ratios[name].append(cpu / this["read"][0])
+    shape = f"two runs of {args.queries:,} x {args.docs:,}"
+    read_s, read_wall = best["read"]
+    print(f"read_run of both, {shape}: {read_s:.2f} CPU-s ({read_wall:.2f} s wall), best of {args.repeat}")
+
+    def spread(name: str) -> str:
+        low, high = min(ratios[name]), max(ratios[name])
+        return f"{low:.2f}-{high:.2f}x" if len(ratios[name]) > 1 else f"{low:.2f}x"
+
+    for label, key in (("rrf (k=60)", "rrf"), ("combsum after min-max", "combsum")):
+        ef_s, ef_wall = best[key]
+        stack_s, numpy_s, out_s = _stages(runs, key, args.repeat)
+        print(f"{label}: ef.fusion.fuse {ef_s:.2f} CPU-s ({ef_wall:.2f} s wall) = mappings to arrays {stack_s:.2f}"
+              f" + numpy fusion {numpy_s:.2f} + arrays to mapping {out_s:.2f}")
+        print(f"ratio {label}: ef fuse / read_run of both = {spread(key)} (CPU, round by round); numpy fusion"
+              f" alone {numpy_s / read_s:.2f}x")
+    cli_s, cli_wall = best["cli"]
+    print(f"ef fuse a.trec b.trec -o fused.trec (rrf): {cli_s:.2f} CPU-s ({cli_wall:.2f} s wall) = read "
+          f"{read_s:.2f} + fuse and write {best['text'][0]:.2f} (fuse, then write_run of the mapping: "
+          f"{best['mapping'][0]:.2f}); reading is {read_s / cli_s:.0%} of it; ratio to read {spread('cli')}")
     if args.no_ranx:
-        for label, ours in (("rrf (k=60)", {"method": "rrf"}), ("combsum after min-max", {"method": "combsum"})):
-            ef_s, _ = _best(lambda ours=ours: fuse(runs, **ours), args.repeat)  # type: ignore[misc]
-            print(f"{label}: ef.fusion.fuse {ef_s:.2f} s")
-            print(f"ratio {label}: ef fuse / read_run of both = {ef_s / read_s:.2f}x")
         return
     import ranx
 
     small = [dict(list(run.items())[:2]) for run in runs]
-    ranx.fuse([ranx.Run(copy.deepcopy(r)) for r in small], norm=None, method="rrf")  # compile before timing
+    ranx.fuse([ranx.Run(copy.deepcopy(r)) for r in small], norm=None, method="rrf")  # JIT before timing
     ranx.fuse([ranx.Run(copy.deepcopy(r)) for r in small], norm="min-max", method="sum")
-    build_s, ranx_runs = _best(lambda: [ranx.Run(copy.deepcopy(r)) for r in runs], 1)
-    print(f"ranx.Run from the mappings: {build_s:.2f} s (deep copies included; not counted below)")
+    build_s, _, ranx_runs = _best(lambda: [ranx.Run(copy.deepcopy(r)) for r in runs], 1)
+    print(f"ranx.Run from the mappings: {build_s:.2f} CPU-s (deep copies included; not counted below)")
 
     for label, ours, theirs in (
         ("rrf (k=60)", {"method": "rrf"}, {"norm": None, "method": "rrf"}),
         ("combsum after min-max", {"method": "combsum", "norm": "min-max"}, {"norm": "min-max", "method": "sum"}),
     ):
-        ef_s, fused = _best(lambda ours=ours: fuse(runs, **ours), args.repeat)  # type: ignore[misc]
-        ranx_s, theirs_run = _best(lambda theirs=theirs: ranx.fuse(ranx_runs, **theirs), args.repeat)  # type: ignore[misc]
+        pairs = []
+        for _ in range(args.repeat):  # side by side, round by round
+            ef_s, _, fused = _best(lambda ours=ours: fuse(runs, **ours), 1)  # type: ignore[misc]
+            ranx_s, _, theirs_run = _best(lambda theirs=theirs: ranx.fuse(ranx_runs, **theirs), 1)  # type: ignore[misc]
+            pairs.append((ef_s, ranx_s))
         expected = theirs_run.to_dict()
         same = all(fused[q] == _approx(expected[q]) for q in list(fused)[:50])
-        print(f"{label}: ef.fusion.fuse {ef_s:.2f} s, ranx.fuse {ranx_s:.2f} s; same scores on 50 queries: {same}")
-        print(f"ratio {label}: ef / ranx = {ef_s / ranx_s:.2f}x; ef fuse / read_run of both = {ef_s / read_s:.2f}x")
+        ef_s, ranx_s = min(p[0] for p in pairs), min(p[1] for p in pairs)
+        low, high = min(e / r for e, r in pairs), max(e / r for e, r in pairs)
+        print(f"{label}: ef.fusion.fuse {ef_s:.2f} CPU-s, ranx.fuse {ranx_s:.2f} CPU-s (numba JIT excluded);"
+              f" same scores on 50 queries: {same}")
+        print(f"ratio {label}: ef / ranx = {low:.2f}-{high:.2f}x (CPU, round by round)")
 
 
 def _approx(expected: dict[str, float]) -> Any:
