@@ -167,6 +167,24 @@ def test_the_kernel_ranks_dicts_as_the_reference(
     assert got[0] == got[1]
 
 
+@pytest.mark.parametrize("judged_per_query", [3, 16, 17, 60])
+def test_many_judgements_per_query_rank_as_the_reference(judged_per_query: int) -> None:
+    # Up to 16 judged docs are counted over all of them; more are searched: both equal the reference.
+    rng = random.Random(judged_per_query)
+    run, qrels = {}, {}
+    for q in range(30):
+        docs = [rng.choice(["d", "doc", "doc-", "doc00000"]) + str(rng.randrange(400)) for _ in range(120)]
+        run[f"q{q}"] = {d: float(rng.randrange(4)) if q % 2 else rng.random() for d in docs}
+        qrels[f"q{q}"] = {d: rng.randint(-1, 2) for d in rng.sample(sorted(run[f"q{q}"]), judged_per_query)}
+    query_ids = sorted(qrels)
+    dicts = [e.rank_mapping(run, qrels, query_ids, -1, _hits._convert, _hits._bad_doc) for e in ENGINES]
+    assert dicts[0] == dicts[1]
+    data = "".join(f"{q} Q0 {d} 0 {s!r} r\n" for q, docs in run.items() for d, s in docs.items()).encode()
+    files = [_feed(e, data, e.Judged(query_ids, [list(qrels[q]) for q in query_ids]), -1, [999]) for e in ENGINES]
+    assert files[0] == files[1]
+    assert len(files[0][1]) == 30 * judged_per_query
+
+
 # --- scores read as strtod reads them ------------------------------------------------------------
 
 _HARD_SCORES = [

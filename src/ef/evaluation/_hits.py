@@ -193,7 +193,7 @@ def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
     releases the GIL), their results joined as one pass would give them."""
     name = display_name(path)
     with open_binary(path) as stream:
-        if isinstance(stream, io.BufferedReader) and _CORES > 1:  # not gzip, which cannot be cut
+        if isinstance(stream, io.BufferedReader) and _CORES > 1 and hasattr(os, "pread"):  # not gzip: cut
             fd = stream.fileno()
             status = os.fstat(fd)
             cut = _cut(fd, status.st_size) if stat.S_ISREG(status.st_mode) and status.st_size >= 4 * _WINDOW else None

@@ -198,12 +198,43 @@ static int compare_docs(const void *x, const void *y) {
     return precedes(a, b) ? -1 : precedes(b, a) ? 1 : 0;
 }
 
+/* How many of the k judged docs (sorted by precedes(); `scores` and `heads` theirs) rank ahead
+ * of doc d: those scored above it (counted over a few, searched over many), then those of equal
+ * score and a greater id. `id_of` fills d's id only when its score ties (most docs tie with
+ * none); the ids are ordered by their heads without a branch, bytes compared only on equal heads. */
+static inline Py_ssize_t judged_ahead(const doc *judged, const double *scores, const uint64_t *heads, Py_ssize_t k,
+                                      doc *d, int (*id_of)(doc *, void *), void *arg) {
+    double s = d->score;
+    Py_ssize_t lo = 0, end = 0; /* judged[lo:end] tie with d */
+    if (k <= 16) {
+        for (Py_ssize_t j = 0; j < k; j++) lo += scores[j] > s, end += scores[j] >= s;
+    } else {
+        for (Py_ssize_t n = k; n > 0;) {
+            Py_ssize_t half = n / 2;
+            if (scores[lo + half] > s) lo += half + 1, n -= half + 1;
+            else n = half;
+        }
+        for (end = lo; end < k && scores[end] == s;) end++;
+    }
+    if (lo == end) return lo;
+    if (!d->id && id_of(d, arg) < 0) return -1;
+    Py_ssize_t greater = 0;
+    if (k <= 16) /* all k, masked: a fixed trip count predicts better than the tie's bounds */
+        for (Py_ssize_t j = 0; j < k; j++) greater += (scores[j] == s) & (heads[j] > d->head);
+    else
+        for (Py_ssize_t j = lo; j < end; j++) greater += heads[j] > d->head;
+    for (lo += greater; lo < end && heads[lo] == d->head && precedes(&judged[lo], d);) lo++;
+    return lo;
+}
+
 /* The hits of one query: for each judged doc of `docs` (judgement >= 0), the number of docs ranked
  * ahead of it. The judged ones are sorted (k log k), then each doc finds by binary search how many
  * judged docs it follows (n log k): a judged doc's rank is how many docs follow fewer judged docs
  * than it does. `scratch` holds k doc copies and k + 1 counts. */
 typedef struct {
     doc *judged;
+    double *scores; /* the judged docs' scores and heads, in their order */
+    uint64_t *heads;
     int64_t *count;
     Py_ssize_t cap;
 } scratch;
@@ -212,14 +243,26 @@ static int scratch_fit(scratch *s, Py_ssize_t k) {
     if (k <= s->cap && s->count) return 0;
     if (k < 1) k = 1;
     doc *j = realloc(s->judged, (size_t)k * sizeof(doc));
-    if (!j) return -1;
-    s->judged = j;
+    if (j) s->judged = j;
+    double *scores = realloc(s->scores, (size_t)k * sizeof(double));
+    if (scores) s->scores = scores;
+    uint64_t *heads = realloc(s->heads, (size_t)k * sizeof(uint64_t));
+    if (heads) s->heads = heads;
     int64_t *c = realloc(s->count, (size_t)(k + 1) * sizeof(int64_t));
-    if (!c) return -1;
-    s->count = c;
+    if (c) s->count = c;
+    if (!j || !scores || !heads || !c) return -1;
     s->cap = k;
     return 0;
 }
+
+/* The judged docs sorted, their scores listed and their counts zeroed. */
+static void scratch_sort(scratch *s, Py_ssize_t k) {
+    qsort(s->judged, (size_t)k, sizeof(doc), compare_docs);
+    for (Py_ssize_t i = 0; i < k; i++) s->scores[i] = s->judged[i].score, s->heads[i] = s->judged[i].head;
+    memset(s->count, 0, (size_t)(k + 1) * sizeof(int64_t));
+}
+
+static void scratch_free(scratch *s) { free(s->judged), free(s->scores), free(s->heads), free(s->count); }
 
 typedef struct {
     ints query, rank, judgement; /* one entry per hit */
@@ -232,16 +275,10 @@ static int rank_judged(scratch *s, const doc *docs, Py_ssize_t n, Py_ssize_t k, 
     Py_ssize_t m = 0;
     for (Py_ssize_t i = 0; i < n; i++)
         if (docs[i].judgement >= 0) s->judged[m++] = docs[i];
-    qsort(s->judged, (size_t)k, sizeof(doc), compare_docs);
-    memset(s->count, 0, (size_t)(k + 1) * sizeof(int64_t));
+    scratch_sort(s, k);
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t lo = 0, hi = k; /* judged[:lo] precede docs[i]; judged[hi:] do not */
-        while (lo < hi) {
-            Py_ssize_t mid = (lo + hi) / 2;
-            if (precedes(&s->judged[mid], &docs[i])) lo = mid + 1;
-            else hi = mid;
-        }
-        s->count[lo]++;
+        doc d = docs[i]; /* its id is set: no callback */
+        s->count[judged_ahead(s->judged, s->scores, s->heads, k, &d, NULL, NULL)]++;
     }
     int64_t ahead = -1; /* a judged doc does not rank ahead of itself */
     for (Py_ssize_t i = 0; i < k; i++) {
@@ -997,7 +1034,7 @@ static void Ranker_dealloc(PyObject *self_) {
     free(self->out.query.v), free(self->out.rank.v), free(self->out.judgement.v);
     table_free(&self->seen);
     free(self->dup), free(self->dup_hash);
-    free(self->work.judged), free(self->work.count);
+    scratch_free(&self->work);
     free(self->docs);
     free(self->run_id);
     PyTypeObject *type = Py_TYPE(self_);
@@ -1189,6 +1226,18 @@ static int score_of(PyObject *score, PyObject *convert, PyObject *query_id, PyOb
     return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
 }
 
+/* A dict's doc id as a doc's bytes and head (judged_ahead's id_of). */
+struct id_source {
+    PyObject *doc_id, *keep;
+};
+
+static int id_from_str(doc *d, void *arg) {
+    const struct id_source *from = arg;
+    if (!(d->id = utf8_of(from->doc_id, &d->len, from->keep))) return -1;
+    d->head = head_of(d->id, d->len);
+    return 0;
+}
+
 /* rank_mapping(run, qrels, query_ids, max_docs, convert, bad_doc) -> (num_ret, hit_query,
  * hit_rank, hit_grade) as bytes (int64, grades as float64). `run` and `qrels` are dicts of dicts;
  * a query of `query_ids` absent from the run has num_ret -1. `convert(query_id, doc_id, score)`
@@ -1274,32 +1323,26 @@ static PyObject *rank_mapping(PyObject *module, PyObject *args) {
             }
             k++;
         }
-        qsort(work.judged, (size_t)k, sizeof(doc), compare_docs);
-        memset(work.count, 0, (size_t)(k + 1) * sizeof(int64_t));
+        scratch_sort(&work, k);
         /* Every doc: its id and score checked, and how many judged docs rank ahead of it. Its
          * id's bytes are needed only when its score ties a judged doc's. */
         pos = 0;
         while (PyDict_Next(ranking, &pos, &doc_id, &score)) {
-            if (!PyUnicode_Check(doc_id)) {
+            if (Py_TYPE(doc_id) != &PyUnicode_Type && !PyUnicode_Check(doc_id)) {
                 PyObject *raised = PyObject_CallFunctionObjArgs(bad_doc, query_id, doc_id, NULL);
                 Py_XDECREF(raised);
                 if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a doc id that is not a str");
                 goto done;
             }
             doc d = {0};
-            if (score_of(score, convert, query_id, doc_id, keep, real_type, &d.score) < 0) goto done;
-            Py_ssize_t lo = 0, hi = k;
-            while (lo < hi) {
-                Py_ssize_t mid = (lo + hi) / 2;
-                const doc *j = &work.judged[mid];
-                if (j->score == d.score && !d.id) {
-                    if (!(d.id = utf8_of(doc_id, &d.len, keep))) goto done;
-                    d.head = head_of(d.id, d.len);
-                }
-                if (precedes(j, &d)) lo = mid + 1;
-                else hi = mid;
-            }
-            work.count[lo]++;
+            int plain = Py_TYPE(score) == &PyFloat_Type; /* a float, not NaN: read here */
+            if (plain) d.score = PyFloat_AsDouble(score);
+            if (!(plain && d.score == d.score) && score_of(score, convert, query_id, doc_id, keep, real_type, &d.score) < 0)
+                goto done;
+            struct id_source from = {doc_id, keep};
+            Py_ssize_t ahead = judged_ahead(work.judged, work.scores, work.heads, k, &d, id_from_str, &from);
+            if (ahead < 0) goto done;
+            work.count[ahead]++;
         }
         int64_t ahead = -1; /* a judged doc does not rank ahead of itself */
         for (Py_ssize_t i = 0; i < k; i++) {
@@ -1331,7 +1374,7 @@ done:
     free(num_ret);
     free(out.query.v), free(out.rank.v), free(out.judgement.v);
     free(grades.v);
-    free(work.judged), free(work.count);
+    scratch_free(&work);
     return result;
 }
 
