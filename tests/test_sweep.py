@@ -293,6 +293,22 @@ def test_the_report_has_the_table_the_text_and_the_three_figures(tmp_path: Path)
     assert all(f'id="figure-{name}"' in page for name in ("chunk_size", "at_k", "quality_latency"))
 
 
+def test_lines_past_the_twentieth_colour_are_dashed_with_one_legend(tmp_path: Path) -> None:
+    pytest.importorskip("altair")
+    k1s = [0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.1]
+    result = sweep({"k1": k1s, "size": [5, 10, "whole"], "k": [5, 10]}, demo_dataset(), None, show_progress=False)
+    chunk, at_k = (f.spec for f in result.report().figures[:2])
+    series = list(dict.fromkeys(row["series"] for row in at_k["datasets"]["at_k"]))
+    assert len(series) == 21  # 7 k1 x 3 chunkings: one line each, a colour each but the last
+    line = at_k["layer"][1]["encoding"]
+    assert line["color"]["scale"]["domain"] == series
+    assert line["strokeDash"]["scale"] == {"domain": series, "range": [[1, 0]] * 20 + [[6, 3]]}
+    assert line["strokeDash"]["legend"] == line["color"]["legend"]  # the same legend: Vega-Lite merges them
+    assert line["color"]["legend"]["symbolType"] == "stroke"
+    assert len({row["series"] for row in chunk["datasets"]["chunk_size"]}) == 14  # 7 k1 x 2 k: no dashes
+    assert "strokeDash" not in chunk["layer"][1]["encoding"]
+
+
 _CONFIG = """
 measures = ["ndcg@10", "recall@100"]
 baseline = {retriever = "bm25", k = 10}

@@ -55,12 +55,25 @@ def _chunk_order(cells: Sequence[CellResult]) -> list[str]:
     return [keyed[key] for key in sorted(keyed)]
 
 
+_COLOURS = 20  # the category20 scheme's
+
+
 def _band_lines(name: str, rows: Sequence[Mapping[str, Any]], *, x: Any, y_title: str) -> dict[str, Any]:
     alt = _deps.altair()
     # 20 colours (a sweep draws a dozen lines and more) and opaque legend symbols (not the bands' opacity).
     legend = alt.Legend(orient="bottom", columns=1, labelLimit=600, symbolOpacity=1)
-    colour = alt.Color("series:N", title=None, sort=None, legend=legend, scale=alt.Scale(scheme="category20"))
+    series = list(dict.fromkeys(row["series"] for row in rows))
+    if len(series) > _COLOURS:  # the legend shows each line's stroke, dashes included
+        legend = alt.Legend(orient="bottom", columns=1, labelLimit=600, symbolOpacity=1, symbolType="stroke",
+                            symbolStrokeWidth=3, symbolSize=400)
+    colour = alt.Color("series:N", title=None, sort=None, legend=legend,
+                       scale=alt.Scale(scheme="category20", domain=series))
     base = alt.Chart(_data(name)).encode(x=x, color=colour)
+    if len(series) > _COLOURS:  # colours come round again: the 21st line on is dashed (one legend for both)
+        dashes = [[1, 0] if i < _COLOURS else [6, 3] for i in range(len(series))]
+        base = base.encode(strokeDash=alt.StrokeDash(
+            "series:N", title=None, sort=None, legend=legend, scale=alt.Scale(domain=series, range=dashes)
+        ))
     tooltip = [alt.Tooltip("label:N", title="cell"), alt.Tooltip("value:Q", format=".4f"),
                alt.Tooltip("low:Q", title="95% CI low", format=".4f"),
                alt.Tooltip("high:Q", title="95% CI high", format=".4f")]
