@@ -94,19 +94,29 @@ def test_blocks_score_exactly_as_the_in_memory_path(ignore_identical_ids: bool) 
     assert blocks.metrics["mrr@10"] == (1 + 1 / 2 + (1 if ignore_identical_ids else 1 / 2) + 1 / 2 + 0 + 1 / 2) / 6
 
 
-def test_the_rankings_go_to_a_run_file_block_by_block_and_are_read_streaming(
-    windows: list[tuple[str, list[bytes]]],
+def test_each_block_is_scored_from_its_rankings_and_its_run_goes_to_a_file(
+    windows: list[tuple[str, list[bytes]]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from ef.evaluation import _retrieval
+
+    scored_blocks: list[list[str]] = []
+    real_scored = _retrieval._scored
+
+    def spy(rankings: Any, *args: Any) -> Any:
+        scored_blocks.append(list(rankings))
+        return real_scored(rankings, *args)
+
+    monkeypatch.setattr(_retrieval, "_scored", spy)
     retriever = Retriever(query_block=4)
     report = evaluate_retrieval(retriever, QRELS, QUERIES, k_values=(1, 10))
     assert retriever.batches == [["text 1", "text 2", "text 3", "text 4"], ["text 5", "text 7"]]
-    # One file, read by evaluate_run's window reader: every query that retrieved something, once.
-    assert {Path(path).name for path, _ in windows} == {"scored.trec"}
-    assert sorted(q for _, ids in windows for q in ids) == [b"q1", b"q2", b"q3", b"q4", b"q7"]
-    folder = Path(windows[0][0]).parent
-    assert not (folder / "scored.trec").exists()  # scored, then deleted
-    # The report's run is the retriever's scores, read from the folder's run file when asked for.
-    assert (folder / "run.trec").is_file()
+    # Each block scored straight from its rankings as it comes: no file is read to score them.
+    assert scored_blocks == [["q1", "q2", "q3", "q4"], ["q5", "q7"]]
+    assert windows == []
+    # The report's run is the retriever's scores, in the scratch folder's one file, read when asked for.
+    assert isinstance(report.run, _retrieval._RunOnDisk)
+    folder = Path(report.run._path).parent
+    assert sorted(p.name for p in folder.iterdir()) == ["run.trec"]
     assert report.run["q4"] == {"d0": 0.5, "d7": 0.5, "d2": 0.4, "d6": 0.3}
     assert list(report.run["q4"]) == ["d7", "d0", "d2", "d6"]  # trec_eval's order of the tie: doc id descending
     assert report.run["q5"] == {}

@@ -23,7 +23,7 @@ from ef.retrieval import hit_doc_id, retrieval_function, source_ranking
 
 if TYPE_CHECKING:
     from ef.datasets import Dataset, DatasetFacts
-    from ef.evaluation.scoring import ReadRun
+    from ef.measures.registry import Measure
 
 __all__ = ["RetrievalEvalReport", "evaluate_retrieval"]
 
@@ -162,9 +162,7 @@ def _retrieve_all(
             )
         results = list(results)
         if len(results) != len(jobs):
-            raise ValueError(
-                f"retriever.search_many returned {len(results)} result lists for {len(jobs)} queries"
-            )
+            raise ValueError(f"retriever.search_many returned {len(results)} result lists for {len(jobs)} queries")
         return list(results)
     search = _search_function(retriever)
     out: list[Sequence[object]] = []
@@ -320,15 +318,25 @@ def evaluate_retrieval(
     run: Mapping[str, Mapping[str, float]]
     if block is not None:
         means, per_query, run, unscored = _evaluate_in_blocks(
-            retriever, jobs, judgements, names, ks, block=block, fetch=fetch, depth=depth,
-            ignore_identical_ids=ignore_identical_ids, run_path=run_path, show_progress=show_progress,
+            retriever,
+            jobs,
+            judgements,
+            names,
+            ks,
+            block=block,
+            fetch=fetch,
+            depth=depth,
+            ignore_identical_ids=ignore_identical_ids,
+            run_path=run_path,
+            show_progress=show_progress,
             level=level,
         )
     else:
         results = _retrieve_all(retriever, jobs, fetch, show_progress)
         rankings = _rankings(jobs, results, depth=depth, ignore_identical_ids=ignore_identical_ids)
         run, unscored, mixed = _as_run(rankings)
-        means, per_query = _score_rankings(_by_rank(rankings), judgements, list(rankings), names, ks, level)
+        per_query = _scored(rankings, judgements, names, ks, _level(judgements, level))
+        means = _means(per_query, names, ks)
         if run_path is not None:
             _write_rankings(run_path, run, mixed)
     return RetrievalEvalReport(
@@ -364,42 +372,50 @@ def _rankings(
     return rankings
 
 
-def _by_rank(rankings: Mapping[str, tuple[list[str], list[float | None]]]) -> dict[str, dict[str, float]]:
-    """Each doc scored ``n - rank + 1``: strictly decreasing, so a ranking by score is the retriever's order."""
+def _scored(
+    rankings: Mapping[str, tuple[list[str], list[float | None]]],
+    judged: Mapping[str, Mapping[str, float]],
+    names: Sequence[str],
+    ks: Sequence[int],
+    level: float,
+) -> dict[str, dict[str, float]]:
+    """Per-query values of every ``<metric>@<k>`` for the queries of `rankings`, from the bulk
+    kernels of ``evaluate_run`` on a table made straight from the rankings (the retriever's order
+    is the rank: ``HitTable.from_rankings``). A doc is relevant when its grade is at least `level`.
+    A query's values depend on its ranking alone, so rankings can come block by block."""
+    from ef.measures.bulk import HitTable  # numpy, loaded when something is scored
+
+    measures = _measures(names, ks)
+    query_ids = list(rankings)
+    table = HitTable.from_rankings(
+        [rankings[q][0] for q in query_ids], [judged[q] for q in query_ids], relevance_level=level
+    )
+    columns = {key: m.evaluate(table).tolist() for key, m in measures.items()}
+    return {q: {key: columns[key][i] for key in measures} for i, q in enumerate(query_ids)}
+
+
+def _means(per_query: Mapping[str, Mapping[str, float]], names: Sequence[str], ks: Sequence[int]) -> dict[str, float]:
+    """Each measure's summary over `per_query`, summed in trec_eval's query order (byte-wise ids)."""
+    import numpy as np
+
+    from ef.evaluation._run import _summary
+
+    order = sorted(per_query)
     return {
-        query_id: {doc_id: float(len(doc_ids) - i) for i, doc_id in enumerate(doc_ids)}
-        for query_id, (doc_ids, _) in rankings.items()
+        key: _summary(m, np.array([per_query[q][key] for q in order], dtype=np.float64))
+        for key, m in _measures(names, ks).items()
     }
 
 
-def _score_rankings(
-    by_rank: Mapping[str, Mapping[str, float]] | ReadRun,
-    judged: Mapping[str, Mapping[str, float]],
-    query_ids: Sequence[str],
-    names: Sequence[str],
-    ks: Sequence[int],
-    level: float | None = None,
-) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
-    """Means and per-query values of every ``<metric>@<k>``, from the bulk kernels of ``evaluate_run``.
+def _measures(names: Sequence[str], ks: Sequence[int]) -> dict[str, Measure]:
+    return {f"{name}@{k}": parse_measure(f"{name}@{k}") for name in names for k in ks}
 
-    The kernels rank by score, ties by doc id (trec_eval); the retriever's order is what is
-    scored here, so `by_rank` holds each doc's rank score (``_by_rank``), in memory or as a run
-    file read streaming (:func:`~ef.evaluation.scoring.load_run_and_qrels`). A doc is relevant
-    when its grade is ``> 0`` (the per-query functions' rule), i.e. at least the smallest positive
-    grade, or at least `level` when one is given (trec_eval's ``-l``). `judged` holds every query
-    of `query_ids` (the per-query order), a query absent from the run scoring zeros, as one with
-    an empty ranking does.
-    """
-    from ef.evaluation.scoring import _score
 
-    measures = {f"{name}@{k}": parse_measure(f"{name}@{k}") for name in names for k in ks}
-    if level is None:
-        level = min(float(grade) for grades in judged.values() for grade in grades.values() if grade > 0)
-    scored = _score(by_rank, judged, list(measures.values()), missing="zero", relevance_level=level, max_docs=None)
-    row = {query_id: i for i, query_id in enumerate(scored.query_ids)}
-    columns = {key: scored.values[m].tolist() for key, m in measures.items()}
-    per_query = {query_id: {key: columns[key][row[query_id]] for key in measures} for query_id in query_ids}
-    return {key: scored.summary[m] for key, m in measures.items()}, per_query
+def _level(judged: Mapping[str, Mapping[str, float]], level: float | None) -> float:
+    """`level`, or the smallest positive grade (the per-query functions' rule: a grade ``> 0`` is relevant)."""
+    if level is not None:
+        return level
+    return min(float(grade) for grades in judged.values() for grade in grades.values() if grade > 0)
 
 
 def _check_run_path(run_path: object) -> None:
@@ -433,42 +449,39 @@ def _evaluate_in_blocks(
     """:func:`evaluate_retrieval`'s means, per-query values, run and unscored queries, for a retriever
     with a ``query_block``: the rankings go to disk, not memory.
 
-    `block` queries at a time are retrieved, and their rankings appended, grouped by query, to two
-    run files in a scratch folder: their rank scores (``_by_rank``), which are then scored
-    streaming, window by window, as :func:`~ef.evaluation.evaluate_run` reads a file, and the
-    retriever's scores, which become the report's ``run`` (read when first used) and `run_path`.
-    The numbers are those of the in-memory path: the same rank scores, the same kernels.
+    `block` queries at a time are retrieved and scored straight from their rankings (a query's
+    values depend on its ranking alone: the numbers are the in-memory path's), and their
+    retriever scores appended, grouped by query, to a run file in a scratch folder, which becomes
+    the report's ``run`` (read when first used) and `run_path`.
     """
-    from ef.evaluation.scoring import load_run_and_qrels
     from ef.io.trec import format_run, write_lines
 
     folder = tempfile.mkdtemp(prefix="ef-retrieval-")
-    scored_path, run_file = os.path.join(folder, "scored.trec"), os.path.join(folder, "run.trec")
+    run_file = os.path.join(folder, "run.trec")
     unscored: list[str] = []
-    # In the scratch files ids are tokens (_token): an id a TREC line cannot hold still scores.
-    tokens = {_token(q): {_token(d): grade for d, grade in grades.items()} for q, grades in judged.items()}
+    per_query: dict[str, dict[str, float]] = {}
+    relevant = _level(judged, level)
     try:
-        with open(scored_path, "wb") as scored, open(run_file, "wb") as real:
+        with open(run_file, "wb") as real:
             for start in range(0, len(jobs), block):
                 chunk = jobs[start : start + block]
                 rankings = _rankings(
-                    chunk, _retrieve_all(retriever, chunk, fetch, show_progress), depth=depth,
+                    chunk,
+                    _retrieve_all(retriever, chunk, fetch, show_progress),
+                    depth=depth,
                     ignore_identical_ids=ignore_identical_ids,
                 )
+                per_query.update(_scored(rankings, judged, names, ks, relevant))
                 run, block_unscored, mixed = _as_run(rankings)
                 unscored += block_unscored
-                if run_path is None:
+                if run_path is None:  # ids as tokens (_token): an id a TREC line cannot hold still reads back
                     lines = format_run(_tokens_of(run))
                 else:  # the user's file holds the ids themselves: refused as the in-memory path refuses them
                     _refuse_mixed(mixed)
                     lines = format_run({query_id: docs for query_id, docs in run.items() if docs})
                 real.write("".join(lines).encode())
-                scored.write("".join(format_run(_tokens_of(_by_rank(rankings)))).encode())
-        run_scores, _ = load_run_and_qrels(scored_path, tokens)
-        query_ids = [query_id for query_id, _ in jobs]
-        means, by_token = _score_rankings(run_scores, tokens, [_token(q) for q in query_ids], names, ks, level)
-        per_query = {query_id: by_token[_token(query_id)] for query_id in query_ids}
-        os.unlink(scored_path)
+        per_query = {query_id: per_query[query_id] for query_id, _ in jobs}
+        means = _means(per_query, names, ks)
         if run_path is not None:
             with open(run_file, encoding="utf-8") as written:
                 write_lines(run_path, written)
@@ -652,9 +665,7 @@ def _check_qrels(qrels: Mapping[str, Mapping[str, float]]) -> None:
             # An int id never matches the str ids of 'queries': the query would silently not run.
             raise TypeError(f"'qrels' must be keyed by str query ids (got {query_id!r})")
         if not isinstance(judged, Mapping):
-            raise TypeError(
-                f"'qrels'[{query_id!r}] must be a mapping {{doc_id: grade}} (got {type(judged).__name__})"
-            )
+            raise TypeError(f"'qrels'[{query_id!r}] must be a mapping {{doc_id: grade}} (got {type(judged).__name__})")
         for doc_id, grade in judged.items():
             if not isinstance(doc_id, str):
                 raise TypeError(f"'qrels'[{query_id!r}] must be keyed by str doc ids (got {doc_id!r})")
@@ -672,9 +683,7 @@ def _check_queries(queries: Mapping[str, str]) -> None:
             raise TypeError(f"'queries'[{query_id!r}] must be a str (got {type(text).__name__})")
 
 
-def _write_rankings(
-    path: str | os.PathLike[str], run: Mapping[str, Mapping[str, float]], mixed: Sequence[str]
-) -> None:
+def _write_rankings(path: str | os.PathLike[str], run: Mapping[str, Mapping[str, float]], mixed: Sequence[str]) -> None:
     """Write the report's run (see ``_as_run``) as a TREC run file, run id ``ef``.
 
     A query whose results carry scores (``SearchHit``) is written with them, ties included, as
