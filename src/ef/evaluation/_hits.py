@@ -263,7 +263,8 @@ def _rank_range(fd: int, start: int, stop: int, judged: Any, max_docs: int) -> t
     """Rank bytes [start, stop) of `fd` (whole query groups): (ranker, None) or (ranker, (fault, data))."""
     ranker = engine.Ranker(judged, max_docs)
     data = bytearray()
-    at, want = start, _WINDOW
+    window = _WINDOW // 2  # two threads hold what one does
+    at, want = start, window
     while True:
         more = os.pread(fd, min(want, stop - at), at)
         at += len(more)
@@ -274,7 +275,7 @@ def _rank_range(fd: int, start: int, stop: int, judged: Any, max_docs: int) -> t
             return ranker, (got, data)
         if final:
             return ranker, None
-        want = _WINDOW if got else max(_WINDOW, len(data))
+        want = window if got else max(window, len(data))
         del data[:got]
 
 

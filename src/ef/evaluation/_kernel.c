@@ -166,7 +166,6 @@ typedef struct {
     const char *id;
     Py_ssize_t len;
     uint64_t head;
-    int64_t line; /* files: the line it was read from; dicts: unused */
     int64_t judgement; /* the index of its judgement, or -1 */
 } doc;
 
@@ -653,11 +652,18 @@ typedef struct {
     Py_ssize_t start2, stop2; /* E_TWICE: the query id */
 } fault;
 
+/* A data line: its query and doc ids ([start, stop) in the buffer) and its score. Its number is
+ * counted only for an error (line_of): a file held whole keeps 40 bytes a line. */
 typedef struct {
-    Py_ssize_t q0, q1, d0, d1, r0, r1; /* query id, doc id, run id: [start, stop) */
+    Py_ssize_t q0, q1, d0, d1;
     double score;
-    int64_t line;
 } row;
+
+/* The number of the line holding p[offset], p[0] being on line `base`. */
+static int64_t line_of(const char *p, Py_ssize_t offset, int64_t base) {
+    for (const char *end = p + offset; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++) base++;
+    return base;
+}
 
 /* C isspace() in the "C" locale, split by what each byte does to a line. */
 enum { C_TOKEN = 0, C_SPACE, C_CR, C_NEWLINE, C_NUL };
@@ -682,8 +688,8 @@ static inline int first_flag(uint64_t flags) {
  * Sets *next to the start of the next line. Returns 1 (a row), 0 (none), -1 (a fault). Every byte
  * above ' ' is part of a token, so the scan jumps 8 bytes at a time to the next byte at or below
  * it, and only those are classified. */
-static int read_line(const char *p, Py_ssize_t size, Py_ssize_t at, int64_t line, row *r, Py_ssize_t *next,
-                     fault *f) {
+static int read_line(const char *p, Py_ssize_t size, Py_ssize_t at, int64_t line, row *r, Py_ssize_t run_id[2],
+                     Py_ssize_t *next, fault *f) {
     Py_ssize_t field[6][2], i = at, start = -1;
     int fields = 0;
     uint64_t high = 0; /* a byte >= 0x80 on the line: the query and doc ids' UTF-8 is checked */
@@ -733,8 +739,7 @@ static int read_line(const char *p, Py_ssize_t size, Py_ssize_t at, int64_t line
     }
     r->q0 = field[0][0], r->q1 = field[0][1];
     r->d0 = field[2][0], r->d1 = field[2][1];
-    r->r0 = field[5][0], r->r1 = field[5][1];
-    r->line = line;
+    run_id[0] = field[5][0], run_id[1] = field[5][1];
     int parsed = parse_score(p + field[4][0], field[4][1] - field[4][0], &r->score);
     if (parsed) {
         if (parsed < 0) {
@@ -784,7 +789,7 @@ static int set_run_id(Ranker *self, const char *p, Py_ssize_t n) {
 }
 
 /* Rank one query's rows (all of them, in file order). */
-static int rank_query(Ranker *self, const char *p, const row *rows, Py_ssize_t n, fault *f) {
+static int rank_query(Ranker *self, const char *p, int64_t base, const row *rows, Py_ssize_t n, fault *f) {
     if (!n) return 0;
     const char *qid = p + rows[0].q0;
     Py_ssize_t qlen = rows[0].q1 - rows[0].q0;
@@ -792,7 +797,7 @@ static int rank_query(Ranker *self, const char *p, const row *rows, Py_ssize_t n
     int added = table_add(&self->seen, qid, qlen, qh, 0);
     if (added < 0) goto no_memory;
     if (!added) {
-        f->kind = E_UNGROUPED, f->line = rows[0].line;
+        f->kind = E_UNGROUPED, f->line = line_of(p, rows[0].q0, base);
         return -1;
     }
     Py_ssize_t cap = 1;
@@ -823,7 +828,7 @@ static int rank_query(Ranker *self, const char *p, const row *rows, Py_ssize_t n
         for (; self->dup[at]; at = (at + 1) & mask) { /* a doc id twice is an error, in any query */
             const row *other = &rows[self->dup[at] - 1];
             if (self->dup_hash[at] == h && same_bytes(p + other->d0, other->d1 - other->d0, id, len)) {
-                f->kind = E_TWICE, f->line = rows[i].line, f->other_line = other->line;
+                f->kind = E_TWICE, f->line = line_of(p, rows[i].q0, base), f->other_line = line_of(p, other->q0, base);
                 f->start = rows[i].d0, f->stop = rows[i].d1, f->start2 = rows[i].q0, f->stop2 = rows[i].q1;
                 return -1;
             }
@@ -831,7 +836,7 @@ static int rank_query(Ranker *self, const char *p, const row *rows, Py_ssize_t n
         self->dup[at] = i + 1;
         self->dup_hash[at] = h;
         doc *d = &self->docs[i];
-        d->score = rows[i].score, d->id = id, d->len = len, d->line = rows[i].line, d->head = head_of(id, len);
+        d->score = rows[i].score, d->id = id, d->len = len, d->head = head_of(id, len);
         d->judgement = query >= 0 ? judgement_of(self->judged, query, id, len, h) : -1;
         k += d->judgement >= 0;
     }
@@ -870,29 +875,29 @@ static int rows_push(rows *a, const row *r) {
  * rows are grouped by query first (in the order queries first appear), then ranked. */
 static int feed(Ranker *self, const char *p, Py_ssize_t size, int final, int whole, Py_ssize_t *consumed,
                 fault *f) {
-    rows all = {0};
+    rows all = {0}, one = {0};
     if (!final) { /* whole lines only: a partial last line waits with the last query */
         while (size > 0 && p[size - 1] != '\n') size--;
     }
     Py_ssize_t at = 0, group_start = 0;
-    int64_t line = self->line, group_line = self->line;
-    Py_ssize_t last_run_id[2] = {-1, -1};
-    int status = 0;
+    const int64_t base = self->line; /* the line number of p[0] */
+    int64_t line = base, group_line = base;
+    Py_ssize_t run_id[2], last_run_id[2] = {-1, -1};
     while (at < size) {
         row r;
         Py_ssize_t next;
-        int got = read_line(p, size, at, line, &r, &next, f);
+        int got = read_line(p, size, at, line, &r, run_id, &next, f);
         if (got < 0) goto fail;
         if (got) {
             if (!whole && all.n && !same_query(p, &all.v[0], &r)) {
-                if (rank_query(self, p, all.v, all.n, f) < 0) goto fail;
+                if (rank_query(self, p, base, all.v, all.n, f) < 0) goto fail;
                 all.n = 0;
                 if (last_run_id[0] >= 0 && set_run_id(self, p + last_run_id[0], last_run_id[1] - last_run_id[0]) < 0)
                     goto no_memory;
                 group_start = at, group_line = line;
             }
             if (rows_push(&all, &r) < 0) goto no_memory;
-            last_run_id[0] = r.r0, last_run_id[1] = r.r1;
+            last_run_id[0] = run_id[0], last_run_id[1] = run_id[1];
         } else if (!all.n) {
             group_start = next, group_line = line + 1;
         }
@@ -900,54 +905,44 @@ static int feed(Ranker *self, const char *p, Py_ssize_t size, int final, int who
         line++;
     }
     if (whole && all.n) {
-        /* Group the rows by query id (a counting sort by first appearance keeps file order within). */
-        table groups;
-        if (table_init(&groups, 64) < 0) goto no_memory;
-        int64_t *group = malloc((size_t)all.n * sizeof(int64_t));
+        /* Grouped by query id in the order queries first appear, file order kept within: a
+         * counting sort of the rows' indices, each group gathered into `one` as it is ranked. */
+        table groups = {0};
         ints sizes = {0};
-        if (!group) {
-            table_free(&groups);
-            goto no_memory;
-        }
-        for (Py_ssize_t i = 0; i < all.n; i++) {
+        int64_t *group = malloc((size_t)all.n * sizeof(int64_t)), *order = NULL;
+        int status = table_init(&groups, 64) < 0 || !group ? -1 : 0;
+        for (Py_ssize_t i = 0; i < all.n && status == 0; i++) {
             const char *q = p + all.v[i].q0;
             Py_ssize_t n = all.v[i].q1 - all.v[i].q0;
             uint64_t h = hash_bytes(q, n, 0);
             int64_t g = table_get(&groups, q, n, h);
-            if (g < 0) {
-                g = groups.n;
-                if (table_add(&groups, q, n, h, g) < 0 || ints_push(&sizes, 0) < 0) status = -1;
-            }
-            if (status < 0) break;
-            group[i] = g;
-            sizes.v[g]++;
+            if (g < 0 && (table_add(&groups, q, n, h, g = groups.n) < 0 || ints_push(&sizes, 0) < 0)) status = -1;
+            else group[i] = g, sizes.v[g]++;
         }
-        row *sorted = status < 0 ? NULL : malloc((size_t)all.n * sizeof(row));
-        if (sorted) {
-            int64_t total = 0;
-            for (Py_ssize_t g = 0; g < sizes.n; g++) {
-                int64_t s = sizes.v[g];
-                sizes.v[g] = total;
-                total += s;
+        if (status == 0 && (order = malloc((size_t)all.n * sizeof(int64_t)))) {
+            for (Py_ssize_t g = 0, total = 0; g < sizes.n; g++) {
+                int64_t n = sizes.v[g];
+                sizes.v[g] = total, total += n;
             }
-            for (Py_ssize_t i = 0; i < all.n; i++) sorted[sizes.v[group[i]]++] = all.v[i];
-            Py_ssize_t start = 0;
-            for (Py_ssize_t g = 0; g < sizes.n && status == 0; g++) {
-                if (rank_query(self, p, sorted + start, sizes.v[g] - start, f) < 0) status = 1;
-                start = sizes.v[g];
-            }
-            free(sorted);
+            for (Py_ssize_t i = 0; i < all.n; i++) order[sizes.v[group[i]]++] = i; /* sizes: each group's end */
         } else {
             status = -1;
         }
         free(group);
-        free(sizes.v);
         table_free(&groups);
+        for (Py_ssize_t g = 0, start = 0; g < sizes.n && status == 0; start = sizes.v[g++]) {
+            one.n = 0;
+            for (Py_ssize_t j = start; j < sizes.v[g] && status == 0; j++)
+                if (rows_push(&one, &all.v[order[j]]) < 0) status = -1;
+            if (status == 0 && rank_query(self, p, base, one.v, one.n, f) < 0) status = 1;
+        }
+        free(order);
+        free(sizes.v);
         if (status < 0) goto no_memory;
         if (status > 0) goto fail;
         all.n = 0;
     } else if (all.n && final) {
-        if (rank_query(self, p, all.v, all.n, f) < 0) goto fail;
+        if (rank_query(self, p, base, all.v, all.n, f) < 0) goto fail;
         all.n = 0;
     }
     if (all.n) { /* the last query's lines wait for the next feed */
@@ -959,12 +954,12 @@ static int feed(Ranker *self, const char *p, Py_ssize_t size, int final, int who
         *consumed = size;
         self->line = line;
     }
-    free(all.v);
+    free(all.v), free(one.v);
     return 0;
 no_memory:
     f->kind = E_MEMORY;
 fail:
-    free(all.v);
+    free(all.v), free(one.v);
     return -1;
 }
 
@@ -1138,7 +1133,8 @@ static PyObject *read_run(PyObject *module, PyObject *args) {
     while (run && at < size) {
         row r;
         Py_ssize_t next;
-        int got = read_line(p, size, at, line, &r, &next, &f);
+        Py_ssize_t run_id[2];
+        int got = read_line(p, size, at, line, &r, run_id, &next, &f);
         if (got < 0) {
             Py_CLEAR(run);
             break;
