@@ -22,16 +22,8 @@ from typing import TYPE_CHECKING
 from ef._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from ef.gate._gate import (
-        DEFAULT_MARGIN,
-        EXIT_CODES,
-        SCHEMA,
-        GateReport,
-        Margin,
-        MeasureVerdict,
-        gate,
-        parse_margin,
-    )
+    from ef.gate._gate import DEFAULT_MARGIN, Margin, gate, parse_margin
+    from ef.gate._report import EXIT_CODES, SCHEMA, GateReport, MeasureVerdict
     from ef.gate._result import (
         RESULT_SCHEMA,
         Result,
@@ -61,10 +53,8 @@ __all__ = [
 ]
 
 _LAZY = {
-    **dict.fromkeys(
-        ("DEFAULT_MARGIN", "EXIT_CODES", "SCHEMA", "GateReport", "Margin", "MeasureVerdict", "gate", "parse_margin"),
-        "ef.gate._gate",
-    ),
+    **dict.fromkeys(("DEFAULT_MARGIN", "Margin", "gate", "parse_margin"), "ef.gate._gate"),
+    **dict.fromkeys(("EXIT_CODES", "SCHEMA", "GateReport", "MeasureVerdict"), "ef.gate._report"),
     **dict.fromkeys(
         ("RESULT_SCHEMA", "Result", "dataset_checksum", "load_result", "qrels_hash", "result_metadata", "save_result"),
         "ef.gate._result",

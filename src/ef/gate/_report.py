@@ -1,15 +1,171 @@
-"""Renderings of a :class:`~ef.gate.GateReport`: verdict lines, Markdown, JUnit XML, JSON, HTML."""
+"""What :func:`~ef.gate.gate` returns, and its renderings: verdict lines, Markdown, JUnit XML, JSON, HTML.
+
+The report and its renderings share a module: each rendering reads the report, and the report's
+methods call the renderings, so apart they would import each other. :mod:`ef.gate._gate` makes
+the report and imports this module; nothing here imports it.
+"""
 
 from __future__ import annotations
 
 import html as html_lib
-from typing import TYPE_CHECKING, Any
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
 from xml.etree import ElementTree
 
-if TYPE_CHECKING:
-    from ef.gate._gate import GateReport, MeasureVerdict
+__all__ = [
+    "EXIT_CODES",
+    "SCHEMA",
+    "GateReport",
+    "MeasureVerdict",
+    "Outcome",
+    "as_dict",
+    "detectable_text",
+    "html",
+    "junit",
+    "lines",
+    "markdown",
+    "verdict_line",
+]
 
-__all__ = ["as_dict", "html", "junit", "lines", "markdown", "verdict_line"]
+SCHEMA = "ef.gate/1"
+Outcome = Literal["pass", "fail", "inconclusive"]
+EXIT_CODES: Mapping[str, int] = {"pass": 0, "fail": 1, "usage": 2, "inconclusive": 3}
+"""The exit status of ``ef gate`` for each outcome (``usage``: a bad argument or input)."""
+
+
+@dataclass(frozen=True)
+class MeasureVerdict:
+    """The gate's finding on one measure.
+
+    ``diff`` is ``candidate - baseline`` in the measure's units; ``threshold`` the margin on the
+    worse side (``-margin`` where higher is better, ``+margin`` where lower is); ``worst`` and
+    ``best`` the paired-bootstrap bounds of ``diff`` on its worse and better sides at Holm's level
+    for this measure (``level_pass``, ``level_fail``: one-sided). ``p_pass`` tests "worse by the
+    margin or more", ``p_fail`` "not worse by more than the margin" (randomization, one-sided);
+    ``*_holm`` are Holm-adjusted across the gated measures. ``sd`` is the standard deviation of
+    the per-query differences, ``detectable`` the smallest distance from the margin that
+    ``n_queries`` detect with 80% power and ``queries_needed`` how many queries would settle the
+    observed difference (``None``: it sits on the margin).
+    """
+
+    measure: str
+    higher_is_better: bool
+    verdict: Outcome
+    margin: float
+    margin_text: str
+    threshold: float
+    n_queries: int
+    baseline_mean: float
+    candidate_mean: float
+    diff: float
+    worst: float
+    best: float
+    level_pass: float
+    level_fail: float
+    p_pass: float
+    p_pass_holm: float
+    p_fail: float
+    p_fail_holm: float
+    sd: float
+    detectable: float
+    queries_needed: int | None
+
+    @property
+    def line(self) -> str:
+        """One line for a terminal or a CI log."""
+        return verdict_line(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True, repr=False)
+class GateReport:
+    """What :func:`gate` found: the outcome, one :class:`MeasureVerdict` per measure, the settings.
+
+    ``outcome`` is ``"fail"`` if any measure failed, else ``"inconclusive"`` if any was, else
+    ``"pass"``; :attr:`exit_code` its status (:data:`EXIT_CODES`). ``spread[side][measure]``
+    holds each seed's mean for a side given as several runs. ``metadata[side]`` what each side
+    recorded; ``warnings`` what could not be checked.
+    """
+
+    outcome: Outcome
+    verdicts: tuple[MeasureVerdict, ...]
+    baseline: str
+    candidate: str
+    queries: tuple[str, ...]
+    alpha: float
+    resamples: int
+    seed: int
+    exact: bool
+    default_margin: str
+    spread: Mapping[str, Mapping[str, tuple[float, ...]]]
+    metadata: Mapping[str, Mapping[str, Any]]
+    warnings: tuple[str, ...] = field(default=())
+
+    def __repr__(self) -> str:
+        return f"GateReport({self.outcome!r}, {len(self.verdicts)} measures, {self.n_queries} queries)"
+
+    @property
+    def n_queries(self) -> int:
+        """How many queries were paired."""
+        return len(self.queries)
+
+    @property
+    def exit_code(self) -> int:
+        """``ef gate``'s exit status: pass 0, fail 1, inconclusive 3."""
+        return EXIT_CODES[self.outcome]
+
+    def get(self, measure: str) -> MeasureVerdict:
+        """The verdict on `measure`; ``KeyError`` naming it when it was not gated."""
+        for v in self.verdicts:
+            if v.measure == measure:
+                return v
+        raise KeyError(f"{measure!r} was not gated (gated: {', '.join(v.measure for v in self.verdicts)})")
+
+    def lines(self) -> list[str]:
+        """The verdict lines: one per measure, then the outcome."""
+        return lines(self)
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def to_markdown(self) -> str:
+        """A Markdown summary for a CI job summary or a pull-request comment."""
+        return markdown(self)
+
+    def to_junit(self) -> str:
+        """JUnit XML: one test case per measure (a failure for fail, skipped for inconclusive)."""
+        return junit(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with schema :data:`SCHEMA`."""
+        return as_dict(self)
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+
+    def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
+        """A self-contained HTML page; written atomically to `path` when given. Returns the page."""
+        page = html(self)
+        if path is not None:
+            from ef.io._atomic import atomic_writer
+
+            with atomic_writer(path) as stream:
+                stream.write(page.encode("utf-8"))
+        return page
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the page :meth:`to_html` writes, in a sandboxed frame."""
+        from ef.report import notebook_html
+
+        return notebook_html(self.to_html())
+
 
 _WORD = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}
 _ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
@@ -156,8 +312,6 @@ def junit(report: GateReport) -> str:
 
 def as_dict(report: GateReport) -> dict[str, Any]:
     """The JSON form, schema ``ef.gate/1``."""
-    from ef.gate._gate import EXIT_CODES, SCHEMA
-
     return {
         "schema": SCHEMA,
         "outcome": report.outcome,
