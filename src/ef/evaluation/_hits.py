@@ -25,7 +25,6 @@ import struct
 import sys
 import zlib
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -198,6 +197,8 @@ def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
             status = os.fstat(fd)
             cut = _cut(fd, status.st_size) if stat.S_ISREG(status.st_mode) and status.st_size >= 4 * _WINDOW else None
             if cut is not None:
+                from concurrent.futures import ThreadPoolExecutor  # only here: a start-up cost otherwise
+
                 start = len(BOM) if os.pread(fd, len(BOM), 0) == BOM else 0
                 with ThreadPoolExecutor(1) as pool:
                     second = pool.submit(_rank_range, fd, cut, status.st_size, judged, max_docs)
