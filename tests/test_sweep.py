@@ -249,14 +249,34 @@ def test_bad_arguments_are_named_before_any_work(tmp_path: Path) -> None:
         sweep({"k": 5}, tmp_path / "nowhere", show_progress=False)
 
 
-def test_progress_says_cells_done_and_left_with_an_eta(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_progress_off_a_terminal_is_the_line_every_command_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ef._console.Progress: a start line, a line at the first cell after each 30 s (count, share,
+    # ETA, rate), an end line; a clock that moves 31 s a reading makes every line appear.
+    import functools
+    import itertools
+
+    from ef._console import Progress
+
+    ticks = itertools.count(0.0, 31.0)
+    monkeypatch.setattr("ef.sweep._sweep.Progress", functools.partial(Progress, clock=lambda: next(ticks)))
     sweep({"k": [5, 10, 20]}, demo_dataset(), tmp_path, show_progress=True)
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert [line.split(" elapsed")[0].split(", 0:")[0] for line in lines] == [
-        "sweep: 1/3 cells done, 2 left", "sweep: 2/3 cells done, 1 left", "sweep: 3/3 cells done, 0 left",
+    assert capsys.readouterr().err.splitlines() == [
+        "sweep cells: 0/3 started",
+        "sweep cells: 1/3 (33%) [00:31 elapsed, ETA 01:02, 0.03 items/s]",
+        "sweep cells: 2/3 (67%) [01:02 elapsed, ETA 00:31, 0.03 items/s]",
+        "sweep cells: 3/3 [02:04, 0.02 items/s]",
     ]
-    assert all(" ETA 0:" in line for line in lines)
-    assert lines[-1].endswith("| bm25 k1=1.2 b=0.75 | whole docs | k=20: ndcg@10 0.8078")
+    # Run again: 3 cells read back, 1 scored; the count and the ETA are of the cells scored now.
+    ticks = itertools.count(0.0, 31.0)
+    sweep({"k": [5, 10, 20, 30]}, demo_dataset(), tmp_path, show_progress=True)
+    assert capsys.readouterr().err.splitlines() == [
+        "sweep cells (3 read back): 0/1 started",
+        "sweep cells (3 read back): 1/1 [01:02, 0.02 items/s]",
+    ]
+    sweep({"k": [5, 10, 20, 30]}, demo_dataset(), tmp_path, show_progress=True)  # nothing left to score
+    assert capsys.readouterr().err == ""
 
 
 def test_the_pareto_front_by_hand() -> None:

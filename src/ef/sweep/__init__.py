@@ -20,7 +20,8 @@ from typing import Any
 
 from ef.sweep._benchmark import benchmark_grid
 from ef.sweep._config import SweepConfig, read_config
-from ef.sweep._result import CellResult, SweepResult
+from ef.sweep._report import SweepResult
+from ef.sweep._result import CellResult
 from ef.sweep._sweep import sweep
 
 __all__ = ["CellResult", "SweepConfig", "SweepResult", "benchmark_grid", "read_config", "sweep"]

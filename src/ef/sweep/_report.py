@@ -1,4 +1,11 @@
-"""The sweep's HTML report: the table, the decision, and three figures (Vega-Lite, built with Altair).
+"""What a sweep found (:class:`SweepResult`), and its renderings: the text table, the decision in
+words, JSON, and the HTML report with three figures (Vega-Lite, built with Altair).
+
+The result and its renderings share a module: the page reads the result, and the result's
+methods make the page, so apart they would import each other. :mod:`ef.sweep._sweep` makes the
+result; the cells it holds are :class:`~ef.sweep._result.CellResult`.
+
+The figures:
 
 - ``chunk_size``: the primary measure against the chunking, one line per retriever (and
   reranker, k), with the 95% CI of each mean as a band;
@@ -11,17 +18,188 @@ A figure is left out when the sweep does not vary what it plots (one chunking, o
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ef.report import _deps
-from ef.report._figures import _data, _finish
-from ef.report._page import Cell, Figure, Report, Section, Table, Text
+from ef._console import format_table
+from ef.sweep._result import CellResult
 
 if TYPE_CHECKING:
-    from ef.sweep._result import CellResult, SweepResult
+    from ef.report._page import Report, Table
 
-__all__ = ["pareto_front", "sweep_report"]
+# ef.report is imported where a page or a figure is made: importing ef.sweep (a sweep, its
+# table and its JSON) does not load the report package.
+
+__all__ = ["SweepResult", "pareto_front", "sweep_report"]
+
+@dataclass(frozen=True)
+class SweepResult:
+    """A sweep's cells (in grid order) and its decision.
+
+    ``comparison`` tests every cell against ``baseline`` (a :class:`~ef.compare.ComparisonReport`,
+    paired over the queries, p-values corrected over the whole family); ``versus_best`` tests
+    every cell against ``best`` (the same report when the baseline is the best cell), and
+    ``indistinguishable`` lists the cells whose difference from the best is not significant.
+    ``scored`` and ``loaded`` are the ids this call scored and read back; ``counts`` what its
+    workspace computed (see :class:`ef.pipeline_stages.Workspace`).
+    """
+
+    dataset: str
+    measures: tuple[str, ...]
+    higher_is_better: bool
+    cells: tuple[CellResult, ...]
+    best: str
+    baseline: str
+    comparison: Any
+    versus_best: Any
+    indistinguishable: tuple[str, ...]
+    n_queries: int
+    scored: tuple[str, ...]
+    loaded: tuple[str, ...]
+    counts: Mapping[str, Mapping[str, int]]
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    directory: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def primary(self) -> str:
+        """The measure the sweep decides on: the first of ``measures``."""
+        return self.measures[0]
+
+    def cell(self, key: str) -> CellResult:
+        """The cell with this id or label."""
+        for cell in self.cells:
+            if key in (cell.id, cell.label):
+                return cell
+        raise KeyError(f"no cell {key!r} in this sweep")
+
+    def _versus(self, report: Any, cell: CellResult, against: str) -> Any:
+        if report is None or cell.id == against:
+            return None
+        return report.get(cell.label, self.primary)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per cell: what the table shows, as numbers."""
+        out = []
+        for cell in self.cells:
+            versus = self._versus(self.comparison, cell, self.baseline)
+            out.append({
+                "id": cell.id,
+                "label": cell.label,
+                "mean": cell.metrics[self.primary],
+                "ci_low": cell.ci_low,
+                "ci_high": cell.ci_high,
+                "delta": None if versus is None else versus.diff,
+                "p_adjusted": None if versus is None else versus.p_adjusted,
+                "verdict": "baseline" if cell.id == self.baseline else versus.verdict if versus is not None else "-",
+                "latency_ms": cell.latency_ms,
+                "index_mb": cell.index_bytes / 2**20,
+                "build_seconds": cell.build_seconds,
+                "best": cell.id == self.best,
+                "indistinguishable_from_best": cell.id in self.indistinguishable,
+            })
+        return out
+
+    def summary_text(self) -> str:
+        """The decision in words: the best cell, those indistinguishable from it, and the rest."""
+        best = self.cell(self.best)
+        value = best.metrics[self.primary]
+        lines = [f"Best on {self.primary}: {best.label} ({value:.4f}, 95% CI {best.ci_low:.4f}-{best.ci_high:.4f})."]
+        if self.versus_best is None:
+            lines.append("Only one cell: nothing to compare.")
+            return " ".join(lines)
+        report = self.versus_best
+        how = (
+            f"paired {report.test} test over {self.n_queries} queries, {report.correction} correction over "
+            f"{report.family_size} comparisons, alpha {report.alpha:g}"
+        )
+        same = [self.cell(i).label for i in self.indistinguishable]
+        others = len(self.cells) - 1 - len(same)
+        if same:
+            lines.append(f"Indistinguishable from it ({how}): " + "; ".join(same) + ".")
+        else:
+            lines.append(f"Every other cell is significantly different from it ({how}).")
+        if same and others:
+            lines.append(f"The other {others} cell(s) are significantly worse.")
+        if self.baseline != self.best:
+            base = self.cell(self.baseline)
+            versus = self.comparison.get(best.label, self.primary)
+            lines.append(
+                f"Against the baseline {base.label} ({base.metrics[self.primary]:.4f}) the best differs by "
+                f"{versus.diff:+.4f} ({versus.verdict}, adjusted p {versus.p_adjusted:.3g})."
+            )
+        return " ".join(lines)
+
+    def table(self) -> str:
+        """The table as text."""
+        headers = [
+            "cell", self.primary, "95% CI", "delta", "p (adj.)", "vs baseline", "ms/query", "index MB", "build s",
+        ]
+        rows = []
+        for row in self.rows():
+            mark = " *" if row["best"] else " =" if row["indistinguishable_from_best"] else ""
+            rows.append([
+                row["label"] + mark,
+                f"{row['mean']:.4f}",
+                f"{row['ci_low']:.4f}-{row['ci_high']:.4f}",
+                "-" if row["delta"] is None else f"{row['delta']:+.4f}",
+                "-" if row["p_adjusted"] is None else f"{row['p_adjusted']:.3g}",
+                row["verdict"],
+                f"{row['latency_ms']:.2f}",
+                f"{row['index_mb']:.2f}",
+                f"{row['build_seconds']:.2f}",
+            ])
+        return format_table(headers, rows)
+
+    def __str__(self) -> str:
+        legend = "* best; = indistinguishable from the best"
+        return f"{self.table()}\n{legend}\n\n{self.summary_text()}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the settings, every cell (without per-query values), the rows and the text."""
+        return {
+            "dataset": self.dataset,
+            "measures": list(self.measures),
+            "n_queries": self.n_queries,
+            "best": self.best,
+            "baseline": self.baseline,
+            "indistinguishable": list(self.indistinguishable),
+            "settings": dict(self.settings),
+            "cells": [cell.to_dict() for cell in self.cells],
+            "rows": self.rows(),
+            "summary": self.summary_text(),
+            "scored": list(self.scored),
+            "loaded": list(self.loaded),
+            "counts": {name: dict(values) for name, values in self.counts.items()},
+            "seconds": self.seconds,
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def report(self) -> Any:
+        """The HTML report (:class:`ef.report.Report`): the table, the text and the figures."""
+        return sweep_report(self)
+
+    def to_html(self, path: str | os.PathLike[str]) -> Path:
+        """Write :meth:`report` as one self-contained HTML file (the ``report`` extra)."""
+        written: Path = self.report().to_html(path)
+        return written
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the page :meth:`to_html` writes, in a sandboxed frame; without the ``report``
+        extra, the table."""
+        try:
+            return str(self.report()._repr_html_())
+        except ImportError:
+            import html
+
+            return f"<pre>{html.escape(self.table())}</pre>"
+
 
 _WIDTH = 640
 
@@ -59,6 +237,9 @@ _COLOURS = 20  # the category20 scheme's
 
 
 def _band_lines(name: str, rows: Sequence[Mapping[str, Any]], *, x: Any, y_title: str) -> dict[str, Any]:
+    from ef.report import _deps
+    from ef.report._figures import _data, _finish
+
     alt = _deps.altair()
     # 20 colours (a sweep draws a dozen lines and more) and opaque legend symbols (not the bands' opacity).
     legend = alt.Legend(orient="bottom", columns=1, labelLimit=600, symbolOpacity=1)
@@ -92,6 +273,8 @@ def _row(cell: CellResult, primary: str, series: str) -> dict[str, Any]:
 
 def chunk_size_chart(result: SweepResult) -> dict[str, Any] | None:
     """The measure against the chunking (x ordered by size, whole documents last)."""
+    from ef.report import _deps
+
     cells = result.cells
     order = _chunk_order(cells)
     if len(order) < 2:
@@ -108,6 +291,8 @@ def chunk_size_chart(result: SweepResult) -> dict[str, Any] | None:
 
 def at_k_chart(result: SweepResult) -> dict[str, Any] | None:
     """The measure against k, one line per pipeline less its k."""
+    from ef.report import _deps
+
     ks = sorted({c.pipeline.k for c in result.cells})
     if len(ks) < 2:
         return None
@@ -125,6 +310,9 @@ def at_k_chart(result: SweepResult) -> dict[str, Any] | None:
 
 def quality_latency_chart(result: SweepResult) -> dict[str, Any]:
     """Each cell at (latency, quality); the Pareto front as a line through its cells."""
+    from ef.report import _deps
+    from ef.report._figures import _data, _finish
+
     alt = _deps.altair()
     cells = result.cells
     front = pareto_front([(c.latency_ms, c.metrics[result.primary]) for c in cells],
@@ -153,6 +341,8 @@ def quality_latency_chart(result: SweepResult) -> dict[str, Any]:
 
 
 def _table(result: SweepResult) -> Table:
+    from ef.report._page import Cell, Table
+
     rows = []
     for row in result.rows():
         mark = " (best)" if row["best"] else " (= best)" if row["indistinguishable_from_best"] else ""
@@ -177,6 +367,9 @@ def _table(result: SweepResult) -> Table:
 
 def sweep_report(result: SweepResult) -> Report:
     """The report of a sweep: the table, the decision in words, the figures and the cache counts."""
+    from ef.report import _deps
+    from ef.report._page import Figure, Report, Section, Table, Text
+
     _deps.require_report_extra()
     figures: list[Figure] = []
     chunk = chunk_size_chart(result)

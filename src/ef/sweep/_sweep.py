@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import numpy as np
 
+from ef._console import Progress
 from ef.pipeline import Pipeline, content_id, expand_grid
 from ef.pipeline_stages import Workspace, fusion_method
 from ef.sweep._cell import CellJob, score_cell
-from ef.sweep._result import CellResult, SweepResult
+from ef.sweep._report import SweepResult
+from ef.sweep._result import CellResult
 from ef.sweep._store import SweepStore
 
 __all__ = ["sweep"]
@@ -72,39 +73,6 @@ def _resolve(key: object, cells: list[Pipeline]) -> str:
         if key in (cell.id, cell.label):
             return cell.id
     raise ValueError(f"'baseline' {key!r} is not a cell of this sweep (give a cell's id or label)")
-
-
-class _Progress:
-    """``cells done / left`` with an ETA, one line per cell on `stream`."""
-
-    def __init__(self, total: int, done: int, stream: TextIO | None) -> None:
-        self.total, self.done, self.stream = total, done, stream
-        self.scored = 0
-        self.start = time.perf_counter()
-
-    def cell(self, label: str, measure: str, value: float) -> None:
-        self.done += 1
-        self.scored += 1
-        if self.stream is None:
-            return
-        elapsed = time.perf_counter() - self.start
-        left = self.total - self.done
-        eta = elapsed / self.scored * left
-        self.stream.write(
-            f"sweep: {self.done}/{self.total} cells done, {left} left, {format_duration(elapsed)} elapsed, "
-            f"ETA {format_duration(eta)} | {label}: {measure} {value:.4f}\n"
-        )
-        self.stream.flush()
-
-
-def format_duration(seconds: float) -> str:
-    """``H:MM:SS``.
-
-    >>> format_duration(3725.4)
-    '1:02:05'
-    """
-    whole = round(seconds)
-    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
 
 
 def sweep(
@@ -164,7 +132,9 @@ def sweep(
     device, batch_size
         Where and in what batches dense models encode.
     show_progress
-        Print ``cells done / left`` with an ETA after each cell, and encoding bars, on stderr.
+        Show on stderr how many cells are scored, with an ETA, and the encoding bars: on a
+        terminal a bar; off one (a log) a line when scoring starts, at most every 30 s, and when
+        it ends, as every ``ef`` command does (:class:`ef._console.Progress`).
     workspace
         A :class:`~ef.pipeline_stages.Workspace` of the same corpus to reuse (and whose
         ``counts`` to read); by default a new one. With ``engine="ray"`` its corpus, cache folder,
@@ -264,7 +234,11 @@ def sweep(
     for p in pending:
         group = (p.chunking(), p.first_stage())
         deepest[group] = max(deepest.get(group, 0), p.first_stage_depth)
-    progress = _Progress(len(pipelines), len(loaded), sys.stderr if show_progress else None)
+    # The progress every command prints (ef._console): a start line, a line at most every 30 s
+    # with the count and ETA, and an end line off a terminal; a bar on one. Cells read back
+    # are not counted: the rate and ETA are those of the cells scored now.
+    read_back = f" ({len(loaded)} read back)" if loaded else ""
+    progress = Progress(len(pending), f"sweep cells{read_back}", enabled=show_progress and bool(pending))
     n = len(query_ids)
     job = CellJob(tuple(query_ids), tuple(texts), judged, tuple(names), level, fingerprint)
 
@@ -272,22 +246,24 @@ def sweep(
         if store is not None:
             store.save(pipeline, record, run)
         records[pipeline.id] = record
-        progress.cell(pipeline.label, names[0], record["metrics"][names[0]])
+        progress.update()
 
-    if engine == "ray":
-        from ef.sweep._ray import run_cells_on_ray
+    with progress:
+        if engine == "ray":
+            from ef.sweep._ray import run_cells_on_ray
 
-        computed = run_cells_on_ray(
-            pending, {p.id: deepest[(p.chunking(), p.first_stage())] for p in pending}, job, workspace.corpus,
-            cache_dir=workspace.cache_dir, device=workspace.device, batch_size=workspace.batch_size,
-            address=ray_address, on_cell=finished,
-        )
-        for kind, counter in computed.items():
-            workspace.counts[kind].update(counter)
-    else:
-        for pipeline in pending:
-            record, run = score_cell(workspace, pipeline, job, deepest[(pipeline.chunking(), pipeline.first_stage())])
-            finished(pipeline, record, run)
+            computed = run_cells_on_ray(
+                pending, {p.id: deepest[(p.chunking(), p.first_stage())] for p in pending}, job, workspace.corpus,
+                cache_dir=workspace.cache_dir, device=workspace.device, batch_size=workspace.batch_size,
+                address=ray_address, on_cell=finished,
+            )
+            for kind, counter in computed.items():
+                workspace.counts[kind].update(counter)
+        else:
+            for pipeline in pending:
+                depth = deepest[(pipeline.chunking(), pipeline.first_stage())]
+                record, run = score_cell(workspace, pipeline, job, depth)
+                finished(pipeline, record, run)
 
     cells = []
     for pipeline in pipelines:
