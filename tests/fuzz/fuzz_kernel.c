@@ -16,18 +16,24 @@ static int ready;
 static void setup(void) {
     the_c_locale = c_locale();
     table_init(&judged.queries, 4);
-    table_init(&judged.judged, 8);
     const char *queries[] = {"q1", "q2", "1"};
     for (int q = 0; q < 3; q++) table_add(&judged.queries, queries[q], (Py_ssize_t)strlen(queries[q]), hash_bytes(queries[q], (Py_ssize_t)strlen(queries[q]), 0), q);
+    /* Each query's judged doc ids in a table of its own, as Judged_init lays them out. */
     const char *docs[] = {"d1", "d2", "d10", "a", "\xc3\xa9"};
+    static Py_ssize_t base[4] = {0, 16, 32, 48};
+    judged.base = base;
+    judged.n_slots = 48;
+    judged.judged = calloc(48, sizeof(slot));
     int64_t flat = 0;
-    for (int64_t q = 0; q < 3; q++) {
+    for (int q = 0; q < 3; q++) {
         for (int d = 0; d < 5; d++, flat++) {
             Py_ssize_t n = (Py_ssize_t)strlen(docs[d]);
-            char key[64];
-            memcpy(key, &q, 8);
-            memcpy(key + 8, docs[d], (size_t)n);
-            table_add(&judged.judged, key, n + 8, pair_hash(q, docs[d], n), flat);
+            uint64_t h = hash_bytes(docs[d], n, 0);
+            Py_ssize_t at = (Py_ssize_t)(h & 15);
+            while (judged.judged[base[q] + at].key) at = (at + 1) & 15;
+            char *copy = malloc((size_t)n);
+            memcpy(copy, docs[d], (size_t)n);
+            judged.judged[base[q] + at] = (slot){copy, n, h, flat};
         }
     }
     judged.n_queries = 3;
@@ -42,7 +48,6 @@ static void run(const char *data, size_t size, size_t cut, int whole, int64_t ma
     int64_t num_ret[3] = {-1, -1, -1};
     r.num_ret = num_ret;
     table_init(&r.seen, 64);
-    table_init(&r.in_query, 64);
     r.line = 1;
     fault f;
     Py_ssize_t consumed = 0;
@@ -65,8 +70,8 @@ static void run(const char *data, size_t size, size_t cut, int whole, int64_t ma
     free(buffer);
     free(r.out.query.v), free(r.out.rank.v), free(r.out.judgement.v);
     table_free(&r.seen);
-    table_free(&r.in_query);
-    free(r.work.judged), free(r.work.count);
+    free(r.dup), free(r.dup_hash);
+    scratch_free(&r.work);
     free(r.docs);
     free(r.run_id);
 }
