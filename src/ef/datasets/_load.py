@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ef._validate import check_bool, check_positive_int
+from ef.datasets._facts import DatasetFacts
 from ef.datasets._places import (
     DatasetNotFoundError,
     Looked,
@@ -30,28 +31,12 @@ from ef.datasets._places import (
 from ef.datasets._registry import KNOWN, Download, KnownDataset, Part, resolve_name
 
 if TYPE_CHECKING:
-    from ef.evaluation import RetrievalEvalReport, RunEvalReport
+    from ef.evaluation._retrieval import RetrievalEvalReport
+    from ef.evaluation._run import RunEvalReport
 
 __all__ = ["Dataset", "DatasetFacts", "load", "locate", "where_present"]
 
 Triple = tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]
-
-
-@dataclass(frozen=True, slots=True)
-class DatasetFacts:
-    """What a dataset's conventions are, for scoring it the way its publishers do.
-
-    ``relevance_level``: the smallest grade that counts as relevant in binary measures (recall,
-    precision, MRR, MAP): 1 for BEIR and MS MARCO dev, 2 for TREC DL. ``judges_non_relevant``:
-    whether the qrels hold judgements of grade 0 or below (read from the qrels loaded).
-    ``query_ids_are_doc_ids``: whether queries are documents of the corpus under the same id, so
-    a query's own document must be dropped from its ranking (ArguAna, Quora; BEIR's
-    ``ignore_identical_ids``).
-    """
-
-    relevance_level: int
-    judges_non_relevant: bool
-    query_ids_are_doc_ids: bool
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -121,13 +106,15 @@ class Dataset:
     def evaluate(self, retriever: Any, **options: Any) -> RetrievalEvalReport:
         """:func:`ef.evaluation.evaluate_retrieval` on this dataset's qrels and queries (and its facts'
         ``relevance_level`` and ``ignore_identical_ids``, unless given in `options`)."""
-        from ef.evaluation import evaluate_retrieval
+        # Its modules, not the ef.evaluation face: the face's evaluate_retrieval loads a dataset
+        # named by a string through this module, so through the face the import would go round.
+        from ef.evaluation._retrieval import evaluate_retrieval
 
         return evaluate_retrieval(retriever, self, **options)
 
     def evaluate_run(self, run: Any, measures: Sequence[str] | None = None, **options: Any) -> RunEvalReport:
         """:func:`ef.evaluation.evaluate_run` against this dataset's qrels, ``relevance_level`` from its facts."""
-        from ef.evaluation import evaluate_run
+        from ef.evaluation._run import evaluate_run
 
         options.setdefault("relevance_level", self.facts.relevance_level)
         if measures is None:
@@ -416,7 +403,7 @@ def _splits_in(names: Sequence[str]) -> str:
 def _read_beir(folder: Path, qrels: str, *, corpus: bool) -> Triple:
     """:func:`ef.evaluation.read_beir`; without `corpus`, only the queries and qrels are read (the
     corpus file must be there, to be streamed later)."""
-    from ef.evaluation import read_beir
+    from ef.evaluation._beir import read_beir
 
     if corpus:
         return read_beir(folder, qrels=qrels)

@@ -40,7 +40,7 @@ _LAZY = {
     "recall_at_k": "ef.measures.per_query",
     "reciprocal_rank": "ef.measures.per_query",
     "RetrievalEvalReport": "ef.evaluation._retrieval",
-    "evaluate_retrieval": "ef.evaluation._retrieval",
+    "evaluate_retrieval": "ef.evaluation._named",  # loads a dataset named by a string, then _retrieval
     "RunEvalReport": "ef.evaluation._run",
     "evaluate_run": "ef.evaluation._run",
 }
@@ -48,9 +48,10 @@ _LAZY = {
 if TYPE_CHECKING:
     from ef.evaluation._beir import _DEFAULT_QRELS_PATHS as _DEFAULT_QRELS_PATHS
     from ef.evaluation._beir import read_beir, write_beir
+    from ef.evaluation._named import evaluate_retrieval
     from ef.evaluation._rag import RagEvalReport, RagSample, evaluate_rag
     from ef.evaluation._ragas import RepeatedScores, as_ragas_dataset, evaluate_ragas_repeated
-    from ef.evaluation._retrieval import RetrievalEvalReport, evaluate_retrieval
+    from ef.evaluation._retrieval import RetrievalEvalReport
     from ef.evaluation._run import RunEvalReport, evaluate_run
     from ef.measures.answers import context_precision, context_recall, exact_match, token_f1
     from ef.measures.per_query import (

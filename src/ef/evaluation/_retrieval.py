@@ -12,7 +12,7 @@ import urllib.parse
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ef._console import format_table, progress
 from ef._validate import check_bool, check_positive_number, finite_float
@@ -22,7 +22,7 @@ from ef.measures import RETRIEVAL_METRICS, cutoff_metric, parse_measure
 from ef.retrieval import hit_doc_id, retrieval_function, source_ranking
 
 if TYPE_CHECKING:
-    from ef.datasets import Dataset, DatasetFacts
+    from ef.datasets._facts import DatasetFacts, JudgedSet
     from ef.measures.registry import Measure
 
 __all__ = ["RetrievalEvalReport", "evaluate_retrieval"]
@@ -177,7 +177,7 @@ def _retrieve_all(
 
 def evaluate_retrieval(
     retriever: Any,
-    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | Dataset,
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | JudgedSet,
     queries: Mapping[str, str] | None = None,
     *,
     k_values: Sequence[int] = (1, 5, 10, 100),
@@ -622,27 +622,39 @@ def _cutoffs(k_values: Iterable[int]) -> tuple[int, ...]:
 def _judgements(
     qrels: object, queries: Mapping[str, str] | None
 ) -> tuple[Mapping[str, Mapping[str, float]], Mapping[str, str], DatasetFacts | None]:
-    """`qrels` and `queries` as given, or a dataset's (a name, a path or a ``Dataset``) and its facts."""
+    """`qrels` and `queries` as given, or a loaded dataset's and its facts.
+
+    A dataset is known by its :class:`~ef.datasets._facts.DatasetFacts`, not its class: this
+    module imports nothing of :mod:`ef.datasets._load`, whose ``Dataset.evaluate`` calls it. A
+    name or a path is loaded by the ``evaluate_retrieval`` that :mod:`ef.evaluation` exports
+    (:mod:`ef.evaluation._named`) before it comes here."""
     if isinstance(qrels, Mapping):
         if queries is None:
             raise TypeError("'queries' is required when 'qrels' is a mapping (or pass a dataset as 'qrels')")
         return qrels, queries, None
-    from ef.datasets import Dataset, load
+    from ef.datasets._facts import DatasetFacts
 
-    if not isinstance(qrels, str | os.PathLike | Dataset):
+    if isinstance(qrels, str | os.PathLike):
+        if queries is not None:  # before anything is read: a qrels file's path is no dataset
+            raise _queries_given(repr(os.fspath(qrels)))
+        raise TypeError(f"a dataset name or path ({os.fspath(qrels)!r}) is loaded by ef.evaluation.evaluate_retrieval")
+    facts = getattr(qrels, "facts", None)
+    if not isinstance(facts, DatasetFacts):
         raise TypeError(
             "'qrels' must be a mapping {query_id: {doc_id: grade}}, a dataset name or path, or an "
             f"ef.datasets.Dataset (got {type(qrels).__name__})"
         )
-    if queries is not None:  # before anything is read: a qrels file's path is no dataset
-        named = qrels.name if isinstance(qrels, Dataset) else repr(os.fspath(qrels))
-        raise TypeError(
-            f"'queries' must be left out when 'qrels' is a dataset ({named}): its queries are used "
-            "(a qrels file is read with ef.trec.read_qrels)"
-        )
-    # A name or path: the judgements and texts only; the retriever holds the corpus.
-    dataset = qrels if isinstance(qrels, Dataset) else load(qrels, corpus=False)
-    return dataset.qrels, dataset.queries, dataset.facts
+    dataset = cast("JudgedSet", qrels)
+    if queries is not None:
+        raise _queries_given(dataset.name)
+    return dataset.qrels, dataset.queries, facts
+
+
+def _queries_given(dataset: str) -> TypeError:
+    return TypeError(
+        f"'queries' must be left out when 'qrels' is a dataset ({dataset}): its queries are used "
+        "(a qrels file is read with ef.trec.read_qrels)"
+    )
 
 
 def _check_argument_order(qrels: object, queries: object) -> None:
