@@ -74,7 +74,7 @@ def _refuse_empty_ids(data: Mapping[Any, Any], role: str) -> None:
     if "" in data:
         raise ValueError(f"'{role}' has an empty query id ('')")
     for query_id, docs in data.items():
-        if isinstance(docs, Mapping) and "" in docs:
+        if (type(docs) is dict or isinstance(docs, Mapping)) and "" in docs:  # the ABC check costs ~1 us
             raise ValueError(f"'{role}' has an empty doc id ('') in query {query_id!r:.80}")
 
 
