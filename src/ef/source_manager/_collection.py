@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, NoReturn
 
@@ -26,8 +26,11 @@ from ef.retrieval import SearchHit
 from ef.segments import Segment, window_spans
 from ef.source_manager._embedders import EmbedderSpec, parse_embedder
 from ef.source_manager._index import DAMAGED, Index
+from ef.source_manager._texts import DiskTexts, SegmentTexts
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "Collection", "check_limit", "corpus_fingerprint", "read_sources"]
+__all__ = [
+    "FORMAT", "FORMAT_VERSION", "Collection", "check_limit", "corpus_fingerprint", "iter_sources", "read_sources",
+]
 
 FORMAT = "ef-index"
 FORMAT_VERSION = 1
@@ -58,6 +61,16 @@ def read_sources(
     `name` is the argument errors name (``'corpus'`` for ``ingest``, ``'sources'`` for
     ``SourceManager.add_many``).
     """
+    return list(iter_sources(corpus, known=known, name=name))
+
+
+def iter_sources(
+    corpus: Mapping[str, str] | Iterable[tuple[str, str]], *, known: Mapping[str, int], name: str = "corpus"
+) -> Iterator[tuple[str, str]]:
+    """:func:`read_sources` pair by pair, as a corpus streamed from disk is indexed (only its ids are kept).
+
+    The type of `corpus` itself is checked at the call, before the first pair is asked for.
+    """
     given: object = corpus
     if isinstance(given, str | bytes) or not isinstance(given, Iterable):  # a common mistake, typed or not
         raise TypeError(
@@ -65,7 +78,10 @@ def read_sources(
             f"(got {type(given).__name__})"
         )
     items: Iterable[Any] = corpus.items() if isinstance(corpus, Mapping) else corpus
-    pairs: list[tuple[str, str]] = []
+    return _checked(items, known, name)
+
+
+def _checked(items: Iterable[Any], known: Mapping[str, int], name: str) -> Iterator[tuple[str, str]]:
     seen: set[str] = set()
     for i, item in enumerate(items):
         if not isinstance(item, tuple | list) or len(item) != 2:
@@ -80,8 +96,7 @@ def read_sources(
             raise ValueError(f"'{name}' lists doc id {doc_id!r} more than once" if doc_id in seen else
                              f"source {doc_id!r} was already added")
         seen.add(doc_id)
-        pairs.append((doc_id, text))
-    return pairs
+        yield doc_id, text
 
 
 def corpus_fingerprint(pairs: Iterable[tuple[str, str]]) -> str:
@@ -90,17 +105,35 @@ def corpus_fingerprint(pairs: Iterable[tuple[str, str]]) -> str:
     >>> corpus_fingerprint([("d1", "text")])[:12]
     '8bd4234f5af0'
     """
-    digest = hashlib.sha256()
+    digest = _Fingerprint()
     for doc_id, text in pairs:
-        for part in (doc_id, text):
-            data = part.encode("utf-8")
-            digest.update(len(data).to_bytes(8, "little"))
-            digest.update(data)
+        digest.update(doc_id, text)
     return digest.hexdigest()
 
 
+class _Fingerprint:
+    """:func:`corpus_fingerprint` fed one source at a time."""
+
+    def __init__(self) -> None:
+        self._digest = hashlib.sha256()
+
+    def update(self, doc_id: str, text: str) -> None:
+        for part in (doc_id, text):
+            data = part.encode("utf-8")
+            self._digest.update(len(data).to_bytes(8, "little"))
+            self._digest.update(data)
+
+    def hexdigest(self) -> str:
+        return self._digest.hexdigest()
+
+
 class Collection:
-    """Sources, their segments (as parallel lists of ints), and the index over the segment texts."""
+    """Sources, their segments (as parallel lists of ints), and the index over the segment texts.
+
+    With `texts_on_disk` (an index built or loaded for Ray) the source texts are not held in memory:
+    a built collection spools them to a scratch file as they stream in, a loaded one reads them
+    from its ``sources.jsonl``, and a text is read back when a hit, a save or a fingerprint needs it.
+    """
 
     def __init__(
         self,
@@ -111,6 +144,7 @@ class Collection:
         device: str | None,
         batch_size: int,
         index: Index | None = None,
+        texts_on_disk: bool = False,
     ) -> None:
         window_spans("", size=segment_size, overlap=segment_overlap)  # validates both
         batch_size = check_positive_int(batch_size, "batch_size")  # numpy.int64(32) is 32
@@ -121,7 +155,7 @@ class Collection:
         self.batch_size = batch_size
         self.positions: dict[str, int] = {}
         self.source_ids: list[str] = []
-        self.source_texts: list[str] = []
+        self.source_texts: list[str] | DiskTexts = DiskTexts.spool() if texts_on_disk else []
         # Segment k is source_texts[seg_source[k]][seg_start[k]:seg_end[k]], number seg_index[k].
         self.seg_source: list[int] = []
         self.seg_index: list[int] = []
@@ -133,12 +167,16 @@ class Collection:
     def __len__(self) -> int:
         return len(self.seg_source)
 
-    def add(self, pairs: Sequence[tuple[str, str]], *, show_progress: bool, build: bool) -> int:
+    def add(self, pairs: Iterable[tuple[str, str]], *, show_progress: bool, build: bool) -> int:
         """Segment and index validated `pairs`; returns the number of segments added.
 
         `build` finishes the index now; otherwise the first search does (a SourceManager that
-        grows one source at a time would else rebuild BM25 after every source).
+        grows one source at a time would else rebuild BM25 after every source). With texts on
+        disk `pairs` may be a stream: each text is spooled as it comes, none is kept.
         """
+        if isinstance(self.source_texts, DiskTexts):
+            return self._add_to_disk(pairs, self.source_texts, show_progress=show_progress, build=build)
+        pairs = list(pairs)
         rows: list[tuple[int, int, int, int]] = []
         texts: list[str] = []
         for offset, (_, text) in enumerate(pairs):
@@ -163,7 +201,49 @@ class Collection:
         self._segments.extend([None] * len(rows))
         return len(rows)
 
+    def _add_to_disk(
+        self, pairs: Iterable[tuple[str, str]], store: DiskTexts, *, show_progress: bool, build: bool
+    ) -> int:
+        first = len(self.source_ids)
+        ids: list[str] = []
+        source: list[int] = []
+        number: list[int] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        try:
+            for doc_id, text in pairs:
+                for n, (start, end) in enumerate(
+                    window_spans(text, size=self.segment_size, overlap=self.segment_overlap)
+                ):
+                    source.append(first + len(ids))
+                    number.append(n)
+                    starts.append(start)
+                    ends.append(end)
+                store.append(text)
+                ids.append(doc_id)
+            # Index first: if encoding fails, the collection is left as it was.
+            self.index.add(SegmentTexts(store, source, starts, ends), show_progress=show_progress)
+            if build:
+                self.index.build()
+        except BaseException:
+            store.truncate(first)
+            raise
+        for doc_id in ids:
+            self.positions[doc_id] = len(self.source_ids)
+            self.source_ids.append(doc_id)
+        self.seg_source.extend(source)
+        self.seg_index.extend(number)
+        self.seg_start.extend(starts)
+        self.seg_end.extend(ends)
+        self._segments.extend([None] * len(source))
+        return len(source)
+
     def segment(self, position: int) -> Segment:
+        if isinstance(self.source_texts, DiskTexts):  # read back for each hit, never cached
+            source = self.seg_source[position]
+            start, end = self.seg_start[position], self.seg_end[position]
+            return Segment(self.source_ids[source], self.seg_index[position], self.source_texts[source][start:end],
+                           start, end)
         cached = self._segments[position]
         if cached is None:
             start, end = self.seg_start[position], self.seg_end[position]
@@ -174,8 +254,10 @@ class Collection:
             )
         return cached
 
-    def segment_texts(self) -> list[str]:
+    def segment_texts(self) -> Sequence[str]:
         texts = self.source_texts
+        if isinstance(texts, DiskTexts):
+            return SegmentTexts(texts, self.seg_source, self.seg_start, self.seg_end)
         return [
             texts[s][a:b] for s, a, b in zip(self.seg_source, self.seg_start, self.seg_end, strict=True)
         ]
@@ -283,7 +365,8 @@ class Collection:
             batch_size=batch_size,
             index=_NoIndex(),
         )
-        collection._read(root, manifest)
+        # Searched on Ray: the texts stay in sources.jsonl, read back when needed.
+        collection._read(root, manifest, texts_on_disk=engine is not None)
         collection.index = spec.load_index(
             root, manifest["index"], n_rows=manifest["n_segments"], texts=collection.segment_texts,
             device=device, batch_size=batch_size, engine=engine,
@@ -295,23 +378,38 @@ class Collection:
             )
         return collection
 
-    def _read(self, root: Path, manifest: Mapping[str, Any]) -> None:
+    def _read(self, root: Path, manifest: Mapping[str, Any], *, texts_on_disk: bool) -> None:
         path = root / SOURCES
+        store = self.source_texts
+        records: Iterator[tuple[int, Any]]
+        if texts_on_disk:
+            store, records = DiskTexts.jsonl(path)
+            self.source_texts = store
+        else:
+            records = iter_json_objects(path)
+        text_lengths: list[int] = []
+        digest = _Fingerprint()
         try:
-            for number, record in iter_json_objects(path):
-                doc_id, text = record.get("_id"), record.get("text")
+            for number, record in records:
+                doc_id = record.get("_id") if isinstance(record, dict) else None
+                text = record.get("text") if isinstance(record, dict) else None
                 if not isinstance(doc_id, str) or not isinstance(text, str) or doc_id in self.positions:
                     raise ValueError(
                         f"{path}:{number}: a source record needs a new str '_id' and a str 'text'; {DAMAGED}"
                     )
                 self.positions[doc_id] = len(self.source_ids)
                 self.source_ids.append(doc_id)
-                self.source_texts.append(text)
+                if isinstance(store, DiskTexts):  # kept on disk: only its length and its part of the digest
+                    text_lengths.append(len(text))
+                    digest.update(doc_id, text)
+                else:
+                    store.append(text)
         except ValueError as error:
             if DAMAGED in str(error):
                 raise
             raise ValueError(f"{error}; {DAMAGED}") from error
-        if len(self.source_ids) != manifest["n_sources"] or self.fingerprint() != manifest["corpus_sha256"]:
+        fingerprint = digest.hexdigest() if isinstance(store, DiskTexts) else self.fingerprint()
+        if len(self.source_ids) != manifest["n_sources"] or fingerprint != manifest["corpus_sha256"]:
             raise ValueError(f"{path} does not hold the sources the manifest describes; {DAMAGED}")
         table_path = root / SEGMENTS
         try:
@@ -322,7 +420,7 @@ class Collection:
         if table.dtype != np.int64 or table.shape != (n, 4):
             raise ValueError(f"{table_path}: expected int64 rows of 4, {n} of them, found {table.dtype} {table.shape}; "
                              f"{DAMAGED}")
-        lengths = np.array([len(t) for t in self.source_texts], dtype=np.int64)
+        lengths = np.array(text_lengths if isinstance(store, DiskTexts) else [len(t) for t in store], dtype=np.int64)
         source, _, start, end = table.T
         if n and (
             source.min() < 0 or source.max() >= len(lengths) or start.min() < 0

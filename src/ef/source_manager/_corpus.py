@@ -10,7 +10,7 @@ from typing import Any
 from ef._validate import check_choice, check_str
 from ef.retrieval import SearchHit
 from ef.segments import Segment
-from ef.source_manager._collection import Collection, check_limit, check_queries, read_sources
+from ef.source_manager._collection import Collection, check_limit, check_queries, iter_sources, read_sources
 from ef.source_manager._embedders import parse_embedder
 
 __all__ = ["SearchableCorpus", "ingest"]
@@ -292,6 +292,18 @@ def ingest(
         spec.kind, engine=engine, ray_address=ray_address, workers=workers, shard_dir=shard_dir,
         shard_rows=shard_rows, ann=ann, ann_params=ann_params,
     )
+    if ray_engine is not None:
+        # On Ray the driver keeps no texts: they stream from `corpus` into a scratch file, and from
+        # there block by block to the encoding actors (a hit's text is read back when it is returned).
+        collection = Collection(
+            spec, segment_size=segment_size, segment_overlap=segment_overlap, device=device, batch_size=batch_size,
+            index=spec.new_index(device=device, batch_size=batch_size, engine=ray_engine, ann=ann_spec),
+            texts_on_disk=True,
+        )
+        collection.add(iter_sources(corpus, known={}), show_progress=show_progress, build=True)
+        if not collection.source_ids:
+            raise ValueError("'corpus' has no documents")
+        return SearchableCorpus(collection, show_progress=show_progress)
     pairs = read_sources(corpus, known={})
     if not pairs:
         raise ValueError("'corpus' has no documents")
