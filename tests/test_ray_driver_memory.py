@@ -190,3 +190,28 @@ def test_disk_texts_read_back_what_was_written(tmp_path: Path) -> None:
         list(records)
     segments = SegmentTexts(["one two three", "four"], [0, 0, 1], [0, 4, 0], [3, 13, 4])
     assert (list(segments), segments[-1]) == (["one", "two three", "four"], "four")
+
+
+@pytest.mark.usefixtures("stand_ins")
+def test_an_index_on_ray_returns_the_segments_the_local_index_returns(tmp_path: Path) -> None:
+    from ef.source_manager import SearchableCorpus, ingest
+
+    corpus = {f"d{i}": " ".join(f"w{i}x{j}" for j in range(i + 1)) + " é" for i in range(12)}
+    options: dict[str, Any] = {"embedder": "st:stand-in", "segment_size": 3, "segment_overlap": 1,
+                               "show_progress": False}
+    local, ray = ingest(corpus, **options), ingest(iter(corpus.items()), engine="ray", **options)
+    assert isinstance(ray._collection.source_texts, DiskTexts)
+    assert isinstance(local._collection.source_texts, list)  # the local engine keeps its texts, as before
+    assert ray.segments == local.segments  # ids, numbers, texts and offsets, read back from the scratch file
+    assert ray.fingerprint == local.fingerprint
+    queries = ["w3x1", "w11x7 w11x8", "é"]
+    assert ray.search_many(queries, limit=5) == local.search_many(queries, limit=5)
+    ray.save(tmp_path / "index")
+    again = SearchableCorpus.load(tmp_path / "index", engine="ray", show_progress=False)
+    assert isinstance(again._collection.source_texts, DiskTexts)
+    assert again.segments == local.segments
+    assert again.search_many(queries, limit=5) == local.search_many(queries, limit=5)
+    with pytest.raises(ValueError, match=r"^'corpus' lists doc id 'd1' more than once$"):
+        ingest(iter([("d1", "a"), ("d1", "b")]), engine="ray", **options)
+    with pytest.raises(ValueError, match=r"^'corpus' has no documents$"):
+        ingest(iter([]), engine="ray", **options)
