@@ -523,6 +523,49 @@ def test_the_cut_falls_on_a_new_query_and_faults_past_it_keep_the_files_line(
     assert (per_query["q3"]["num_ret"], per_query["q36"]["num_ret"]) == (6, 4)
 
 
+def test_a_bad_line_at_the_cut_comes_before_a_doc_twice_just_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One pass ranks the first half's last query only once it reads the cut's line: that line's
+    # fault is the first, and two threads report it too (the review's case).
+    monkeypatch.setattr(_hits, "_WINDOW", 256)
+    lines = [f"q{q:02d} Q0 d{i} {i} {i % 3} r\n" for q in range(40) for i in range(5)]
+    path = tmp_path / "run.txt"
+    path.write_text("".join(lines))
+    with path.open("rb") as stream:
+        cut = _hits._cut(stream.fileno(), path.stat().st_size)
+    n = "".join(lines).encode()[:cut].count(b"\n")  # the second half starts on line n + 1
+    lines[n - 1] = lines[n - 2]  # a doc twice in the last query before the cut
+    lines[n] = lines[n].replace(" r\n", "\n")  # 5 columns on the cut's line
+    path.write_text("".join(lines))
+    expected = rf"^{path}:{n + 1}: expected 6 columns 'query_id iter doc_id rank score run_id', got 5$"
+    for cores in (1, 2):
+        monkeypatch.setattr(_hits, "_CORES", cores)
+        with pytest.raises(ValueError, match=expected):
+            evaluate_run(path, {f"q{q:02d}": {"d1": 1} for q in range(40)})
+
+
+def test_two_threads_read_a_growing_file_to_its_end_as_one_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A writer finishes its last line after the file is opened: the second half reads to the end,
+    # not to the size seen at the open.
+    monkeypatch.setattr(_hits, "_WINDOW", 256)
+    monkeypatch.setattr(_hits, "_CORES", 2)
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q{q:02d} Q0 d{i} {i} {i % 3} r\n" for q in range(40) for i in range(5)) + "q40 Q0 d1 0 0.")
+    real_cut = _hits._cut
+
+    def appending(fd: int, size: int) -> Any:
+        with path.open("a") as out:
+            out.write("9 r\n")
+        return real_cut(fd, size)
+
+    monkeypatch.setattr(_hits, "_cut", appending)
+    per_query = evaluate_run(path, {f"q{q:02d}": {"d1": 1} for q in range(41)}, ["num_ret", "P_1"]).per_query
+    assert per_query["q40"] == {"num_ret": 1, "P_1": 1.0}
+
+
 @pytest.mark.usefixtures("tiny_window")
 def test_a_file_not_grouped_by_query_is_scored_the_same_from_one_descriptor(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

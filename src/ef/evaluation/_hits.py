@@ -201,7 +201,7 @@ def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
 
                 start = len(BOM) if os.pread(fd, len(BOM), 0) == BOM else 0
                 with ThreadPoolExecutor(1) as pool:
-                    second = pool.submit(_rank_range, fd, cut, status.st_size, judged, max_docs)
+                    second = pool.submit(_rank_range, fd, cut, None, judged, max_docs)
                     first = _rank_range(fd, start, cut, judged, max_docs)
                     got = _join(name, fd, cut, first, second.result())
                 return _rank_whole(stream, name, judged, max_docs) if got is None else got
@@ -260,17 +260,18 @@ def _cut(fd: int, size: int) -> int | None:
     return None
 
 
-def _rank_range(fd: int, start: int, stop: int, judged: Any, max_docs: int) -> tuple[Any, Any]:
-    """Rank bytes [start, stop) of `fd` (whole query groups): (ranker, None) or (ranker, (fault, data))."""
+def _rank_range(fd: int, start: int, stop: int | None, judged: Any, max_docs: int) -> tuple[Any, Any]:
+    """Rank bytes [start, stop) of `fd` (whole query groups; `stop` None: to the end, as one pass
+    reads a file still growing): (ranker, None) or (ranker, (fault, data))."""
     ranker = engine.Ranker(judged, max_docs)
     data = bytearray()
     window = _WINDOW // 2  # two threads hold what one does
     at, want = start, window
     while True:
-        more = os.pread(fd, min(want, stop - at), at)
+        more = os.pread(fd, want if stop is None else min(want, stop - at), at)
         at += len(more)
         data += more
-        final = at >= stop or not more
+        final = not more or (stop is not None and at >= stop)
         got = ranker.feed(data, final, False)
         if isinstance(got, tuple):
             return ranker, (got, data)
@@ -289,6 +290,10 @@ def _join(name: str, fd: int, cut: int, first: tuple[Any, Any], second: tuple[An
         fault, data = one_fault
         if fault[0] == "ungrouped":
             return None
+        # One pass ranks the first half's last query only once the cut's line is read: a fault
+        # on that line (the second half's line 1) comes before a doc twice in that query.
+        if fault[0] == "twice" and two_fault is not None and two_fault[0][1] == 1 and two_fault[0][0] != "twice":
+            raise _error(name, two_fault[1], _shift(two_fault[0], _lines_before(fd, cut)))
         raise _error(name, data, fault)
     if two.shares_query(one) or (two_fault is not None and two_fault[0][0] == "ungrouped"):
         return None

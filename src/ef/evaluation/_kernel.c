@@ -198,30 +198,34 @@ static int compare_docs(const void *x, const void *y) {
 }
 
 /* How many of the k judged docs (sorted by precedes(); `scores` and `heads` theirs) rank ahead
- * of doc d: those scored above it (counted over a few, searched over many), then those of equal
- * score and a greater id. `id_of` fills d's id only when its score ties (most docs tie with
- * none); the ids are ordered by their heads without a branch, bytes compared only on equal heads. */
+ * of doc d. `id_of` fills d's id only when its score ties a judged doc's (most docs tie with
+ * none). Up to 16 judged docs: a count over all of them without a branch, the tied ones ordered
+ * by their heads the same way, bytes compared only on equal heads. More: a binary search by
+ * score, then through the tie with precedes(). */
 static inline Py_ssize_t judged_ahead(const doc *judged, const double *scores, const uint64_t *heads, Py_ssize_t k,
                                       doc *d, int (*id_of)(doc *, void *), void *arg) {
     double s = d->score;
     Py_ssize_t lo = 0, end = 0; /* judged[lo:end] tie with d */
-    if (k <= 16) {
-        for (Py_ssize_t j = 0; j < k; j++) lo += scores[j] > s, end += scores[j] >= s;
-    } else {
+    if (k > 16) {
         for (Py_ssize_t n = k; n > 0;) {
             Py_ssize_t half = n / 2;
             if (scores[lo + half] > s) lo += half + 1, n -= half + 1;
             else n = half;
         }
-        for (end = lo; end < k && scores[end] == s;) end++;
+        if (lo == k || scores[lo] != s) return lo;
+        if (!d->id && id_of(d, arg) < 0) return -1;
+        for (Py_ssize_t hi = k; lo < hi;) {
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            if (precedes(&judged[mid], d)) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo;
     }
+    for (Py_ssize_t j = 0; j < k; j++) lo += scores[j] > s, end += scores[j] >= s;
     if (lo == end) return lo;
     if (!d->id && id_of(d, arg) < 0) return -1;
     Py_ssize_t greater = 0;
-    if (k <= 16) /* all k, masked: a fixed trip count predicts better than the tie's bounds */
-        for (Py_ssize_t j = 0; j < k; j++) greater += (scores[j] == s) & (heads[j] > d->head);
-    else
-        for (Py_ssize_t j = lo; j < end; j++) greater += heads[j] > d->head;
+    for (Py_ssize_t j = 0; j < k; j++) greater += (scores[j] == s) & (heads[j] > d->head);
     for (lo += greater; lo < end && heads[lo] == d->head && precedes(&judged[lo], d);) lo++;
     return lo;
 }
