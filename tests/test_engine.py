@@ -553,7 +553,8 @@ def test_two_threads_read_a_growing_file_to_its_end_as_one_does(
     monkeypatch.setattr(_hits, "_WINDOW", 256)
     monkeypatch.setattr(_hits, "_CORES", 2)
     path = tmp_path / "run.txt"
-    path.write_text("".join(f"q{q:02d} Q0 d{i} {i} {i % 3} r\n" for q in range(40) for i in range(5)) + "q40 Q0 d1 0 0.")
+    lines = [f"q{q:02d} Q0 d{i} {i} {i % 3} r\n" for q in range(40) for i in range(5)]
+    path.write_text("".join(lines) + "q40 Q0 d1 0 0.")  # the writer is mid-line
     real_cut = _hits._cut
 
     def appending(fd: int, size: int) -> Any:
