@@ -2,8 +2,10 @@
  *
  * The kernel's reading and ranking (feed) is plain C: this file includes it and drives feed() on
  * arbitrary bytes, cut into two windows as the streaming reader cuts them, grouped and whole, with
- * a few judgements, under AddressSanitizer and UndefinedBehaviorSanitizer. .ci/sanitize builds and
- * runs it for a bounded time:
+ * a few judgements (some ids sharing their first 8 bytes), under AddressSanitizer and
+ * UndefinedBehaviorSanitizer. Each window and score token sits in a heap buffer of exactly its
+ * size, so a read past its end (an 8-byte load near a window's end) is caught. .ci/sanitize builds
+ * and runs it for a bounded time:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined $(python3-config --includes) \
  *       tests/fuzz/fuzz_kernel.c -o fuzz_kernel $(python3-config --ldflags --embed)
@@ -15,25 +17,33 @@ static int ready;
 
 static void setup(void) {
     the_c_locale = c_locale();
+    hash_seed = 0x1234567890abcdefULL;
     table_init(&judged.queries, 4);
     const char *queries[] = {"q1", "q2", "1"};
-    for (int q = 0; q < 3; q++) table_add(&judged.queries, queries[q], (Py_ssize_t)strlen(queries[q]), hash_bytes(queries[q], (Py_ssize_t)strlen(queries[q]), 0), q);
-    /* Each query's judged doc ids in a table of its own, as Judged_init lays them out. */
-    const char *docs[] = {"d1", "d2", "d10", "a", "\xc3\xa9"};
-    static Py_ssize_t base[4] = {0, 16, 32, 48};
-    judged.base = base;
-    judged.n_slots = 48;
-    judged.judged = calloc(48, sizeof(slot));
+    const char *docs[] = {"d1", "d2", "d10", "a", "\xc3\xa9", "doc00000", "doc000000", "abcdefgh1", "abcdefgh"};
+    int nd = 9;
+    judged.base = malloc(4 * sizeof(Py_ssize_t));
+    judged.base[0] = 0;
+    for (int q = 0; q < 3; q++) {
+        table_add(&judged.queries, queries[q], (Py_ssize_t)strlen(queries[q]), hash_bytes(queries[q], (Py_ssize_t)strlen(queries[q]), 0), q);
+        Py_ssize_t cap = 1;
+        while (cap < 2 * nd + 1) cap *= 2;
+        judged.base[q + 1] = judged.base[q] + cap;
+    }
+    judged.judged = calloc((size_t)judged.base[3], sizeof(slot));
+    judged.n_slots = judged.base[3];
     int64_t flat = 0;
     for (int q = 0; q < 3; q++) {
-        for (int d = 0; d < 5; d++, flat++) {
+        slot *s = judged.judged + judged.base[q];
+        Py_ssize_t mask = judged.base[q + 1] - judged.base[q] - 1;
+        for (int d = 0; d < nd; d++, flat++) {
             Py_ssize_t n = (Py_ssize_t)strlen(docs[d]);
             uint64_t h = hash_bytes(docs[d], n, 0);
-            Py_ssize_t at = (Py_ssize_t)(h & 15);
-            while (judged.judged[base[q] + at].key) at = (at + 1) & 15;
+            Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)mask);
+            while (s[at].key) at = (at + 1) & mask;
             char *copy = malloc((size_t)n);
             memcpy(copy, docs[d], (size_t)n);
-            judged.judged[base[q] + at] = (slot){copy, n, h, flat};
+            s[at] = (slot){copy, n, h, flat};
         }
     }
     judged.n_queries = 3;
@@ -51,23 +61,24 @@ static void run(const char *data, size_t size, size_t cut, int whole, int64_t ma
     r.line = 1;
     fault f;
     Py_ssize_t consumed = 0;
-    /* Two windows, as _hits._rank_file cuts them: the first not final. */
-    char *buffer = malloc(size + 1);
-    memcpy(buffer, data, size);
     int status = 0;
+    const char *rest = data;
+    size_t left = size;
     if (!whole && cut < size) {
+        char *first = malloc(cut ? cut : 1); /* exactly the window */
+        memcpy(first, data, cut);
         memset(&f, 0, sizeof f);
-        status = feed(&r, buffer, (Py_ssize_t)cut, 0, 0, &consumed, &f);
-        if (status == 0) {
-            memmove(buffer, buffer + consumed, size - (size_t)consumed);
-            size -= (size_t)consumed;
-        }
+        status = feed(&r, first, (Py_ssize_t)cut, 0, 0, &consumed, &f);
+        free(first);
+        if (status == 0) rest = data + consumed, left = size - (size_t)consumed;
     }
     if (status == 0) {
+        char *buffer = malloc(left ? left : 1);
+        memcpy(buffer, rest, left);
         memset(&f, 0, sizeof f);
-        feed(&r, buffer, (Py_ssize_t)size, 1, whole, &consumed, &f);
+        feed(&r, buffer, (Py_ssize_t)left, 1, whole, &consumed, &f);
+        free(buffer);
     }
-    free(buffer);
     free(r.out.query.v), free(r.out.rank.v), free(r.out.judgement.v);
     table_free(&r.seen);
     free(r.dup), free(r.dup_hash);
@@ -83,9 +94,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int64_t max_docs = (data[1] & 3) == 3 ? -1 : data[1] & 3;
     run((const char *)data + 2, size - 2, cut, 0, max_docs);
     run((const char *)data + 2, size - 2, cut, 1, max_docs);
-    /* The score parser alone, on the first field-sized piece. */
-    double v;
+    /* The score parser and the hash alone, on exact-size copies. */
     size_t n = size - 2 < 40 ? size - 2 : 40;
-    parse_score((const char *)data + 2, (Py_ssize_t)n, &v);
+    char *piece = malloc(n ? n : 1);
+    memcpy(piece, data + 2, n);
+    double v;
+    parse_score(piece, (Py_ssize_t)n, &v);
+    (void)hash_bytes(piece, (Py_ssize_t)n, 0);
+    if (n >= 1) (void)hash_bytes(piece + 1, (Py_ssize_t)n - 1, 0);
+    free(piece);
     return 0;
 }
