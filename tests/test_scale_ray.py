@@ -285,7 +285,7 @@ def test_ray_retrieval_gives_the_local_rankings_and_ndcg(build: Build) -> None:
     assert 0.5 < local.metrics["ndcg@10"] < 1.0  # the documents judged for these queries are all in the slice
 
 
-def test_the_index_on_ray_is_evaluated_block_by_block_from_a_streamed_run_file(
+def test_the_index_on_ray_is_evaluated_block_by_block_from_its_rankings(
     build: Build, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     engine = dense(build.ray).engine
