@@ -175,8 +175,9 @@ static inline uint64_t big_endian(const unsigned char *b) {
 }
 
 static inline uint64_t head_of(const char *id, Py_ssize_t len) {
+    if (len >= 8) return big_endian((const unsigned char *)id);
     unsigned char b[8] = {0};
-    memcpy(b, id, len < 8 ? (size_t)len : 8);
+    memcpy(b, id, (size_t)len);
     return big_endian(b);
 }
 
