@@ -10,7 +10,7 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -497,16 +497,22 @@ def _parquet_texts(files: Sequence[Path], *, corpus: bool) -> dict[str, str]:
         titled = corpus and "title" in table.column_names
         titles = _parquet_column(table, "title", path) if titled else [None] * len(ids)
         for row, (raw_id, text, title) in enumerate(zip(ids, bodies, titles, strict=True)):
-            where = f"{path}: row {row}"
-            doc_id = _text_id(raw_id, where)
-            if doc_id in texts:
-                raise ValueError(f"{where}: duplicate _id {doc_id!r}")
-            if not isinstance(text, str):
-                raise ValueError(f"{where}: 'text' must be a string (got {text!r})")
-            if title is not None and not isinstance(title, str):
-                raise ValueError(f"{where}: 'title' must be a string (got {title!r})")
-            texts[doc_id] = f"{title} {text}" if title else text  # BEIR's rule, as read_beir
+            doc_id, joined = _parquet_row(raw_id, text, title, f"{path}: row {row}", texts)
+            texts[doc_id] = joined
     return texts
+
+
+def _parquet_row(raw_id: object, text: object, title: object, where: str, seen: Collection[str]) -> tuple[str, str]:
+    """One parquet row's id and text (title and text joined, BEIR's rule, as read_beir), checked;
+    an id already in `seen` is refused."""
+    doc_id = _text_id(raw_id, where)
+    if doc_id in seen:
+        raise ValueError(f"{where}: duplicate _id {doc_id!r}")
+    if not isinstance(text, str):
+        raise ValueError(f"{where}: 'text' must be a string (got {text!r})")
+    if title is not None and not isinstance(title, str):
+        raise ValueError(f"{where}: 'title' must be a string (got {title!r})")
+    return doc_id, f"{title} {text}" if title else text
 
 
 def _read_hub(source: _Hub, split: str, *, corpus: bool = True) -> tuple[Triple, str]:
@@ -684,17 +690,10 @@ def _stream_parquet(files: Sequence[Path]) -> Iterator[tuple[str, str]]:
             table = batch.to_pydict()
             titles = table.get("title") or [None] * len(table["_id"])
             for raw_id, text, title in zip(table["_id"], table["text"], titles, strict=True):
-                where = f"{path}: row {row}"
+                doc_id, joined = _parquet_row(raw_id, text, title, f"{path}: row {row}", seen)
                 row += 1
-                doc_id = _text_id(raw_id, where)
-                if doc_id in seen:
-                    raise ValueError(f"{where}: duplicate _id {doc_id!r}")
-                if not isinstance(text, str):
-                    raise ValueError(f"{where}: 'text' must be a string (got {text!r})")
-                if title is not None and not isinstance(title, str):
-                    raise ValueError(f"{where}: 'title' must be a string (got {title!r})")
                 seen.add(doc_id)
-                yield doc_id, (f"{title} {text}" if title else text)
+                yield doc_id, joined
 
 
 def _stream_files(source: _Files) -> Iterator[tuple[str, str]]:
