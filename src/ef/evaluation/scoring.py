@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from ef.evaluation import _hits, _inputs, _run
 from ef.io.frames import DataFrameLike
@@ -135,26 +135,13 @@ def score_run(
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
     level, depth = _run._check_options(missing, relevance_level, max_docs)
     loaded_run, loaded_qrels = load_run_and_qrels(run, qrels)
-    return _score(loaded_run, loaded_qrels, parsed, missing=missing, relevance_level=level, max_docs=depth)
-
-
-def _score(
-    run: Run | ReadRun,
-    qrels: Run,
-    measures: Sequence[Measure],
-    *,
-    missing: Any,
-    relevance_level: float,
-    max_docs: int | None,
-) -> RunScores:
-    """The kernels on inputs already checked: what :func:`score_run` and ``evaluate_retrieval`` share."""
     result = _run._evaluate(
-        run,  # type: ignore[arg-type]  # a ReadRun is what _run._load returned: RunFile or RunBytes
-        qrels,
-        measures,
-        missing=missing,
-        relevance_level=relevance_level,
-        max_docs=max_docs,
+        loaded_run,  # type: ignore[arg-type]  # a ReadRun is what _run._load returned: RunFile or RunBytes
+        loaded_qrels,
+        parsed,
+        missing=cast(_run.Missing, missing),  # checked by _check_options
+        relevance_level=level,
+        max_docs=depth,
     )
     return RunScores(
         tuple(result.query_ids), dict(result.values), dict(result.summary), result.skipped, result.run_id
