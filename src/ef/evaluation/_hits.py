@@ -24,7 +24,7 @@ import stat
 import struct
 import sys
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -205,28 +205,40 @@ def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
                     first = _rank_range(fd, start, cut, judged, max_docs)
                     got = _join(name, fd, cut, first, second.result())
                 return _rank_whole(stream, name, judged, max_docs) if got is None else got
-        ranker = engine.Ranker(judged, max_docs)
-        data = bytearray(_read(stream, _WINDOW, name))
-        if data.startswith(BOM):
-            del data[: len(BOM)]
-        want = _WINDOW
-        while True:
-            more = _read(stream, want, name)
-            data += more
-            final = not more
-            got = ranker.feed(data, final, False)
-            if isinstance(got, tuple):
-                if got[0] != "ungrouped":
-                    raise _error(name, data, got)
-                # Not grouped by query: the whole file, read again through the same descriptor
-                # and grouped at once (the window goes first: memory holds the file once).
-                del data
-                return _rank_whole(stream, name, judged, max_docs)
-            if final:
-                return ranker.result()
-            # One query longer than what is held: read as much again (linear overall).
-            want = _WINDOW if got else max(_WINDOW, len(data))
-            del data[:got]
+        head = bytearray(_read(stream, _WINDOW, name))
+        if head.startswith(BOM):
+            del head[: len(BOM)]
+        ranker, fault = _rank_windows(lambda n: _read(stream, n, name), head, _WINDOW, judged, max_docs)
+        if fault is None:
+            result: tuple[Any, ...] = ranker.result()
+            return result
+        if fault[0][0] != "ungrouped":
+            raise _error(name, fault[1], fault[0])
+        # Not grouped by query: the whole file, read again through the same descriptor and
+        # grouped at once (the window goes first: memory holds the file once).
+        del head, fault
+        return _rank_whole(stream, name, judged, max_docs)
+
+
+def _rank_windows(
+    read: Callable[[int], bytes], data: bytearray, window: int, judged: Any, max_docs: int
+) -> tuple[Any, Any]:
+    """Feed the kernel `data` and then what `read(n)` returns, window by window of whole query
+    groups, until it returns nothing: (ranker, None) or (ranker, (fault, the window at fault))."""
+    ranker = engine.Ranker(judged, max_docs)
+    want = window
+    while True:
+        more = read(want)
+        data += more
+        final = not more
+        got = ranker.feed(data, final, False)
+        if isinstance(got, tuple):
+            return ranker, (got, data)
+        if final:
+            return ranker, None
+        # One query longer than what is held: read as much again (linear overall).
+        want = window if got else max(window, len(data))
+        del data[:got]
 
 
 def _rank_whole(stream: IO[bytes], name: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
@@ -262,23 +274,16 @@ def _cut(fd: int, size: int) -> int | None:
 
 def _rank_range(fd: int, start: int, stop: int | None, judged: Any, max_docs: int) -> tuple[Any, Any]:
     """Rank bytes [start, stop) of `fd` (whole query groups; `stop` None: to the end, as one pass
-    reads a file still growing): (ranker, None) or (ranker, (fault, data))."""
-    ranker = engine.Ranker(judged, max_docs)
-    data = bytearray()
-    window = _WINDOW // 2  # two threads hold what one does
-    at, want = start, window
-    while True:
-        more = os.pread(fd, want if stop is None else min(want, stop - at), at)
+    reads a file still growing), in half windows (two threads hold what one does)."""
+    at = start
+
+    def read(n: int) -> bytes:
+        nonlocal at
+        more = os.pread(fd, n if stop is None else min(n, stop - at), at)
         at += len(more)
-        data += more
-        final = not more or (stop is not None and at >= stop)
-        got = ranker.feed(data, final, False)
-        if isinstance(got, tuple):
-            return ranker, (got, data)
-        if final:
-            return ranker, None
-        want = window if got else max(window, len(data))
-        del data[:got]
+        return more
+
+    return _rank_windows(read, bytearray(), _WINDOW // 2, judged, max_docs)
 
 
 def _join(name: str, fd: int, cut: int, first: tuple[Any, Any], second: tuple[Any, Any]) -> Any:
