@@ -9,6 +9,7 @@ the same fault, the same run id.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import random
@@ -725,3 +726,53 @@ def test_without_the_extension_the_reference_scores_and_says_so_once(tmp_path: P
     assert done.stdout == "{'mrr': 1.0}\n{'mrr': 0.5}\n"
     assert done.stderr.count("\n") == 1
     assert done.stderr.startswith("ef: the compiled run engine is not available (")
+
+
+# --- fusion's columns: stack_columns, trec_order, build_run ------------------------------------
+
+_FUSION_IDS = st.one_of(
+    st.sampled_from(["d1", "d10", "d9", "doc-0001", "doc-00010", "doc-0001\x7f", "é", "\udc80", "a" * 9, "a" * 8]),
+    st.text(max_size=12),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(st.sampled_from(["q1", "q2", "q10", "é"]),
+                        st.dictionaries(_FUSION_IDS, st.sampled_from([0.5, -0.0, 0.0, 1.0, 1e300, -2.5]), max_size=8),
+                        max_size=4),
+        max_size=3,
+    )
+)
+def test_fusion_columns_equal_the_reference(runs: list[dict[str, dict[str, float]]]) -> None:
+    got = _kernel.stack_columns(runs)
+    assert got == _reference.stack_columns(runs)
+    assert got is not None
+    queries, ids, pair_query, pair_head, *_ = got
+    # Every order of the entries, by query, then score, then id: the kernel's is the reference's.
+    groups = np.frombuffer(pair_query, dtype=np.int64)
+    scores = np.array([next(s for r in runs for q, d in r.items() if q == queries[g] for i, s in d.items()
+                            if i == ids[p]) for p, g in enumerate(groups.tolist())], dtype=np.float64)
+    pairs = np.arange(len(ids), dtype=np.int64)
+    for names in (ids, None):
+        assert _kernel.trec_order(groups, scores, pairs, pair_head, names) == _reference.trec_order(
+            groups.tobytes(), scores.tobytes(), pairs.tobytes(), pair_head, names
+        )
+    bounds = np.searchsorted(groups, np.arange(len(queries) + 1)).astype(np.int64)
+    built = _kernel.build_run(queries, bounds, ids, pairs, scores)
+    assert built == _reference.build_run(queries, bounds.tobytes(), ids, pairs.tobytes(), scores.tobytes())
+    ranked = [[ids[p] for p in pairs[lo:hi]] for lo, hi in itertools.pairwise(bounds)]
+    assert [list(d) for d in built.values()] == ranked
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_stack_columns_takes_only_exact_types(engine: Any) -> None:
+    class Text(str):
+        pass
+
+    assert engine.stack_columns([{"q": {"d": 1}}]) is None  # an int score: the caller checks and converts
+    assert engine.stack_columns([{"q": {Text("d"): 1.0}}]) is None
+    assert engine.stack_columns([{"q": [("d", 1.0)]}]) is None
+    queries, ids, pair_query, *_ = engine.stack_columns([{"q": {"a": 1.0, "b": 2.0}}, {"q": {"b": 0.5}, "p": {}}])
+    assert (queries, ids, list(np.frombuffer(pair_query, dtype=np.int64))) == (["q", "p"], ["a", "b"], [0, 0])

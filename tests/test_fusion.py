@@ -218,7 +218,8 @@ def test_hand_computed(method: str, options: dict[str, Any], expected: dict[str,
 def test_ties_rank_by_doc_id_descending_on_utf8_bytes() -> None:
     run = {"q": {"d10": 1.0, "d9": 1.0, "é": 1.0, "z": 1.0, "d1": 2.0}}
     assert list(fuse([run], method="combsum", norm="none")["q"]) == ["d1", "é", "z", "d9", "d10"]
-    assert trec_order(np.array([0, 0]), np.array([1.0, 1.0]), np.array([0, 1])).tolist() == [1, 0]
+    codes = np.array([0, 1], dtype=np.uint64)
+    assert trec_order(np.array([0, 0]), np.array([1.0, 1.0]), np.array([0, 1]), codes).tolist() == [1, 0]
 
 
 @settings(max_examples=200, deadline=None)
@@ -237,8 +238,9 @@ def test_trec_order_is_one_lexsort_whatever_path_it_takes(data: Any, n: int) -> 
     score = np.array(data.draw(st.lists(st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0]), min_size=n, max_size=n)))
     doc = np.array(data.draw(st.permutations(range(n))), dtype=np.int64)
     expected = np.lexsort((-doc, -score, group))
-    assert trec_order(group, score, doc).tolist() == expected.tolist()
-    assert trec_order(group[expected], score[expected], doc[expected]).tolist() == list(range(n))
+    heads = np.arange(n, dtype=np.uint64)  # codes that order alone: doc d's head is d
+    assert trec_order(group, score, doc, heads).tolist() == expected.tolist()
+    assert trec_order(group[expected], score[expected], doc[expected], heads).tolist() == list(range(n))
 
 
 def test_trained_methods_by_hand() -> None:
@@ -619,14 +621,14 @@ def test_tune_sweeps_methods_and_norms_in_one_call_and_fits_trained_methods_per_
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.one_of(st.text(alphabet=st.characters(max_codepoint=127), max_size=10),
                           st.text(max_size=3)), max_size=30))
-def test_doc_ids_are_coded_in_byte_order_on_every_path(ids: list[str]) -> None:
-    # ASCII ids of <= 8 bytes take the integer-sort path, the rest the hash lookup: the same codes.
-    from ef.fusion._stack import _code_docs
+def test_tied_ids_rank_in_byte_order_by_head_or_by_bytes(ids: list[str]) -> None:
+    # Ids that differ in their first 8 bytes are ordered by their heads, the rest by their bytes.
+    from ef.fusion._order import heads_of
 
-    codes, distinct = _code_docs(ids)
-    expected = sorted(set(ids), key=lambda i: i.encode("utf-8", "surrogatepass"))
-    assert distinct == expected
-    assert codes.tolist() == [expected.index(i) for i in ids]
+    n = len(ids)
+    order = trec_order(np.zeros(n, np.int64), np.ones(n), np.arange(n), heads_of(ids), ids).tolist()
+    # Greater bytes first; equal ids keep their order.
+    assert order == sorted(range(n), key=lambda i: (ids[i].encode("utf-8", "surrogatepass"), -i), reverse=True)
 
 
 # --- fuse_text: the fused run as TREC text, straight from the arrays ------------------------------

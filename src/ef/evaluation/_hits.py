@@ -46,7 +46,8 @@ except ImportError as missing:  # a source checkout never built, or a platform w
         file=sys.stderr,
     )
 
-__all__ = ["RunBytes", "RunFile", "hit_table", "open_run", "read_run"]
+# `engine` is exported for ef.fusion, whose column loops are the kernel's too (one door to it).
+__all__ = ["RunBytes", "RunFile", "engine", "hit_table", "open_run", "read_run"]
 
 Run = Mapping[str, Mapping[str, float]]
 _WINDOW = 1 << 22  # bytes read at a time: a few MiB keeps memory flat and numpy-free reading fast

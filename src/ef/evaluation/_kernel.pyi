@@ -3,8 +3,10 @@
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy.typing as npt
+
 Fault = tuple[Any, ...]
-Buffer = bytes | bytearray | memoryview
+Buffer = bytes | bytearray | memoryview | npt.NDArray[Any]
 
 class Judged:
     def __init__(self, query_ids: list[str], doc_ids: list[list[str]], /) -> None: ...
@@ -25,3 +27,10 @@ def rank_mapping(
     bad_doc: Callable[[str, object], None],
     /,
 ) -> tuple[bytes, bytes, bytes, bytes]: ...
+def stack_columns(
+    runs: list[Any], /
+) -> tuple[list[str], list[str], bytes, bytes, bytes, bytes, bytes, bytes, bytes, bool] | None: ...
+def trec_order(group: Buffer, score: Buffer, doc: Buffer, heads: Buffer, ids: list[str] | None, /) -> bytes: ...
+def build_run(
+    queries: list[str], bounds: Buffer, ids: list[str], doc: Buffer, score: Buffer, /
+) -> dict[str, dict[str, float]]: ...

@@ -15,7 +15,7 @@ from typing import Any
 
 from ef.io import trec
 
-__all__ = ["Judged", "Ranker", "rank_mapping", "read_run"]
+__all__ = ["Judged", "Ranker", "build_run", "rank_mapping", "read_run", "stack_columns", "trec_order"]
 
 Fault = tuple[Any, ...]
 _SPACE = b" \t\v\f\r"  # C isspace() but the newline, which ends a line
@@ -280,3 +280,87 @@ def rank_mapping(
         struct.pack(f"{len(hits)}q", *[h[1] for h in hits]),
         struct.pack(f"{len(hits)}d", *[h[2] for h in hits]),
     )
+
+
+# --- fusion's columns -------------------------------------------------------------------------
+
+
+def _ints(values: list[int]) -> bytes:
+    return struct.pack(f"{len(values)}q", *values)
+
+
+def _unpack(data: bytes, kind: str) -> list[Any]:
+    return list(struct.unpack(f"{len(data) // 8}{kind}", data))
+
+
+def stack_columns(runs: list[Any]) -> tuple[Any, ...] | None:
+    """The lists, entries and (query, doc) pairs of `runs`; see ``_kernel.c``. ``None`` unless every
+    run is a dict of dicts of str ids and float scores (exact types)."""
+    for run in runs:
+        if type(run) is not dict or any(type(q) is not str or type(docs) is not dict for q, docs in run.items()):
+            return None
+        if any(type(d) is not str or type(s) is not float for docs in run.values() for d, s in docs.items()):
+            return None
+    query_index: dict[str, int] = {}
+    lists = [
+        (r, query_index.setdefault(q, len(query_index)), docs) for r, run in enumerate(runs) for q, docs in run.items()
+    ]
+    at = [0]
+    for _, _, docs in lists:
+        at.append(at[-1] + len(docs))
+    doc, score = [0] * at[-1], [0.0] * at[-1]
+    ordered = True
+    ids: list[str] = []
+    pair_query: list[int] = []
+    pair_head: list[int] = []
+    for q in range(len(query_index)):
+        pairs: dict[str, int] = {}
+        for k, (_, query, docs) in enumerate(lists):
+            if query != q:
+                continue
+            for i, (doc_id, value) in enumerate(docs.items(), start=at[k]):
+                if doc_id not in pairs:
+                    pairs[doc_id] = len(ids)
+                    ids.append(doc_id)
+                    pair_query.append(q)
+                    pair_head.append(int.from_bytes(_utf8(doc_id)[:8].ljust(8, b"\0"), "big"))
+                doc[i], score[i] = pairs[doc_id], value
+                if i > at[k]:
+                    before, now = (score[i - 1], pair_head[doc[i - 1]]), (score[i], pair_head[doc[i]])
+                    ordered = ordered and (before[0] > now[0] or (before[0] == now[0] and before[1] > now[1]))
+    return (
+        list(query_index), ids, _ints(pair_query), struct.pack(f"{len(pair_head)}Q", *pair_head),
+        _ints([r for r, _, _ in lists]), _ints([q for _, q, _ in lists]),
+        _ints([len(docs) for _, _, docs in lists]), _ints(doc), struct.pack(f"{len(score)}d", *score), ordered,
+    )
+
+
+def trec_order(group: bytes, score: bytes, doc: bytes, heads: bytes, ids: list[str] | None) -> bytes:
+    """The permutation ordering entries by group, then trec_eval's order: a doc's tie key is its
+    id (codes into `ids`), or with `ids` None its head; equal entries keep their order."""
+    groups, scores, docs = _unpack(group, "q"), _unpack(score, "d"), _unpack(doc, "q")
+    head = _unpack(heads, "Q")
+
+    def key(i: int) -> tuple[float, bytes | int]:
+        return scores[i], _utf8(ids[docs[i]]) if ids is not None else head[docs[i]]
+
+    def compare(i: int, j: int) -> int:
+        if groups[i] != groups[j]:
+            return -1 if groups[i] < groups[j] else 1
+        if precedes(key(i), key(j)):  # type: ignore[arg-type]
+            return -1
+        if precedes(key(j), key(i)):  # type: ignore[arg-type]
+            return 1
+        return -1 if i < j else int(i > j)
+
+    return _ints(sorted(range(len(groups)), key=functools.cmp_to_key(compare)))
+
+
+def build_run(
+    queries: list[str], bounds: bytes, ids: list[str], doc: bytes, score: bytes
+) -> dict[str, dict[str, float]]:
+    """``{queries[k]: {ids[doc[i]]: score[i] for i in bounds[k]..bounds[k + 1]}}``."""
+    edges, docs, scores = _unpack(bounds, "q"), _unpack(doc, "q"), _unpack(score, "d")
+    return {
+        query: {ids[docs[i]]: scores[i] for i in range(edges[k], edges[k + 1])} for k, query in enumerate(queries)
+    }

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from ef.evaluation._hits import engine
 from ef.fusion._order import trec_order
 from ef.fusion._stack import Stack, load_run, stack_rankings, stack_runs
 from ef.fusion.norms import NORMS, Lists, _ListError, normalise
@@ -266,18 +267,15 @@ def fuse_stack(
     names: Sequence[str],
 ) -> Fused:
     """Fuse the lists of `stack`; the result is in trec_eval's order, query by query."""
-    n_runs, n_docs = stack.n_runs, max(stack.n_docs, 1)
-    key = stack.query * n_docs + stack.doc
-    pairs, pair_of = np.unique(key, return_inverse=True)
-    pair_of = pair_of.reshape(-1)
-    pair_query, pair_doc = pairs // n_docs, pairs % n_docs
-    n_queries = max(len(stack.queries), 1)
+    n_runs, n_queries = stack.n_runs, max(len(stack.queries), 1)
+    pair_of, pair_query = stack.doc, stack.pair_query
+    n_pairs = len(pair_query)
     # Each query's candidates: the distinct docs that any run lists for it.
     per_query = np.bincount(pair_query, minlength=n_queries)
     candidates = per_query[stack.query]
     values = _entry_values(stack, spec, norm, params, candidates, names)
     if spec.name in ("condorcet", "wcondorcet"):
-        return _condorcet(stack, pairs, pair_of, pair_query, pair_doc, weights)
+        return _condorcet(stack, pair_of, pair_query, weights)
     # What a run gives a doc it does not list, per (run, query); NaN: nothing (the doc is unscored there).
     fill = np.full((n_runs, n_queries), np.nan)
     length = np.zeros((n_runs, n_queries))
@@ -293,15 +291,14 @@ def fuse_stack(
     name = spec.name
     if np.isnan(fill).all() and name in _SUMS:
         # Nothing imputed and a plain sum: add each entry to its pair, no (runs x pairs) matrix.
-        listed = np.bincount(pair_of, minlength=len(pairs))
+        listed = np.bincount(pair_of, minlength=n_pairs)
         weighted = values * weights[stack.run] if name in ("wsum", "rrf", "wborda", "mixed") else values
-        total = np.bincount(pair_of, weights=weighted, minlength=len(pairs))
-        fused = _SUMS[name](total, listed, stack, pair_of, values, weights, params, len(pairs))
+        total = np.bincount(pair_of, weights=weighted, minlength=n_pairs)
+        fused = _SUMS[name](total, listed, stack, pair_of, values, weights, params, n_pairs)
         fused = fused + 0.0
-        order = trec_order(pair_query, fused, pair_doc)
-        return Fused(pair_query[order], pair_doc[order], fused[order])
-    matrix = np.zeros((n_runs, len(pairs)))
-    present = np.zeros((n_runs, len(pairs)), dtype=bool)
+        return _ranked(stack, fused)
+    matrix = np.zeros((n_runs, n_pairs))
+    present = np.zeros((n_runs, n_pairs), dtype=bool)
     matrix[stack.run, pair_of] = values
     present[stack.run, pair_of] = True
     imputed = fill[:, pair_query]
@@ -341,8 +338,14 @@ def fuse_stack(
     else:  # pragma: no cover - every registered method is handled above
         raise AssertionError(name)
     fused = fused + 0.0  # -0.0 prints as 0.0 in a run file
-    order = trec_order(pair_query, fused, pair_doc)
-    return Fused(pair_query[order], pair_doc[order], fused[order])
+    return _ranked(stack, fused)
+
+
+def _ranked(stack: Stack, fused: Floats) -> Fused:
+    """Each pair's fused score, the pairs in trec_eval's order query by query (``doc``: the pair)."""
+    pairs = np.arange(len(fused), dtype=np.int64)
+    order = trec_order(stack.pair_query, fused, pairs, stack.pair_head, stack.docs or None)
+    return Fused(stack.pair_query[order], order, fused[order])
 
 
 def _median(matrix: Floats, scored: npt.NDArray[np.bool_]) -> Floats:
@@ -356,16 +359,16 @@ def _median(matrix: Floats, scored: npt.NDArray[np.bool_]) -> Floats:
     return middle
 
 
-def _condorcet(stack: Stack, pairs: Ints, pair_of: Ints, pair_query: Ints, pair_doc: Ints, weights: Floats) -> Fused:
+def _condorcet(stack: Stack, pair_of: Ints, pair_query: Ints, weights: Floats) -> Fused:
     """Copeland scores: per query, each doc's pairwise majority wins plus half its draws.
 
     A run ranks the docs it lists by rank, ahead of those it does not list; a run that lists
     neither doc of a pair (or gives both one rank) abstains. Where the majorities are transitive,
     the Copeland order is the Condorcet order that Montague & Aslam's sort finds.
     """
-    rank = np.full((stack.n_runs, len(pairs)), np.inf)
+    rank = np.full((stack.n_runs, len(pair_query)), np.inf)
     rank[stack.run, pair_of] = stack.rank
-    fused = np.zeros(len(pairs))
+    fused = np.zeros(len(pair_query))
     bounds = np.flatnonzero(np.r_[True, pair_query[1:] != pair_query[:-1], True])
     w = weights[:, None, None]
     for lo, hi in itertools.pairwise(bounds):
@@ -374,8 +377,7 @@ def _condorcet(stack: Stack, pairs: Ints, pair_of: Ints, pair_query: Ints, pair_
         wins = (ahead > ahead.T).sum(axis=1)
         draws = (ahead == ahead.T).sum(axis=1) - 1  # a doc draws with itself
         fused[lo:hi] = wins + draws / 2
-    order = trec_order(pair_query, fused, pair_doc)
-    return Fused(pair_query[order], pair_doc[order], fused[order])
+    return _ranked(stack, fused)
 
 
 def _prepare(runs: Any, depth: int | None) -> tuple[Stack, list[str]]:
@@ -395,17 +397,12 @@ def to_run(stack: Stack, fused: Fused) -> dict[str, dict[str, float]]:
     """The fused entries as ``{query_id: {doc_id: score}}``, queries in first-appearance order."""
     if not len(fused.doc):
         return {}
-    ids = np.array(stack.docs, dtype=object)[fused.doc].tolist()
-    scores = fused.score.tolist()
     bounds = np.flatnonzero(np.r_[True, fused.query[1:] != fused.query[:-1], True])
     queries = [stack.queries[q] for q in fused.query[bounds[:-1]].tolist()]
-    # dict(zip()) over two list slices per query: the per-document work is C's (slices copy
-    # pointers only, cheaper than islice's iterator calls).
-    edges = bounds.tolist()
-    return {
-        query: dict(zip(ids[lo:hi], scores[lo:hi], strict=True))
-        for query, lo, hi in zip(queries, edges, edges[1:], strict=False)
-    }
+    return engine.build_run(
+        queries, bounds.astype(np.int64), stack.docs, np.ascontiguousarray(fused.doc, dtype=np.int64),
+        np.ascontiguousarray(fused.score, dtype=np.float64),
+    )
 
 
 def fit(
@@ -564,6 +561,7 @@ def fuse_rankings(
     fused = fuse_stack(stack, spec, norm, w, checked, "zero", [f"rankings[{r}]" for r in range(len(rankings))])
     bounds = np.searchsorted(fused.query, np.arange(len(stack.queries) + 1))
     return [
-        (top - fused.doc[lo:hi][:limit], fused.score[lo:hi][:limit].astype(np.float32))
+        (top - stack.pair_head[fused.doc[lo:hi][:limit]].astype(np.int64),
+         fused.score[lo:hi][:limit].astype(np.float32))
         for lo, hi in itertools.pairwise(bounds)
     ]

@@ -31,20 +31,13 @@ def hits(
     stack: Stack, qrels: Mapping[str, Mapping[str, Any]]
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], int]:
     """Per entry: whether its doc is relevant, whether its query is a training query; and how many training queries."""
-    doc_code = {doc: i for i, doc in enumerate(stack.docs)}
-    query_code = {query: i for i, query in enumerate(stack.queries)}
-    n_docs = len(stack.docs)
-    relevant = [
-        query_code[q] * n_docs + doc_code[d]
-        for q, judged in qrels.items()
-        if q in query_code
-        for d, grade in judged.items()
-        if d in doc_code and grade >= 1
-    ]
-    keys = stack.query * n_docs + stack.doc
-    training = np.zeros(max(len(stack.queries), 1), dtype=bool)
-    training[[query_code[q] for q in qrels if q in query_code]] = True
-    return np.isin(keys, np.array(relevant, dtype=np.int64)), training[stack.query], len(qrels)
+    judged = [qrels.get(q) for q in stack.queries]
+    relevant = np.fromiter(
+        ((judged[q] or {}).get(d, 0) >= 1 for q, d in zip(stack.pair_query.tolist(), stack.docs, strict=True)),
+        dtype=bool, count=len(stack.docs),
+    )
+    training = np.array([j is not None for j in judged] or [False], dtype=bool)
+    return relevant[stack.doc], training[stack.query], len(qrels)
 
 
 def _positions(
