@@ -1,7 +1,8 @@
 """The one door to the run engine: a run and its qrels in, the :class:`~ef.measures.bulk.HitTable` out.
 
 A run is a TREC file (a path: read once, through one descriptor, window by window of whole
-query groups), bytes already read (a pipe, standard input) or ``{query_id: {doc_id: score}}``.
+query groups), a pipe or standard input (read once, window by window too, and kept for a second
+reading) or ``{query_id: {doc_id: score}}``.
 The compiled kernel (``_kernel.c``) tokenises, checks and ranks it with trec_eval's order (score
 descending, then doc id descending byte-wise); this module only opens files, words the kernel's
 faults as ``file:line: ...`` errors, validates grades and assembles the table. ``_reference.py``
@@ -15,6 +16,7 @@ cannot be imported.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import math
@@ -23,6 +25,8 @@ import os
 import stat
 import struct
 import sys
+import tempfile
+import weakref
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -64,23 +68,109 @@ class RunFile:
         return read_run(self.path)
 
 
+class _Pipe:
+    """A pipe's bytes (decompressed, BOM dropped), read from it once, as they are asked for, and kept.
+
+    A pipe cannot be read twice, and a run is: ranked whole when its queries turn out scattered,
+    scored twice (``ef trec-eval -J`` takes the run id first), read whole by ``to_dict()``. The
+    first window is kept in memory (a small run makes no file); past it, every byte goes to an
+    anonymous temporary file, unlinked at once, so that a long grouped pipe costs one window of
+    memory and the rest is the page cache's, not the process's (a 90 MB pipe held as bytes took 205 MB).
+    """
+
+    def __init__(self, source: Source) -> None:
+        self.name = display_name(source)
+        stack = contextlib.ExitStack()
+        self._stream: IO[bytes] | None = stack.enter_context(open_binary(source))  # opening errors now
+        self._close = weakref.finalize(self, stack.close)  # a run never read to its end still closes
+        self._first = True
+        self._kept = bytearray()
+        self._spool: IO[bytes] | None = None
+        self._size = 0
+        self._lost: OSError | None = None  # bytes read but not kept: every later read is refused
+
+    def _pull(self, size: int) -> bytes:
+        """Up to `size` more bytes of the pipe (all with -1), kept."""
+        if self._lost is not None:
+            raise self._lost
+        if self._stream is None:
+            return b""
+        more = _read(self._stream, size, self.name)
+        if not more:
+            self._stream = None
+            self._close()
+            return more
+        if self._first:
+            self._first = False
+            more = more[len(BOM) :] if more.startswith(BOM) else more
+        try:
+            if self._spool is None and len(self._kept) + len(more) > _WINDOW:
+                self._spool = tempfile.TemporaryFile()  # noqa: SIM115  # closed when the run is collected
+                weakref.finalize(self, self._spool.close)
+                self._spool.write(self._kept)
+                self._kept = bytearray()
+            if self._spool is None:
+                self._kept += more
+            else:
+                self._spool.seek(0, os.SEEK_END)
+                self._spool.write(more)
+        except OSError as error:
+            self._lost = OSError(
+                f"{self.name}: cannot keep the run read from this pipe in {tempfile.gettempdir()} "
+                f"({error.strerror or error}); set TMPDIR to a folder with room, or pass the run as a file"
+            )
+            raise self._lost from error
+        self._size += len(more)
+        return more
+
+    def _kept_bytes(self, at: int, size: int) -> bytes:
+        size = self._size - at if size < 0 else min(size, self._size - at)
+        if self._spool is None:
+            return bytes(self._kept[at : at + size])
+        self._spool.seek(at)
+        return self._spool.read(size)
+
+    def reader(self) -> Callable[[int], bytes]:
+        """A `read(size)` of the pipe's bytes from the first: those kept, then the pipe's next."""
+        at = 0
+
+        def read(size: int) -> bytes:
+            nonlocal at
+            got = self._kept_bytes(at, size) if at < self._size else b""
+            if size < 0 or len(got) < size:
+                got += self._pull(size - len(got) if size >= 0 else -1)
+            at += len(got)
+            return got
+
+        return read
+
+    def whole(self) -> bytes:
+        """Every byte: the rest of the pipe read first (kept a window at a time), then all at once."""
+        while self._stream is not None:
+            self._pull(_WINDOW)
+        return self._kept_bytes(0, -1)
+
+
 @dataclass(frozen=True)
 class RunBytes:
-    """A run read whole from a pipe or standard input."""
+    """A run from a pipe or standard input: its bytes read once, window by window as it is scored,
+    and kept (in a temporary file past the first window) to be read again."""
 
     name: str
-    data: bytes
+    pipe: _Pipe
 
     def to_dict(self) -> dict[str, dict[str, float]]:
-        return _checked(self.name, self.data, engine.read_run(self.data))  # type: ignore[no-any-return]
+        data = self.pipe.whole()
+        return _checked(self.name, data, engine.read_run(data))  # type: ignore[no-any-return]
 
 
 def open_run(source: Source) -> RunFile | RunBytes:
-    """`source` ready to score: a regular file is only named (read when scored), a pipe read now."""
+    """`source` ready to score: a regular file is only named, a pipe opened; either is read when scored."""
     name = os.fspath(source)
     if name != "-" and os.path.isfile(name):
         return RunFile(name)
-    return RunBytes(display_name(source), read_bytes(source))
+    pipe = _Pipe(source)
+    return RunBytes(pipe.name, pipe)
 
 
 def read_run(path: Source) -> dict[str, dict[str, float]]:
@@ -205,20 +295,35 @@ def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
                     second = pool.submit(_rank_range, fd, cut, None, judged, max_docs)
                     first = _rank_range(fd, start, cut, judged, max_docs)
                     got = _join(name, fd, cut, first, second.result())
-                return _rank_whole(stream, name, judged, max_docs) if got is None else got
+                return _rank_bytes(name, _reread(stream, name), judged, max_docs, grouped=False) if got is None else got
         head = bytearray(_read(stream, _WINDOW, name))
         if head.startswith(BOM):
             del head[: len(BOM)]
-        ranker, fault = _rank_windows(lambda n: _read(stream, n, name), head, _WINDOW, judged, max_docs)
-        if fault is None:
-            result: tuple[Any, ...] = ranker.result()
-            return result
-        if fault[0][0] != "ungrouped":
-            raise _error(name, fault[1], fault[0])
-        # Not grouped by query: the whole file, read again through the same descriptor and
-        # grouped at once (the window goes first: memory holds the file once).
-        del head, fault
-        return _rank_whole(stream, name, judged, max_docs)
+        # Not grouped by query: the whole file again, through the same descriptor.
+        return _rank_stream(
+            lambda n: _read(stream, n, name), head, name, judged, max_docs, lambda: _reread(stream, name)
+        )
+
+
+def _rank_stream(
+    read: Callable[[int], bytes],
+    head: bytearray,
+    name: str,
+    judged: Any,
+    max_docs: int,
+    whole: Callable[[], bytes | bytearray],
+) -> tuple[Any, ...]:
+    """Rank `head` and what `read(n)` gives after it, window by window; when a query's lines turn
+    out scattered, `whole()` (every byte of the run, from the first) grouped and ranked at once."""
+    ranker, fault = _rank_windows(read, head, _WINDOW, judged, max_docs)
+    if fault is None:
+        result: tuple[Any, ...] = ranker.result()
+        return result
+    if fault[0][0] != "ungrouped":
+        raise _error(name, fault[1], fault[0])
+    head.clear()  # the window (`fault`'s, the same bytearray) goes first: memory holds the run once
+    del fault, ranker
+    return _rank_bytes(name, whole(), judged, max_docs, grouped=False)
 
 
 def _rank_windows(
@@ -242,12 +347,13 @@ def _rank_windows(
         del data[:got]
 
 
-def _rank_whole(stream: IO[bytes], name: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
+def _reread(stream: IO[bytes], name: str) -> bytearray:
+    """The whole file again, through the descriptor already open, BOM dropped."""
     stream.seek(0)
     whole = bytearray(_read(stream, -1, name))
     if whole.startswith(BOM):
         del whole[: len(BOM)]
-    return _rank_bytes(name, whole, judged, max_docs, grouped=False)
+    return whole
 
 
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -430,7 +536,9 @@ def hit_table(
         if isinstance(run, RunFile):
             num_ret, hit_query, hit_rank, hit_judgement, run_id = _rank_file(run.path, judged, depth)
         else:
-            num_ret, hit_query, hit_rank, hit_judgement, run_id = _rank_bytes(run.name, run.data, judged, depth)
+            read = run.pipe.reader()
+            ranked = _rank_stream(read, bytearray(read(_WINDOW)), run.name, judged, depth, run.pipe.whole)
+            num_ret, hit_query, hit_rank, hit_judgement, run_id = ranked
         retrieved = _ints(num_ret)
         evaluated = retrieved >= 0 if missing == "skip" else np.ones(len(query_ids), dtype=bool)
         kept = [q for q, e in zip(query_ids, evaluated.tolist(), strict=True) if e]

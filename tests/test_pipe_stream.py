@@ -1,0 +1,261 @@
+"""Issue 36: a pipe (``-``, ``/dev/fd/N``, ``<(zcat run.gz)``) is scored window by window as a file
+is, kept in an anonymous temporary file past the first window to be read again, never held whole
+unless its queries are scattered; every number and every error as the same bytes in a file give."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import gzip
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ef.evaluation import _hits, evaluate_run
+from ef.evaluation.scoring import load_run_and_qrels, score_run
+from ef.trec import read_run
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="pipes are named /dev/fd/N here")
+
+MEASURES = ["ndcg@10", "map", "mrr", "P_5", "recall_100", "bpref", "num_ret", "num_rel_ret"]
+
+
+def _lines(n_queries: int, n_docs: int, seed: int = 1) -> tuple[list[str], dict[str, dict[str, int]]]:
+    """A grouped run's lines (ties and an unjudged query among them) and its qrels."""
+    rng = random.Random(seed)
+    lines = [
+        f"q{q} Q0 d{rng.randrange(10**6)}x{i} {i + 1} {rng.randint(0, 9) / 4} run{q % 3}\n"
+        for q in range(n_queries)
+        for i in range(n_docs)
+    ]
+    qrels = {
+        f"q{q}": {lines[q * n_docs + i].split()[2]: rng.randint(-1, 2) for i in range(0, min(n_docs, 9), 2)}
+        for q in range(n_queries)
+    }
+    qrels["unrun"] = {"dx": 1}
+    return lines, qrels
+
+
+def _scored(run: Any, qrels: Any) -> tuple[Any, ...]:
+    """What `score_run` gives for `run` (a path or a run already read), comparable."""
+    scores = score_run(run, qrels, MEASURES)
+    return scores.means(), scores.per_query(), scores.run_id
+
+
+@contextlib.contextmanager
+def _piped(data: bytes) -> Iterator[str]:
+    """`data` written into a real pipe by another thread, named as bash's ``<(...)`` names it."""
+    read, write = os.pipe()
+
+    def writer() -> None:
+        with os.fdopen(write, "wb") as out:
+            out.write(data)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        yield f"/dev/fd/{read}"
+    finally:
+        while os.read(read, 1 << 16):  # what a failed reading left, so the writer can finish
+            pass
+        os.close(read)
+        thread.join()
+
+
+def _file(tmp_path: Path, data: bytes) -> str:
+    path = tmp_path / "run.txt"
+    path.write_bytes(data)
+    return str(path)
+
+
+@pytest.fixture
+def small_window(monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setattr(_hits, "_WINDOW", 1 << 10)
+    return 1 << 10
+
+
+def test_a_grouped_pipe_scores_as_its_file_window_by_window(tmp_path: Path, small_window: int) -> None:
+    lines, qrels = _lines(60, 30)
+    data = "".join(lines).encode()
+    assert len(data) > 40 * small_window
+    expected = _scored(_file(tmp_path, data), qrels)
+    assert expected[2] == "run2"  # the last line's
+    with _piped(data) as name:
+        run, judged = load_run_and_qrels(name, qrels)
+        assert isinstance(run, _hits.RunBytes)
+        assert run.name == name
+        assert _scored(run, judged) == expected
+        assert run.pipe._spool is not None  # past the first window: on disk
+        assert not run.pipe._kept
+        # Read again from what was kept: a second scoring (as `ef trec-eval -J` does) and the whole run.
+        assert _scored(run, judged) == expected
+        assert run.to_dict() == read_run(_file(tmp_path, data))
+
+
+def test_a_small_pipe_stays_in_memory(tmp_path: Path) -> None:
+    lines, qrels = _lines(3, 4)
+    data = b"\xef\xbb\xbf" + "".join(lines).encode()  # the byte-order mark is dropped, once
+    with _piped(data) as name:
+        run, judged = load_run_and_qrels(name, qrels)
+        assert isinstance(run, _hits.RunBytes)
+        assert _scored(run, judged) == _scored(_file(tmp_path, data), qrels)
+        assert run.pipe._spool is None
+        assert bytes(run.pipe._kept) == data[3:]
+
+
+def test_an_ungrouped_pipe_scores_as_its_file(tmp_path: Path, small_window: int) -> None:
+    lines, qrels = _lines(40, 20)
+    random.Random(5).shuffle(lines)
+    data = b"\xef\xbb\xbf" + "".join(lines).encode()
+    expected = evaluate_run(_file(tmp_path, data), qrels, MEASURES)
+    with _piped(data) as name:
+        assert evaluate_run(name, qrels, MEASURES) == expected
+    with _piped(data) as name:
+        run, judged = load_run_and_qrels(name, qrels)
+        assert _scored(run, judged) == _scored(_file(tmp_path, data), qrels)
+        assert _scored(run, judged) == _scored(_file(tmp_path, data), qrels)
+        assert run.to_dict() == read_run(_file(tmp_path, data))  # type: ignore[union-attr]
+
+
+def test_to_dict_before_scoring_reads_the_pipe_once_and_scores_from_what_it_kept(
+    tmp_path: Path, small_window: int
+) -> None:
+    lines, qrels = _lines(30, 10)
+    data = "".join(lines).encode()
+    with _piped(data) as name:
+        run, judged = load_run_and_qrels(name, qrels)
+        assert run.to_dict() == read_run(_file(tmp_path, data))  # type: ignore[union-attr]
+        assert _scored(run, judged) == _scored(_file(tmp_path, data), qrels)
+
+
+@pytest.mark.parametrize(
+    ("at", "line", "problem"),
+    [
+        (1502, "q50 Q0 dz 1 1.5x r", "score '1.5x' is not a number"),
+        (1502, "q50 Q0 dz 1 r", "expected 6 columns 'query_id iter doc_id rank score run_id', got 5"),
+        (1502, None, "doc id 'DUP' appears twice in query 'q50' (first at line 1502)"),
+        (1502, "q3 Q0 dz 1 x r", "score 'x' is not a number"),  # q3 again: ungrouped, then the fault
+    ],
+)
+def test_a_fault_late_in_a_pipe_names_the_line_as_the_file_does(
+    tmp_path: Path, small_window: int, at: int, line: str | None, problem: str
+) -> None:
+    lines, qrels = _lines(60, 30)
+    if line is None:
+        lines[at - 1] = lines[at] = "q50 Q0 DUP 1 1 r\n"
+    else:
+        lines.insert(at - 1, line + "\n")
+    data = "".join(lines).encode()
+    assert len("".join(lines[: at - 1]).encode()) > 40 * small_window  # many windows before it
+    path = _file(tmp_path, data)
+    line_number = at + 1 if line is None else at
+    with pytest.raises(ValueError) as from_file:
+        evaluate_run(path, qrels)
+    assert str(from_file.value) == f"{path}:{line_number}: {problem}"
+    with _piped(data) as name, pytest.raises(ValueError) as from_pipe:
+        evaluate_run(name, qrels)
+    assert str(from_pipe.value) == f"{name}:{line_number}: {problem}"
+
+
+def test_a_gzip_pipe_and_a_truncated_one(tmp_path: Path, small_window: int) -> None:
+    lines, qrels = _lines(50, 20)
+    data = "".join(lines).encode()
+    expected = evaluate_run(_file(tmp_path, data), qrels, MEASURES)
+    packed = gzip.compress(data)
+    with _piped(packed) as name:
+        assert evaluate_run(name, qrels, MEASURES) == expected
+    with _piped(packed[: len(packed) // 2]) as name, pytest.raises(ValueError) as info:
+        evaluate_run(name, qrels, MEASURES)
+    assert str(info.value) == f"{name}: truncated gzip stream"
+
+
+def test_a_long_grouped_pipe_is_held_a_few_windows_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The size of what the kernel is given at once, not a timing: a window is 32 KiB here, the run 1.9 MB.
+    window = 1 << 15
+    monkeypatch.setattr(_hits, "_WINDOW", window)
+    lines, qrels = _lines(2000, 30)
+    data = "".join(lines).encode()
+    assert len(data) > 50 * window
+    expected = _scored(_file(tmp_path, data), qrels)
+    fed: list[int] = []
+    real = _hits.engine.Ranker
+
+    class Spy:
+        def __init__(self, *args: Any) -> None:
+            self._ranker = real(*args)
+
+        def feed(self, data: Any, final: bool, group: bool) -> Any:
+            fed.append(len(data))
+            return self._ranker.feed(data, final, group)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._ranker, name)
+
+    monkeypatch.setattr(_hits.engine, "Ranker", Spy)
+    with _piped(data) as name:
+        run, judged = load_run_and_qrels(name, qrels)
+        assert _scored(run, judged) == expected
+        spool = run.pipe._spool  # type: ignore[union-attr]
+        assert len(run.pipe._kept) == 0  # type: ignore[union-attr]
+        assert os.fstat(spool.fileno()).st_size == len(data)
+    assert max(fed) < 3 * window
+    assert len(fed) > 50
+    fed.clear()
+    lines[-1] = lines[0].replace("x0 ", "y0 ")  # q0 again at the end: scattered, so ranked whole
+    with _piped("".join(lines).encode()) as name:
+        evaluate_run(name, qrels, MEASURES)
+    assert max(fed) == len("".join(lines).encode())
+
+
+def _ef(*args: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "ef", "trec-eval", *args], input=stdin, capture_output=True)
+
+
+def test_standard_input_through_the_cli_scores_as_the_file(tmp_path: Path) -> None:
+    # Past the real window (4 MiB): kept on disk, and -J reads it twice (the run id, then the scores).
+    lines, qrels = _lines(5000, 30)
+    data = "".join(lines).encode()
+    assert len(data) > _hits._WINDOW
+    path = _file(tmp_path, data)
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    qrels_path = str(tmp_path / "qrels")
+    for options in (["-q", "-m", "map", "-m", "P.5", "-m", "runid"], ["-J", "-m", "ndcg_cut.10"]):
+        from_file = _ef(*options, qrels_path, path, stdin=b"")
+        assert from_file.returncode == 0
+        assert from_file.stdout.count(b"\n") > (10 if "-q" in options else 0)
+        for stdin in (data, gzip.compress(data, 1)):
+            from_stdin = _ef(*options, qrels_path, "-", stdin=stdin)
+            assert (from_stdin.returncode, from_stdin.stdout) == (0, from_file.stdout)
+    lines.insert(80_000, "q2666 Q0 dz 1 0.5abc r\n")
+    bad = "".join(lines).encode()
+    failed = _ef(qrels_path, "-", stdin=bad)
+    assert (failed.returncode, failed.stdout) == (2, b"")
+    assert failed.stderr.decode() == "ef trec-eval: error: <stdin>:80001: score '0.5abc' is not a number\n"
+
+
+def test_a_spool_that_cannot_be_written_is_named_and_the_run_is_refused_after(
+    tmp_path: Path, small_window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)
+    lines, qrels = _lines(40, 20)
+    expected = (
+        f"cannot keep the run read from this pipe in {tempfile.gettempdir()} (No space left on device); "
+        "set TMPDIR to a folder with room, or pass the run as a file"
+    )
+    with _piped("".join(lines).encode()) as name:
+        run, judged = load_run_and_qrels(name, qrels)
+        for _ in range(2):  # bytes were lost: a second reading is refused too, never scored short
+            with pytest.raises(OSError) as info:
+                score_run(run, judged, MEASURES)
+            assert str(info.value) == f"{name}: {expected}"
