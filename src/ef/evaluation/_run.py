@@ -178,7 +178,7 @@ def _load(
     run: Run | str | os.PathLike[str], qrels: Run | str | os.PathLike[str]
 ) -> tuple[Run | RunFile | RunBytes, Run]:
     """Both inputs: the qrels read first (a bad qrels file is the error reported), then the run
-    (a regular file only named, read when scored; a pipe read whole)."""
+    (a regular file only named, a pipe opened; either read when scored)."""
     judged = _load_qrels(qrels)
     loaded = _load_run(run)
     if isinstance(qrels, str | os.PathLike) and isinstance(loaded, Mapping):

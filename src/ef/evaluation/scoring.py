@@ -38,7 +38,7 @@ Run = Mapping[str, Mapping[str, float]]
 class ReadRun(Protocol):
     """A run file as :func:`load_run_and_qrels` returns it, for :func:`score_run`.
 
-    A run file scored window by window, or a pipe's bytes read whole;
+    A run file or a pipe, scored window by window (a pipe's bytes kept to be read again);
     either way ``to_dict()`` reads it whole, ``{query_id: {doc_id: score}}`` (for a report that
     shows every ranking), and the run id comes with the scores (:attr:`RunScores.run_id`).
     """
@@ -80,7 +80,7 @@ def load_run_and_qrels(
 
     A run already read (:class:`ReadRun`) passes through. A run path (TREC, plain or ``.gz``,
     ``-`` for standard input) is opened for :func:`score_run` (a regular file is streamed when
-    scored, a pipe tokenised whole) while the qrels (TREC or BEIR TSV) are read.
+    scored, a pipe opened and read as it is scored) while the qrels (TREC or BEIR TSV) are read.
 
     Raises
     ------
