@@ -776,3 +776,23 @@ def test_stack_columns_takes_only_exact_types(engine: Any) -> None:
     assert engine.stack_columns([{"q": [("d", 1.0)]}]) is None
     queries, ids, pair_query, *_ = engine.stack_columns([{"q": {"a": 1.0, "b": 2.0}}, {"q": {"b": 0.5}, "p": {}}])
     assert (queries, ids, list(np.frombuffer(pair_query, dtype=np.int64))) == (["q", "p"], ["a", "b"], [0, 0])
+
+
+def test_a_long_tie_on_equal_heads_ranks_by_bytes_as_the_reference() -> None:
+    # 300 tied docs whose ids share their first 8 bytes ("clueweb0..."): the merge sort of long ties.
+    rng = random.Random(3)
+    ids = [f"clueweb09-{rng.randrange(10**6):06d}-{i}" for i in range(300)]
+    heads = np.array([int.from_bytes(i.encode()[:8], "big") for i in ids], dtype=np.uint64)
+    group, score, doc = np.zeros(300, np.int64), np.ones(300), np.array(rng.sample(range(300), 300), np.int64)
+    got = _kernel.trec_order(group, score, doc, heads, ids)
+    assert got == _reference.trec_order(group.tobytes(), score.tobytes(), doc.tobytes(), heads.tobytes(), ids)
+    order = np.frombuffer(got, dtype=np.int64)
+    assert [ids[d] for d in doc[order]] == sorted(ids, reverse=True)
+
+
+def test_fusion_columns_refuse_misaligned_or_short_buffers() -> None:
+    raw = memoryview(bytes(17))[1:]  # 16 bytes, not 8-byte aligned
+    with pytest.raises(ValueError, match=r"^group must hold 2 aligned 8-byte numbers \(got 16 bytes\)$"):
+        _kernel.trec_order(raw, raw, raw, np.zeros(1, np.uint64), None)
+    with pytest.raises(ValueError, match=r"^bounds must hold 2 aligned 8-byte numbers \(got 8 bytes\)$"):
+        _kernel.build_run(["q"], np.zeros(1, np.int64), [], np.zeros(0, np.int64), np.zeros(0))

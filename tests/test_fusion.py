@@ -215,6 +215,15 @@ def test_hand_computed(method: str, options: dict[str, Any], expected: dict[str,
     assert list(got.values()) == pytest.approx(list(expected.values()))
 
 
+def test_str_subclass_ids_fuse_as_their_str() -> None:
+    # numpy.str_ keys (a frame's column turned into a dict) are str: read as plain str.
+    run = {np.str_("q1"): {np.str_("d1"): 2.0, "d2": 1.0}}
+    fused = fuse([run], method="rrf", params={"k": 0})
+    assert fused == {"q1": {"d1": 1.0, "d2": 0.5}}
+    assert [type(q) for q in fused] == [str]
+    assert [type(d) for d in fused["q1"]] == [str, str]
+
+
 def test_ties_rank_by_doc_id_descending_on_utf8_bytes() -> None:
     run = {"q": {"d10": 1.0, "d9": 1.0, "é": 1.0, "z": 1.0, "d1": 2.0}}
     assert list(fuse([run], method="combsum", norm="none")["q"]) == ["d1", "é", "z", "d9", "d10"]

@@ -1584,8 +1584,31 @@ static keyed *radix_sort(keyed *keys, keyed *spare, Py_ssize_t m) {
     return keys;
 }
 
-/* keys[0:m], whose scores tie, in trec_eval's order by doc (insertion sort: ties are short). */
-static int sort_tie(keyed *keys, Py_ssize_t m, const int64_t *doc, tie_ids *t) {
+/* keys[0:m], whose scores tie, in trec_eval's order by doc, stably: an insertion sort for a short
+ * tie, a bottom-up merge sort through `spare` (m free slots) for a long one (a list of constant
+ * scores), which an insertion sort would take m^2 / 4 id comparisons for. */
+static int sort_tie(keyed *keys, keyed *spare, Py_ssize_t m, const int64_t *doc, tie_ids *t) {
+    if (m > 32) {
+        keyed *from = keys, *to = spare;
+        for (Py_ssize_t width = 1; width < m; width *= 2) {
+            for (Py_ssize_t lo = 0; lo < m; lo += 2 * width) {
+                Py_ssize_t mid = lo + width < m ? lo + width : m, hi = lo + 2 * width < m ? lo + 2 * width : m;
+                Py_ssize_t i = lo, j = mid, o = lo;
+                while (i < mid && j < hi) { /* the right one first only when it ranks ahead: stable */
+                    int64_t a = doc[from[i].index], b = doc[from[j].index];
+                    int ahead = a == b ? 0 : tie_ahead(t, b, a);
+                    if (ahead < 0) return -1;
+                    to[o++] = ahead ? from[j++] : from[i++];
+                }
+                while (i < mid) to[o++] = from[i++];
+                while (j < hi) to[o++] = from[j++];
+            }
+            keyed *x = from;
+            from = to, to = x;
+        }
+        if (from != keys) memcpy(keys, from, (size_t)m * sizeof(keyed));
+        return 0;
+    }
     for (Py_ssize_t i = 1; i < m; i++) {
         keyed x = keys[i];
         Py_ssize_t j = i;
@@ -1601,9 +1624,10 @@ static int sort_tie(keyed *keys, Py_ssize_t m, const int64_t *doc, tie_ids *t) {
     return 0;
 }
 
+/* Whether `view` holds n 8-byte numbers, aligned (numpy's arrays and bytes objects are). */
 static int buffer_of(Py_buffer *view, Py_ssize_t n, const char *name) {
-    if (view->len != n * 8) {
-        PyErr_Format(PyExc_ValueError, "%s holds %zd bytes, not %zd", name, view->len, n * 8);
+    if (view->len != n * 8 || (uintptr_t)view->buf % 8) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd aligned 8-byte numbers (got %zd bytes)", name, n, view->len);
         return -1;
     }
     return 0;
@@ -1625,7 +1649,9 @@ static PyObject *trec_order(PyObject *module, PyObject *args) {
     keyed *keys = NULL, *spare = NULL;
     tie_ids ties = {h.buf, NULL, NULL, NULL, NULL};
     if (!out) goto no_memory;
-    if (buffer_of(&s, n, "score") < 0 || buffer_of(&d, n, "doc") < 0) goto done;
+    if (buffer_of(&g, n, "group") < 0 || buffer_of(&s, n, "score") < 0 || buffer_of(&d, n, "doc") < 0 ||
+        buffer_of(&h, n_codes, "heads") < 0)
+        goto done;
     if (ids != Py_None) {
         if (!PyList_Check(ids) || PyList_Size(ids) != n_codes) {
             PyErr_SetString(PyExc_TypeError, "ids must be a list of str, one per head, or None");
@@ -1645,7 +1671,7 @@ static PyObject *trec_order(PyObject *module, PyObject *args) {
         }
         low = group[i] < low ? group[i] : low, high = group[i] > high ? group[i] : high;
     }
-    if (n && (high - low < 0 || high - low > 4 * (int64_t)n)) { /* the caller renumbers such groups */
+    if (n && (uint64_t)high - (uint64_t)low > 4 * (uint64_t)n) { /* the caller renumbers such groups */
         PyErr_SetString(PyExc_ValueError, "group codes span more than 4 per entry");
         goto done;
     }
@@ -1677,7 +1703,8 @@ static PyObject *trec_order(PyObject *module, PyObject *args) {
         keyed *ranked = radix_sort(keys, spare, m);
         for (Py_ssize_t i = 0, j; i < m; i = j) {
             for (j = i + 1; j < m && ranked[j].key == ranked[i].key;) j++;
-            if (j - i > 1 && sort_tie(ranked + i, j - i, doc, &ties) < 0) goto done;
+            if (j - i > 1 && sort_tie(ranked + i, (ranked == keys ? spare : keys) + i, j - i, doc, &ties) < 0)
+                goto done;
         }
         for (Py_ssize_t i = 0; i < m; i++) out[lo + i] = ranked[i].index;
     }
@@ -1702,10 +1729,8 @@ static PyObject *build_run(PyObject *module, PyObject *args) {
     const int64_t *bounds = b.buf, *doc = d.buf;
     const double *score = s.buf;
     Py_ssize_t n_queries = PyList_Size(queries), n_ids = PyList_Size(ids), n = d.len / 8;
-    if (b.len != (n_queries + 1) * 8 || buffer_of(&s, n, "score") < 0) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bounds must hold one more entry than queries");
+    if (buffer_of(&b, n_queries + 1, "bounds") < 0 || buffer_of(&d, n, "doc") < 0 || buffer_of(&s, n, "score") < 0)
         goto done;
-    }
     for (Py_ssize_t k = 0; k <= n_queries; k++) {
         if (bounds[k] < (k ? bounds[k - 1] : 0) || bounds[k] > n) {
             PyErr_SetString(PyExc_ValueError, "bounds must rise within the entries");
@@ -1726,10 +1751,13 @@ static PyObject *build_run(PyObject *module, PyObject *args) {
                 Py_XDECREF(value);
                 value = PyFloat_FromDouble(score[i]);
             }
-            if (!value || PyDict_SetItem(inner, PyList_GetItem(ids, doc[i]), value) < 0) Py_CLEAR(inner);
+            /* NULL (IndexError) if a finalizer run by the collector from PyDict_New shrank the list */
+            PyObject *id = value ? PyList_GetItem(ids, doc[i]) : NULL;
+            if (!id || PyDict_SetItem(inner, id, value) < 0) Py_CLEAR(inner);
         }
         Py_XDECREF(value);
-        if (!inner || PyDict_SetItem(out, PyList_GetItem(queries, k), inner) < 0) Py_CLEAR(out);
+        PyObject *query = inner ? PyList_GetItem(queries, k) : NULL;
+        if (!query || PyDict_SetItem(out, query, inner) < 0) Py_CLEAR(out);
         Py_XDECREF(inner);
     }
 done:

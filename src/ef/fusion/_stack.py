@@ -46,7 +46,7 @@ def load_run(run: object, name: str) -> Mapping[str, Mapping[str, Any]]:
 
 @dataclass(frozen=True, slots=True)
 class Stack:
-    """The entries of `n_runs` runs, ordered by run, then query, then trec_eval's order.
+    """The entries of `n_runs` runs, list by list (a run's query, each in one block), each list in trec_eval's order.
 
     ``queries`` are the query ids in first-appearance order (run by run); ``query`` indexes them.
     Each distinct (query, doc) is a pair: ``doc`` is an entry's pair, ``pair_query`` a pair's
@@ -117,7 +117,8 @@ def _plain(run: Mapping[str, Mapping[str, Any]], name: str) -> dict[str, dict[st
         for doc_id in docs:
             if not isinstance(doc_id, str):
                 raise TypeError(f"{name} must have str doc ids (got {doc_id!r})")
-        plain[query_id] = {str.__str__(d): _finite(name, query_id, d, v) for d, v in docs.items()}
+        # exact str keys, as stack_columns reads them (a str subclass such as numpy.str_ is one)
+        plain[str.__str__(query_id)] = {str.__str__(d): _finite(name, query_id, d, v) for d, v in docs.items()}
     return plain
 
 
@@ -132,7 +133,9 @@ def stack_runs(runs: Sequence[Mapping[str, Mapping[str, Any]]], names: Sequence[
     columns = engine.stack_columns(list(runs))
     if columns is None or not np.isfinite(np.frombuffer(columns[8], dtype=np.float64)).all():
         columns = engine.stack_columns([_plain(run, name) for run, name in zip(runs, names, strict=True)])
-    queries, docs, pair_query, pair_head, list_run, list_query, list_size, doc, score, ordered = columns  # type: ignore[misc]
+        if columns is None:  # pragma: no cover - _plain makes what stack_columns reads
+            raise TypeError("the runs could not be read as {query_id: {doc_id: score}} mappings")
+    queries, docs, pair_query, pair_head, list_run, list_query, list_size, doc, score, ordered = columns
     sizes = _ints(list_size)
     return _build(len(runs), queries, docs, np.repeat(_ints(list_run), sizes), np.repeat(_ints(list_query), sizes),
                   _ints(doc), np.frombuffer(score, dtype=np.float64), _ints(pair_query),
