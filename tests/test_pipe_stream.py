@@ -1,6 +1,7 @@
 """Issue 36: a pipe (``-``, ``/dev/fd/N``, ``<(zcat run.gz)``) is scored window by window as a file
-is, kept in an anonymous temporary file past the first window to be read again, never held whole
-unless its queries are scattered; every number and every error as the same bytes in a file give."""
+is, kept in an anonymous temporary file past the first window to be read again; a run whose queries
+are scattered (file or pipe) is dealt by query id into parts ranked one at a time, never held whole
+unless it is small; every number and every error as the same bytes, grouped or held whole, give."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ef.evaluation import _hits, evaluate_run
+from ef.evaluation import _hits, _kernel, _reference, evaluate_run
 from ef.evaluation.scoring import load_run_and_qrels, score_run
 from ef.trec import read_run
 
@@ -259,3 +262,135 @@ def test_a_spool_that_cannot_be_written_is_named_and_the_run_is_refused_after(
             with pytest.raises(OSError) as info:
                 score_run(run, judged, MEASURES)
             assert str(info.value) == f"{name}: {expected}"
+
+
+# --- scattered runs larger than a part: dealt by query id into parts, each ranked alone --------
+
+
+@pytest.fixture
+def small_parts(monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setattr(_hits, "_WINDOW", 1 << 12)
+    monkeypatch.setattr(_hits, "_PART", 1 << 14)
+    return 1 << 14
+
+
+def _scattered(n_queries: int, n_docs: int, seed: int = 7) -> tuple[list[str], dict[str, dict[str, int]]]:
+    lines, qrels = _lines(n_queries, n_docs)
+    random.Random(seed).shuffle(lines)
+    return lines, qrels
+
+
+def test_a_scattered_run_dealt_into_parts_scores_as_held_whole(
+    tmp_path: Path, small_parts: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines, qrels = _scattered(300, 25)
+    lines.insert(100, "# a comment\n")
+    lines.insert(200, "   \n")
+    data = b"\xef\xbb\xbf" + "".join(lines).rstrip("\n").encode()  # a BOM, and no newline at the end
+    assert len(data) > 10 * small_parts
+    path = _file(tmp_path, data)
+    dealt = _scored(path, qrels)
+    run_ids = {line.split()[5] for line in lines if line.strip() and not line.startswith("#")}
+    assert dealt[2] == lines[-1].split()[5]
+    assert len(run_ids) == 3  # the last line's run id, of three
+    for depth in (None, 7):
+        in_parts = evaluate_run(path, qrels, MEASURES, max_docs=depth)
+        with _piped(data) as name:
+            assert evaluate_run(name, qrels, MEASURES, max_docs=depth) == in_parts
+        monkeypatch.setattr(_hits, "_PART", 1 << 40)  # one part: the run held whole
+        assert evaluate_run(path, qrels, MEASURES, max_docs=depth) == in_parts
+        assert _scored(path, qrels) == dealt
+        monkeypatch.setattr(_hits, "_PART", small_parts)
+
+
+def test_a_scattered_run_is_held_one_part_at_a_time(
+    tmp_path: Path, small_parts: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What the kernel is given at once, not a timing: parts of ~16 KiB, the run ~260 KB.
+    lines, qrels = _scattered(400, 25)
+    data = "".join(lines).encode()
+    fed: list[int] = []
+    real = _hits.engine.Ranker
+
+    class Spy:
+        def __init__(self, *args: Any) -> None:
+            self._ranker = real(*args)
+
+        def feed(self, data: Any, final: bool, group: bool) -> Any:
+            fed.append(len(data))
+            return self._ranker.feed(data, final, group)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._ranker, name)
+
+    monkeypatch.setattr(_hits.engine, "Ranker", Spy)
+    evaluate_run(_file(tmp_path, data), qrels, MEASURES)
+    parts = -(-len(data) // small_parts)
+    assert len(fed) > parts  # the windows until the run shows scattered, then one feed per part
+    assert max(fed) < 3 * small_parts
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("q5 Q0 dx 1 0.5abc r", "score '0.5abc' is not a number"),
+        ("q5 Q0 dx 1", "expected 6 columns 'query_id iter doc_id rank score run_id', got 4"),
+        (None, "doc id 'DUP' appears twice in query 'q50' (first at line 3001)"),
+    ],
+)
+def test_a_fault_in_a_dealt_run_names_its_line_as_held_whole(
+    tmp_path: Path, small_parts: int, line: str | None, problem: str
+) -> None:
+    lines, qrels = _scattered(300, 25)
+    at = 6000
+    if line is None:
+        lines[3000] = "q50 Q0 DUP 1 1 r\n"
+        lines[at - 1] = "q50 Q0 DUP 2 1 r\n"
+    else:
+        lines.insert(at - 1, line + "\n")
+    data = "".join(lines).encode()
+    path = _file(tmp_path, data)
+    with pytest.raises(ValueError) as from_file:
+        evaluate_run(path, qrels)
+    assert str(from_file.value) == f"{path}:{at}: {problem}"
+    with _piped(data) as name, pytest.raises(ValueError) as from_pipe:
+        evaluate_run(name, qrels)
+    assert str(from_pipe.value) == f"{name}:{at}: {problem}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.sampled_from(["q1", "q2", "q10", "é", "q\x01"]), st.integers(0, 5)).map(
+                lambda t: f"{t[0]} Q0 d{t[1]} 1 {t[1] / 2} r"
+            ),
+            st.sampled_from(["", "  ", "# note", "q1 Q0 d1", "q1 Q0 d1 1 x r", "\tq2 Q0 d9 1 1 r\r"]),
+        ),
+        max_size=30,
+    ),
+    st.integers(1, 5),
+    st.booleans(),
+)
+def test_deal_keeps_each_query_in_one_part_in_file_order(lines: list[str], parts: int, final: bool) -> None:
+    data = "\n".join(lines).encode()
+    for engine in (_kernel, _reference):
+        got = engine.deal(data, parts, final)
+        expected = _reference.deal(data, parts, final)
+        if isinstance(expected[0], str):  # a fault: the same one (its line is not counted)
+            assert got == expected
+            continue
+        dealt, used, last = got
+        assert used == expected[1]
+        assert len(dealt) == parts
+        kept = [line for line in data[:used].split(b"\n") if line.split() and not line.split()[0].startswith(b"#")]
+        part_of = {}
+        assert all(not chunk or chunk.endswith(b"\n") for chunk in dealt)  # an unended last line gains one
+        for k, chunk in enumerate(dealt):
+            for line in chunk.split(b"\n")[:-1]:
+                assert part_of.setdefault(line.split()[0], k) == k
+        assert sorted(line for chunk in dealt for line in chunk.split(b"\n") if line) == sorted(kept)
+        assert [line for line in kept if part_of[line.split()[0]] == 0] == [
+            line for line in dealt[0].split(b"\n") if line
+        ]
+        assert last == (part_of[kept[-1].split()[0]] if kept else -1)

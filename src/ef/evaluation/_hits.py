@@ -146,9 +146,14 @@ class _Pipe:
 
     def whole(self) -> bytes:
         """Every byte: the rest of the pipe read first (kept a window at a time), then all at once."""
+        return self.again()[0](-1)
+
+    def again(self) -> tuple[Callable[[int], bytes], int]:
+        """A `read(size)` of every byte from the first, and how many there are (the rest of the
+        pipe is read first, kept a window at a time)."""
         while self._stream is not None:
             self._pull(_WINDOW)
-        return self._kept_bytes(0, -1)
+        return self.reader(), self._size
 
 
 @dataclass(frozen=True)
@@ -295,13 +300,13 @@ def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
                     second = pool.submit(_rank_range, fd, cut, None, judged, max_docs)
                     first = _rank_range(fd, start, cut, judged, max_docs)
                     got = _join(name, fd, cut, first, second.result())
-                return _rank_bytes(name, _reread(stream, name), judged, max_docs, grouped=False) if got is None else got
+                return _rank_scattered(name, lambda: _again(stream, name), judged, max_docs) if got is None else got
         head = bytearray(_read(stream, _WINDOW, name))
         if head.startswith(BOM):
             del head[: len(BOM)]
         # Not grouped by query: the whole file again, through the same descriptor.
         return _rank_stream(
-            lambda n: _read(stream, n, name), head, name, judged, max_docs, lambda: _reread(stream, name)
+            lambda n: _read(stream, n, name), head, name, judged, max_docs, lambda: _again(stream, name)
         )
 
 
@@ -311,10 +316,10 @@ def _rank_stream(
     name: str,
     judged: Any,
     max_docs: int,
-    whole: Callable[[], bytes | bytearray],
+    again: Callable[[], tuple[Callable[[int], bytes], int]],
 ) -> tuple[Any, ...]:
     """Rank `head` and what `read(n)` gives after it, window by window; when a query's lines turn
-    out scattered, `whole()` (every byte of the run, from the first) grouped and ranked at once."""
+    out scattered, the run read `again()` from its first byte (:func:`_rank_scattered`)."""
     ranker, fault = _rank_windows(read, head, _WINDOW, judged, max_docs)
     if fault is None:
         result: tuple[Any, ...] = ranker.result()
@@ -323,7 +328,62 @@ def _rank_stream(
         raise _error(name, fault[1], fault[0])
     head.clear()  # the window (`fault`'s, the same bytearray) goes first: memory holds the run once
     del fault, ranker
-    return _rank_bytes(name, whole(), judged, max_docs, grouped=False)
+    return _rank_scattered(name, again, judged, max_docs)
+
+
+_PART = 4 * _WINDOW  # the bytes a part of a scattered run holds, about: memory holds ~3x one part
+_MOST_PARTS = 256  # each part is a temporary file open while its run is dealt
+
+
+def _rank_scattered(
+    name: str, again: Callable[[], tuple[Callable[[int], bytes], int]], judged: Any, max_docs: int
+) -> tuple[Any, ...]:
+    """A run whose queries' lines are scattered, read `again()` from its first byte: held whole and
+    grouped by query when it is at most one part; larger, dealt by query id into parts (every line
+    of a query in one part, in temporary files) and each part grouped and ranked on its own, so
+    that memory holds one part, not the run. On any fault the run is ranked whole, for the error
+    (and line number) one pass over it gives."""
+    read, size = again()
+    if size > _PART:
+        got = _rank_parts(read, min(-(-size // _PART), _MOST_PARTS), judged, max_docs)
+        if got is not None:
+            return got
+        read, size = again()
+    return _rank_bytes(name, bytearray(read(-1)), judged, max_docs, grouped=False)
+
+
+def _rank_parts(read: Callable[[int], bytes], parts: int, judged: Any, max_docs: int) -> tuple[Any, ...] | None:
+    """The run `read(n)` gives dealt into `parts` and ranked part by part, the results joined as
+    one pass gives them; None on a fault (a part's line numbers are not the run's)."""
+    with contextlib.ExitStack() as stack:
+        spools = [stack.enter_context(tempfile.TemporaryFile()) for _ in range(parts)]
+        data, last = bytearray(), -1
+        while True:
+            more = read(_WINDOW)
+            data += more
+            dealt = engine.deal(data, parts, not more)
+            if isinstance(dealt[0], str):
+                return None
+            lines, used, where = dealt
+            for spool, chunk in zip(spools, lines, strict=True):
+                spool.write(chunk)
+            last = where if where >= 0 else last
+            del data[:used]
+            if not more:
+                break
+        results = []
+        for spool in spools:
+            spool.seek(0)
+            ranker = engine.Ranker(judged, max_docs)
+            if isinstance(ranker.feed(spool.read(), True, True), tuple):
+                return None
+            results.append(ranker.result())
+    # Each query is in one part: elsewhere its num_ret is -1. The table sorts the hits itself.
+    num_ret = np.max([_ints(result[0]) for result in results], axis=0)
+    return (
+        num_ret.tobytes(), b"".join(r[1] for r in results), b"".join(r[2] for r in results),
+        b"".join(r[3] for r in results), results[last][4] if last >= 0 else None,
+    )
 
 
 def _rank_windows(
@@ -347,13 +407,22 @@ def _rank_windows(
         del data[:got]
 
 
-def _reread(stream: IO[bytes], name: str) -> bytearray:
-    """The whole file again, through the descriptor already open, BOM dropped."""
+def _again(stream: IO[bytes], name: str) -> tuple[Callable[[int], bytes], int]:
+    """A `read(size)` of the file again from its first byte, BOM dropped, through the descriptor
+    already open; and its size on disk (gzip's compressed: what it holds, guessed at 4x)."""
     stream.seek(0)
-    whole = bytearray(_read(stream, -1, name))
-    if whole.startswith(BOM):
-        del whole[: len(BOM)]
-    return whole
+    first = True
+
+    def read(size: int) -> bytes:
+        nonlocal first
+        more = _read(stream, size, name)
+        if first:
+            first = False
+            more = more[len(BOM) :] if more.startswith(BOM) else more
+        return more
+
+    size = os.fstat(stream.fileno()).st_size
+    return read, size if isinstance(stream, io.BufferedReader) else 4 * size
 
 
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -537,7 +606,7 @@ def hit_table(
             num_ret, hit_query, hit_rank, hit_judgement, run_id = _rank_file(run.path, judged, depth)
         else:
             read = run.pipe.reader()
-            ranked = _rank_stream(read, bytearray(read(_WINDOW)), run.name, judged, depth, run.pipe.whole)
+            ranked = _rank_stream(read, bytearray(read(_WINDOW)), run.name, judged, depth, run.pipe.again)
             num_ret, hit_query, hit_rank, hit_judgement, run_id = ranked
         retrieved = _ints(num_ret)
         evaluated = retrieved >= 0 if missing == "skip" else np.ones(len(query_ids), dtype=bool)

@@ -1120,6 +1120,74 @@ static PyType_Spec Ranker_spec = {"ef.evaluation._kernel.Ranker", sizeof(Ranker)
 
 /* ---------------------------------------------------------------- a file read whole ------- */
 
+/* deal(data, parts, final) -> (lines, consumed, last) or a fault tuple: the whole lines of `data`
+ * (all of it when `final`) dealt into `parts` bytes objects by query id, every line of a query to
+ * the one part its id hashes to, in file order; comments and blank lines left out. `last` is the
+ * part of the last data line (-1: none). A run too scattered to rank in one window is ranked part
+ * by part this way: a part holds whole queries. A fault's line number is not counted (the caller
+ * reads the run whole for the error). */
+static PyObject *deal(PyObject *module, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t parts;
+    int final;
+    if (!PyArg_ParseTuple(args, "y*np", &view, &parts, &final)) return NULL;
+    PyObject *result = NULL, *lines = NULL;
+    const char *p = view.buf;
+    Py_ssize_t size = view.len, at = 0, last = -1;
+    struct {
+        char *v;
+        Py_ssize_t n, cap;
+    } *part = parts > 0 ? calloc((size_t)parts, sizeof *part) : NULL;
+    if (!part) {
+        if (parts > 0) PyErr_NoMemory();
+        else PyErr_SetString(PyExc_ValueError, "parts must be positive");
+        goto done;
+    }
+    if (!final)
+        while (size > 0 && p[size - 1] != '\n') size--;
+    while (at < size) {
+        row r;
+        fault f = {0};
+        Py_ssize_t next, run_id[2];
+        int got = read_line(p, size, at, 0, &r, run_id, &next, &f);
+        if (got < 0) {
+            result = fault_tuple(&f);
+            goto done;
+        }
+        if (got) {
+            Py_ssize_t k = (Py_ssize_t)(hash_bytes(p + r.q0, r.q1 - r.q0, hash_seed) % (uint64_t)parts);
+            Py_ssize_t n = next - at, need = part[k].n + n + 1;
+            if (need > part[k].cap) {
+                Py_ssize_t cap = part[k].cap ? part[k].cap : 4096;
+                while (cap < need) cap *= 2;
+                char *v = realloc(part[k].v, (size_t)cap);
+                if (!v) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                part[k].v = v, part[k].cap = cap;
+            }
+            memcpy(part[k].v + part[k].n, p + at, (size_t)n);
+            part[k].n += n;
+            if (p[next - 1] != '\n') part[k].v[part[k].n++] = '\n'; /* the run's last line, unended */
+            last = k;
+        }
+        at = next;
+    }
+    lines = PyList_New(parts);
+    for (Py_ssize_t k = 0; lines && k < parts; k++) {
+        PyObject *bytes = PyBytes_FromStringAndSize(part[k].v ? part[k].v : "", part[k].n);
+        if (!bytes || PyList_SetItem(lines, k, bytes) < 0) Py_CLEAR(lines);
+    }
+    if (lines) result = Py_BuildValue("(Onn)", lines, size, last);
+done:
+    for (Py_ssize_t k = 0; part && k < parts; k++) free(part[k].v);
+    free(part);
+    Py_XDECREF(lines);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* read_run(data) -> {query_id: {doc_id: score}} or a fault tuple: queries in first-appearance
  * order, docs in file order. */
 static PyObject *read_run(PyObject *module, PyObject *args) {
@@ -1769,6 +1837,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"read_run", read_run, METH_VARARGS, "read_run(data): the run as {query_id: {doc_id: score}}, or a fault."},
+    {"deal", deal, METH_VARARGS, "deal(data, parts, final): whole lines dealt into parts by query id, or a fault."},
     {"rank_mapping", rank_mapping, METH_VARARGS,
      "rank_mapping(run, qrels, query_ids, max_docs, convert, bad_doc): the hits of a dict run."},
     {"stack_columns", stack_columns, METH_VARARGS, "stack_columns(runs): the lists, entries and pairs of runs."},

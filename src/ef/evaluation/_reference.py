@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import functools
 import struct
+import zlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ef.io import trec
 
-__all__ = ["Judged", "Ranker", "build_run", "rank_mapping", "read_run", "stack_columns", "trec_order"]
+__all__ = ["Judged", "Ranker", "build_run", "deal", "rank_mapping", "read_run", "stack_columns", "trec_order"]
 
 Fault = tuple[Any, ...]
 _SPACE = b" \t\v\f\r"  # C isspace() but the newline, which ends a line
@@ -114,6 +115,25 @@ def _shift(fault: Fault, offset: int) -> Fault:
     if kind == "utf8":
         return (*fault[:2], fault[2] + offset, fault[3] + offset)
     return fault
+
+
+def deal(data: bytes | bytearray, parts: int, final: bool) -> tuple[list[bytes], int, int] | Fault:
+    """The whole lines of `data` (all with `final`) dealt into `parts` by query id (here its CRC-32;
+    the kernel's own hash deals them otherwise), comments and blank lines left out; see ``_kernel.c``."""
+    if parts < 1:
+        raise ValueError("parts must be positive")
+    data = bytes(data)
+    size = len(data) if final else data.rfind(b"\n") + 1
+    dealt: list[list[bytes]] = [[] for _ in range(parts)]
+    last = -1
+    for _, at, line in _lines(data[:size], 0):
+        got = _line(line, 0)  # a fault's line is not counted
+        if isinstance(got, tuple) and isinstance(got[0], str):
+            return _shift(got, at)
+        if got is not None:
+            last = zlib.crc32(got[0]) % parts
+            dealt[last].append(line + b"\n")
+    return [b"".join(lines) for lines in dealt], size, last
 
 
 class Ranker:
