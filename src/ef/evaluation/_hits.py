@@ -361,10 +361,7 @@ def _rank_parts(read: Callable[[int], bytes], parts: int, judged: Any, max_docs:
         while True:
             more = read(_WINDOW)
             data += more
-            dealt = engine.deal(data, parts, not more)
-            if isinstance(dealt[0], str):
-                return None
-            lines, used, where = dealt
+            lines, used, where = engine.deal(data, parts, not more)
             for spool, chunk in zip(spools, lines, strict=True):
                 spool.write(chunk)
             last = where if where >= 0 else last

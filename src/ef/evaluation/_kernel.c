@@ -1120,12 +1120,12 @@ static PyType_Spec Ranker_spec = {"ef.evaluation._kernel.Ranker", sizeof(Ranker)
 
 /* ---------------------------------------------------------------- a file read whole ------- */
 
-/* deal(data, parts, final) -> (lines, consumed, last) or a fault tuple: the whole lines of `data`
- * (all of it when `final`) dealt into `parts` bytes objects by query id, every line of a query to
- * the one part its id hashes to, in file order; comments and blank lines left out. `last` is the
- * part of the last data line (-1: none). A run too scattered to rank in one window is ranked part
- * by part this way: a part holds whole queries. A fault's line number is not counted (the caller
- * reads the run whole for the error). */
+/* deal(data, parts, final) -> (lines, consumed, last): the whole lines of `data` (all of it when
+ * `final`) dealt into `parts` bytes objects by their first field, every line of a query to the one
+ * part its id's first bytes (up to a byte <= ' ') hash to, in file order (none: part 0); nothing
+ * is read but that, nothing left out: a fault is found when a part is ranked. `last` is the part
+ * of the last line that is not blank or a comment (-1: none). A run too scattered to rank in one
+ * window is ranked part by part this way: a part holds whole queries. */
 static PyObject *deal(PyObject *module, PyObject *args) {
     Py_buffer view;
     Py_ssize_t parts;
@@ -1146,32 +1146,26 @@ static PyObject *deal(PyObject *module, PyObject *args) {
     if (!final)
         while (size > 0 && p[size - 1] != '\n') size--;
     while (at < size) {
-        row r;
-        fault f = {0};
-        Py_ssize_t next, run_id[2];
-        int got = read_line(p, size, at, 0, &r, run_id, &next, &f);
-        if (got < 0) {
-            result = fault_tuple(&f);
-            goto done;
-        }
-        if (got) {
-            Py_ssize_t k = (Py_ssize_t)(hash_bytes(p + r.q0, r.q1 - r.q0, hash_seed) % (uint64_t)parts);
-            Py_ssize_t n = next - at, need = part[k].n + n + 1;
-            if (need > part[k].cap) {
-                Py_ssize_t cap = part[k].cap ? part[k].cap : 4096;
-                while (cap < need) cap *= 2;
-                char *v = realloc(part[k].v, (size_t)cap);
-                if (!v) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                part[k].v = v, part[k].cap = cap;
+        const char *newline = memchr(p + at, '\n', (size_t)(size - at));
+        Py_ssize_t next = newline ? newline - p + 1 : size, q0 = at, q1;
+        while (q0 < next && (p[q0] == ' ' || (p[q0] >= '\t' && p[q0] <= '\r' && p[q0] != '\n'))) q0++;
+        for (q1 = q0; q1 < next && (unsigned char)p[q1] > ' '; q1++) {}
+        Py_ssize_t k = q1 > q0 ? (Py_ssize_t)(hash_bytes(p + q0, q1 - q0, hash_seed) % (uint64_t)parts) : 0;
+        Py_ssize_t n = next - at, need = part[k].n + n + 1;
+        if (need > part[k].cap) {
+            Py_ssize_t cap = part[k].cap ? part[k].cap : 1 << 16;
+            while (cap < need) cap *= 2;
+            char *v = realloc(part[k].v, (size_t)cap);
+            if (!v) {
+                PyErr_NoMemory();
+                goto done;
             }
-            memcpy(part[k].v + part[k].n, p + at, (size_t)n);
-            part[k].n += n;
-            if (p[next - 1] != '\n') part[k].v[part[k].n++] = '\n'; /* the run's last line, unended */
-            last = k;
+            part[k].v = v, part[k].cap = cap;
         }
+        memcpy(part[k].v + part[k].n, p + at, (size_t)n);
+        part[k].n += n;
+        if (p[next - 1] != '\n') part[k].v[part[k].n++] = '\n'; /* the run's last line, unended */
+        if (q0 < next && p[q0] != '\n' && p[q0] != '#') last = k;
         at = next;
     }
     lines = PyList_New(parts);
@@ -1837,7 +1831,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"read_run", read_run, METH_VARARGS, "read_run(data): the run as {query_id: {doc_id: score}}, or a fault."},
-    {"deal", deal, METH_VARARGS, "deal(data, parts, final): whole lines dealt into parts by query id, or a fault."},
+    {"deal", deal, METH_VARARGS, "deal(data, parts, final): whole lines dealt into parts by their first field."},
     {"rank_mapping", rank_mapping, METH_VARARGS,
      "rank_mapping(run, qrels, query_ids, max_docs, convert, bad_doc): the hits of a dict run."},
     {"stack_columns", stack_columns, METH_VARARGS, "stack_columns(runs): the lists, entries and pairs of runs."},

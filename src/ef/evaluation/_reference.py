@@ -117,22 +117,22 @@ def _shift(fault: Fault, offset: int) -> Fault:
     return fault
 
 
-def deal(data: bytes | bytearray, parts: int, final: bool) -> tuple[list[bytes], int, int] | Fault:
-    """The whole lines of `data` (all with `final`) dealt into `parts` by query id (here its CRC-32;
-    the kernel's own hash deals them otherwise), comments and blank lines left out; see ``_kernel.c``."""
+def deal(data: bytes | bytearray, parts: int, final: bool) -> tuple[list[bytes], int, int]:
+    """The whole lines of `data` (all with `final`) dealt into `parts` by their first field (here
+    its CRC-32; the kernel's own hash deals them otherwise; no field: part 0); see ``_kernel.c``."""
     if parts < 1:
         raise ValueError("parts must be positive")
     data = bytes(data)
     size = len(data) if final else data.rfind(b"\n") + 1
     dealt: list[list[bytes]] = [[] for _ in range(parts)]
     last = -1
-    for _, at, line in _lines(data[:size], 0):
-        got = _line(line, 0)  # a fault's line is not counted
-        if isinstance(got, tuple) and isinstance(got[0], str):
-            return _shift(got, at)
-        if got is not None:
-            last = zlib.crc32(got[0]) % parts
-            dealt[last].append(line + b"\n")
+    for _, _, line in _lines(data[:size], 0):
+        first = line.lstrip(_SPACE)
+        end = next((i for i, byte in enumerate(first) if byte <= 32), len(first))
+        k = zlib.crc32(first[:end]) % parts if end else 0
+        dealt[k].append(line + b"\n")
+        if first and first[0] != ord("#"):
+            last = k
     return [b"".join(lines) for lines in dealt], size, last
 
 
