@@ -151,6 +151,24 @@ def _segmented(query: Ints, values: Floats, n: int, *, product: bool = False) ->
     return out
 
 
+def _in_order(query: Ints, rank: Ints, grade: Floats) -> bool:
+    """Whether three 1-D arrays of one length are already sorted by (query, rank), ties allowed:
+    where ``np.lexsort((rank, query))``, a stable sort, gives the identity.
+
+    >>> _in_order(np.array([0, 0, 1]), np.array([2, 5, 0]), np.zeros(3))
+    True
+    >>> _in_order(np.array([0, 0, 1]), np.array([5, 2, 0]), np.zeros(3))
+    False
+    """
+    arrays = (query, rank, grade)
+    if not all(type(a) is np.ndarray and a.ndim == 1 and len(a) == len(query) for a in arrays):
+        return False
+    if len(query) < 2:
+        return True
+    later, earlier = query[1:], query[:-1]
+    return bool(((later > earlier) | ((later == earlier) & (rank[1:] >= rank[:-1]))).all())
+
+
 def _last_before(query: Ints, rank: Ints, limit_query: Ints, limit: Ints) -> Ints:
     """For each ``(limit_query, limit)``: index of the last entry of that query with rank < limit, or -1."""
     if not len(query):
@@ -232,8 +250,13 @@ class HitTable:
     ) -> None:
         self.n = len(num_ret)
         self.num_ret = num_ret
-        order = np.lexsort((hit_rank, hit_query))
-        hit_query, hit_rank, hit_grade = hit_query[order], hit_rank[order], hit_grade[order]
+        if _in_order(hit_query, hit_rank, hit_grade):
+            # The engine gives its hits in (query, rank) order: the stable sort's order is the
+            # identity, and lexsort costs 1.5 ms on 12,000 hits. Copies, as indexing made.
+            hit_query, hit_rank, hit_grade = hit_query.copy(), hit_rank.copy(), hit_grade.copy()
+        else:
+            order = np.lexsort((hit_rank, hit_query))
+            hit_query, hit_rank, hit_grade = hit_query[order], hit_rank[order], hit_grade[order]
         unjudged = hit_grade < 0
         if unjudged.any():
             self.unjudged_query, self.unjudged_rank = hit_query[unjudged], hit_rank[unjudged]
