@@ -331,7 +331,7 @@ def _rank_stream(
     return _rank_scattered(name, again, judged, max_docs)
 
 
-_PART = 4 * _WINDOW  # the bytes a part of a scattered run holds, about: memory holds ~3x one part
+_PART = 2 * _WINDOW  # the bytes a part of a scattered run holds, about: memory holds ~3x two parts
 _MOST_PARTS = 256  # each part is a temporary file open while its run is dealt
 
 
@@ -368,13 +368,22 @@ def _rank_parts(read: Callable[[int], bytes], parts: int, judged: Any, max_docs:
             del data[:used]
             if not more:
                 break
-        results = []
-        for spool in spools:
+
+        def rank(spool: IO[bytes]) -> tuple[Any, ...] | None:
             spool.seek(0)
             ranker = engine.Ranker(judged, max_docs)
-            if isinstance(ranker.feed(spool.read(), True, True), tuple):
-                return None
-            results.append(ranker.result())
+            return None if isinstance(ranker.feed(spool.read(), True, True), tuple) else ranker.result()
+
+        if _CORES > 1:  # two parts at a time, on two threads (the kernel releases the GIL)
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(2) as pool:
+                ranked = list(pool.map(rank, spools))
+        else:
+            ranked = [rank(spool) for spool in spools]
+    results = [result for result in ranked if result is not None]
+    if len(results) < parts:
+        return None
     # Each query is in one part: elsewhere its num_ret is -1. The table sorts the hits itself.
     num_ret = np.max([_ints(result[0]) for result in results], axis=0)
     return (
