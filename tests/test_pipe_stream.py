@@ -79,6 +79,26 @@ def _file(tmp_path: Path, data: bytes) -> str:
     return str(path)
 
 
+def _spy_on_feeds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every buffer given to the kernel's Ranker.feed from now on, in order."""
+    fed: list[int] = []
+    real = _hits.engine.Ranker
+
+    class Spy:
+        def __init__(self, *args: Any) -> None:
+            self._ranker = real(*args)
+
+        def feed(self, data: Any, final: bool, group: bool) -> Any:
+            fed.append(len(data))
+            return self._ranker.feed(data, final, group)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._ranker, name)
+
+    monkeypatch.setattr(_hits.engine, "Ranker", Spy)
+    return fed
+
+
 @pytest.fixture
 def small_window(monkeypatch: pytest.MonkeyPatch) -> int:
     monkeypatch.setattr(_hits, "_WINDOW", 1 << 10)
@@ -188,21 +208,7 @@ def test_a_long_grouped_pipe_is_held_a_few_windows_at_a_time(tmp_path: Path, mon
     data = "".join(lines).encode()
     assert len(data) > 50 * window
     expected = _scored(_file(tmp_path, data), qrels)
-    fed: list[int] = []
-    real = _hits.engine.Ranker
-
-    class Spy:
-        def __init__(self, *args: Any) -> None:
-            self._ranker = real(*args)
-
-        def feed(self, data: Any, final: bool, group: bool) -> Any:
-            fed.append(len(data))
-            return self._ranker.feed(data, final, group)
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._ranker, name)
-
-    monkeypatch.setattr(_hits.engine, "Ranker", Spy)
+    fed = _spy_on_feeds(monkeypatch)
     with _piped(data) as name:
         run, judged = load_run_and_qrels(name, qrels)
         assert _scored(run, judged) == expected
@@ -309,21 +315,7 @@ def test_a_scattered_run_is_held_one_part_at_a_time(
     # What the kernel is given at once, not a timing: parts of ~16 KiB, the run ~260 KB.
     lines, qrels = _scattered(400, 25)
     data = "".join(lines).encode()
-    fed: list[int] = []
-    real = _hits.engine.Ranker
-
-    class Spy:
-        def __init__(self, *args: Any) -> None:
-            self._ranker = real(*args)
-
-        def feed(self, data: Any, final: bool, group: bool) -> Any:
-            fed.append(len(data))
-            return self._ranker.feed(data, final, group)
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._ranker, name)
-
-    monkeypatch.setattr(_hits.engine, "Ranker", Spy)
+    fed = _spy_on_feeds(monkeypatch)
     evaluate_run(_file(tmp_path, data), qrels, MEASURES)
     parts = -(-len(data) // small_parts)
     assert len(fed) > parts  # the windows until the run shows scattered, then one feed per part
