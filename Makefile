@@ -12,12 +12,12 @@ $(BIN)/python:
 
 # Bytecode is compiled once here: an editable install leaves src/ uncompiled, and where
 # PYTHONDONTWRITEBYTECODE is set every process would compile ef again (~60 ms a start).
-$(VENV)/.core: pyproject.toml setup.py src/ef/evaluation/_kernel.c | $(BIN)/python
+$(VENV)/.core: pyproject.toml setup.py src/ef/evaluation/_kernel.c src/ef/evaluation/_columns.c | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	$(BIN)/python -m compileall -q src
 	touch $@
 
-$(VENV)/.dev: pyproject.toml setup.py src/ef/evaluation/_kernel.c | $(BIN)/python
+$(VENV)/.dev: pyproject.toml setup.py src/ef/evaluation/_kernel.c src/ef/evaluation/_columns.c | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	$(BIN)/python -m compileall -q src
 	touch $@ $(VENV)/.core

@@ -12,6 +12,7 @@ setup(
         Extension(
             "ef.evaluation._kernel",
             ["src/ef/evaluation/_kernel.c"],
+            depends=["src/ef/evaluation/_columns.c"],  # included by _kernel.c (and shipped in the sdist)
             py_limited_api=True,
             # Without a C compiler the install still succeeds: ef then runs the kernel's pure-Python
             # twin (ef/evaluation/_reference.py) and says so on stderr.

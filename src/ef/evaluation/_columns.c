@@ -1,0 +1,387 @@
+/* ef.fusion's loops over every entry, compiled. ef.fusion works on flat columns (one entry per
+ * run, query and doc); these are the loops numpy cannot do without a Python object or a full sort
+ * each. Part of the run engine's extension module: included by _kernel.c, whose helpers it uses
+ * (utf8_of, head_of, int_bytes, ints). Its only caller is ef.fusion, through the door's `engine`
+ * (ef/evaluation/_hits.py); _reference.py holds the same functions in plain Python, the tests'
+ * oracle. */
+
+/* A pair's slot in a query's table: the doc id's str hash, the str, the pair's number, and the
+ * query whose table it is in (plus one: a slot of another query is empty, so none is cleared). */
+typedef struct {
+    Py_hash_t hash;
+    PyObject *id;
+    int64_t pair, query;
+} pair_slot;
+
+typedef struct {
+    PyObject *docs; /* a run's dict for the query (borrowed from the runs) */
+    int64_t run, query, at; /* whose list, and where its entries go */
+} run_list;
+
+/* stack_columns(runs) -> (queries, ids, pair_query, pair_head, list_run, list_query, list_size, doc, score,
+ * ordered),
+ * or None where a run is not a dict of dicts of str ids and float scores (exact types: the caller
+ * checks and copies anything else). The lists of `runs`, run by run in the dicts' order: each
+ * list's run, query (numbered in first-appearance order; `queries` are their ids) and size; each
+ * entry's score and pair: each distinct (query, doc id), numbered query by query in order of
+ * first appearance, `ids` its doc id, `pair_query` its query and `pair_head` its id's head for
+ * trec_order (int64, uint64 and float64 bytes); `ordered` is True when every list is known to be
+ * in trec_eval's order already (as a file's usually is: a tie on equal heads is not known). The
+ * docs of a query are matched in a table of that query's alone, which stays in cache. */
+static PyObject *stack_columns(PyObject *module, PyObject *args) {
+    PyObject *runs, *query_index = PyDict_New(), *queries = PyList_New(0), *ids = PyList_New(0), *result = NULL;
+    PyObject *keep = PyList_New(0);
+    run_list *lists = NULL;
+    pair_slot *table = NULL;
+    int64_t *start = NULL, *by_query = NULL, *doc = NULL;
+    double *score = NULL;
+    ints pair_query = {0}, pair_head = {0}, list_run = {0}, list_query = {0}, list_size = {0};
+    Py_ssize_t n_lists = 0, n = 0, widest = 0;
+    int ordered = 1;
+    if (!query_index || !queries || !ids || !keep || !PyArg_ParseTuple(args, "O!", &PyList_Type, &runs)) goto done;
+    Py_ssize_t n_runs = PyList_Size(runs);
+    for (Py_ssize_t r = 0; r < n_runs; r++) {
+        PyObject *run = PyList_GetItem(runs, r);
+        if (!PyDict_CheckExact(run)) goto plain;
+        n_lists += PyDict_Size(run);
+    }
+    lists = malloc((size_t)(n_lists ? n_lists : 1) * sizeof(run_list));
+    if (!lists) goto no_memory;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t r = 0; r < n_runs; r++) {
+        PyObject *run = PyList_GetItem(runs, r), *query_id, *docs;
+        for (Py_ssize_t pos = 0; PyDict_Next(run, &pos, &query_id, &docs);) {
+            if (!PyUnicode_CheckExact(query_id) || !PyDict_CheckExact(docs)) goto plain;
+            if (k == n_lists) goto changed;
+            PyObject *known = PyDict_GetItemWithError(query_index, query_id);
+            int64_t q = known ? PyLong_AsLongLong(known) : PyList_Size(queries);
+            if (!known) {
+                PyObject *number = PyLong_FromLongLong(q);
+                int failed = PyErr_Occurred() || !number || PyDict_SetItem(query_index, query_id, number) < 0 ||
+                             PyList_Append(queries, query_id) < 0;
+                Py_XDECREF(number);
+                if (failed) goto done;
+            }
+            Py_ssize_t size = PyDict_Size(docs);
+            lists[k++] = (run_list){docs, r, q, n};
+            n += size;
+            if (ints_push(&list_run, r) < 0 || ints_push(&list_query, q) < 0 || ints_push(&list_size, size) < 0)
+                goto no_memory;
+        }
+    }
+    if (k != n_lists) goto changed;
+    /* The lists query by query (a stable counting sort), and the most entries one query has. */
+    Py_ssize_t n_queries = PyList_Size(queries);
+    start = calloc((size_t)n_queries + 1, 8);
+    by_query = malloc((size_t)(n_lists ? n_lists : 1) * 8);
+    doc = malloc((size_t)(n ? n : 1) * 8);
+    score = malloc((size_t)(n ? n : 1) * 8);
+    if (!start || !by_query || !doc || !score) goto no_memory;
+    for (k = 0; k < n_lists; k++) start[lists[k].query + 1] += list_size.v[k];
+    for (Py_ssize_t q = 0; q < n_queries; q++) widest = start[q + 1] > widest ? start[q + 1] : widest;
+    memset(start, 0, ((size_t)n_queries + 1) * 8);
+    for (k = 0; k < n_lists; k++) start[lists[k].query + 1]++;
+    for (Py_ssize_t q = 0; q < n_queries; q++) start[q + 1] += start[q];
+    for (k = 0; k < n_lists; k++) by_query[start[lists[k].query]++] = k;
+    Py_ssize_t capacity = 16;
+    while (capacity < 2 * widest) capacity *= 2;
+    table = calloc((size_t)capacity, sizeof(pair_slot));
+    if (!table) goto no_memory;
+    for (Py_ssize_t q = 0, lo = 0; q < n_queries; lo = start[q++]) {
+        Py_ssize_t entries = 0, mask = 15;
+        for (Py_ssize_t at = lo; at < start[q]; at++) entries += list_size.v[by_query[at]];
+        while (mask + 1 < 2 * entries) mask = 2 * mask + 1; /* at least twice the query's entries */
+        for (Py_ssize_t at = lo; at < start[q]; at++) {
+            run_list *list = &lists[by_query[at]];
+            PyObject *doc_id, *value;
+            Py_ssize_t i = list->at, end = list->at + list_size.v[by_query[at]];
+            for (Py_ssize_t pos = 0; PyDict_Next(list->docs, &pos, &doc_id, &value);) {
+                if (!PyUnicode_CheckExact(doc_id) || !PyFloat_CheckExact(value)) goto plain;
+                if (i == end) goto changed;
+                Py_hash_t hash = PyObject_Hash(doc_id); /* a str's hash is cached: no rehash */
+                if (hash == -1) goto done;
+                Py_ssize_t h = (Py_ssize_t)((size_t)hash & (size_t)mask);
+                for (;; h = (h + 1) & mask) {
+                    pair_slot *slot = &table[h];
+                    if (slot->query != q + 1) {
+                        *slot = (pair_slot){hash, doc_id, pair_query.n, q + 1};
+                        Py_ssize_t len;
+                        const char *bytes = utf8_of(doc_id, &len, keep);
+                        if (!bytes) goto done;
+                        if (ints_push(&pair_query, q) < 0 || ints_push(&pair_head, (int64_t)head_of(bytes, len)) < 0)
+                            goto no_memory;
+                        if (PyList_Append(ids, doc_id) < 0) goto done;
+                        break;
+                    }
+                    if (slot->hash == hash && (slot->id == doc_id || PyUnicode_Compare(slot->id, doc_id) == 0)) break;
+                }
+                doc[i] = table[h].pair;
+                score[i] = PyFloat_AsDouble(value);
+                if (i > list->at && ordered) { /* still in trec_eval's order? (equal heads: not known) */
+                    double before = score[i - 1], now = score[i];
+                    uint64_t was = (uint64_t)pair_head.v[doc[i - 1]], is = (uint64_t)pair_head.v[doc[i]];
+                    ordered = before > now || (before == now && was > is);
+                }
+                i++;
+            }
+            if (i != end) goto changed;
+        }
+    }
+    result = Py_BuildValue("(OONNNNNNNO)", queries, ids, int_bytes(pair_query.v, pair_query.n),
+                           int_bytes(pair_head.v, pair_head.n),
+                           int_bytes(list_run.v, list_run.n), int_bytes(list_query.v, list_query.n),
+                           int_bytes(list_size.v, list_size.n), int_bytes(doc, n),
+                           PyBytes_FromStringAndSize((const char *)score, n * 8), ordered ? Py_True : Py_False);
+    goto done;
+plain:
+    result = Py_NewRef(Py_None);
+    goto done;
+changed:
+    PyErr_SetString(PyExc_RuntimeError, "a run changed while it was read");
+    goto done;
+no_memory:
+    PyErr_NoMemory();
+done:
+    Py_XDECREF(query_index), Py_XDECREF(queries), Py_XDECREF(ids), Py_XDECREF(keep);
+    free(lists), free(table), free(start), free(by_query), free(doc), free(score);
+    free(pair_query.v), free(pair_head.v), free(list_run.v), free(list_query.v), free(list_size.v);
+    return result;
+}
+
+/* trec_order's doc ids: each code's head (the first 8 bytes of its id, big-endian: see head_of)
+ * and, on equal heads, its id's UTF-8 bytes, read from the list `ids` the first time they are
+ * needed; without `ids`, heads are codes that order themselves. */
+typedef struct {
+    const uint64_t *head;
+    PyObject *ids, *keep;
+    const char **id;
+    Py_ssize_t *len;
+} tie_ids;
+
+/* Does doc `a` rank ahead of doc `b` when their scores tie? 1 or 0, or -1 on an error. */
+static int tie_ahead(tie_ids *t, int64_t a, int64_t b) {
+    if (t->head[a] != t->head[b] || !t->ids) return t->head[a] > t->head[b];
+    for (int k = 0; k < 2; k++) {
+        int64_t code = k ? b : a;
+        if (!t->id[code] && !(t->id[code] = utf8_of(PyList_GetItem(t->ids, code), &t->len[code], t->keep))) return -1;
+    }
+    Py_ssize_t na = t->len[a], nb = t->len[b];
+    int c = memcmp(t->id[a], t->id[b], (size_t)(na < nb ? na : nb));
+    return c ? c > 0 : na > nb;
+}
+
+/* A score as a key whose ascending order is the scores' descending order (-0.0 as 0.0). */
+static inline uint64_t descending_key(double score) {
+    uint64_t bits;
+    score += 0.0;
+    memcpy(&bits, &score, 8);
+    return bits >> 63 ? bits : ~bits & 0x7FFFFFFFFFFFFFFFULL;
+}
+
+typedef struct {
+    uint64_t key;
+    int64_t index;
+} keyed;
+
+/* keys[0:m] sorted by key, stably: LSD radix sort a byte at a time (the eight counts taken in one
+ * pass), skipping the bytes all keys share. Returns keys or spare, whichever holds the result. */
+static keyed *radix_sort(keyed *keys, keyed *spare, Py_ssize_t m) {
+    Py_ssize_t count[8][256];
+    memset(count, 0, sizeof count);
+    for (Py_ssize_t i = 0; i < m; i++)
+        for (int b = 0; b < 8; b++) count[b][(keys[i].key >> (8 * b)) & 255]++;
+    for (int b = 0; b < 8; b++) {
+        if (count[b][(keys[0].key >> (8 * b)) & 255] == m) continue;
+        Py_ssize_t at = 0;
+        for (int v = 0; v < 256; v++) {
+            Py_ssize_t c = count[b][v];
+            count[b][v] = at, at += c;
+        }
+        for (Py_ssize_t i = 0; i < m; i++) spare[count[b][(keys[i].key >> (8 * b)) & 255]++] = keys[i];
+        keyed *t = keys;
+        keys = spare, spare = t;
+    }
+    return keys;
+}
+
+/* keys[0:m], whose scores tie, in trec_eval's order by doc, stably: an insertion sort for a short
+ * tie, a bottom-up merge sort through `spare` (m free slots) for a long one (a list of constant
+ * scores), which an insertion sort would take m^2 / 4 id comparisons for. */
+static int sort_tie(keyed *keys, keyed *spare, Py_ssize_t m, const int64_t *doc, tie_ids *t) {
+    if (m > 32) {
+        keyed *from = keys, *to = spare;
+        for (Py_ssize_t width = 1; width < m; width *= 2) {
+            for (Py_ssize_t lo = 0; lo < m; lo += 2 * width) {
+                Py_ssize_t mid = lo + width < m ? lo + width : m, hi = lo + 2 * width < m ? lo + 2 * width : m;
+                Py_ssize_t i = lo, j = mid, o = lo;
+                while (i < mid && j < hi) { /* the right one first only when it ranks ahead: stable */
+                    int64_t a = doc[from[i].index], b = doc[from[j].index];
+                    int ahead = a == b ? 0 : tie_ahead(t, b, a);
+                    if (ahead < 0) return -1;
+                    to[o++] = ahead ? from[j++] : from[i++];
+                }
+                while (i < mid) to[o++] = from[i++];
+                while (j < hi) to[o++] = from[j++];
+            }
+            keyed *x = from;
+            from = to, to = x;
+        }
+        if (from != keys) memcpy(keys, from, (size_t)m * sizeof(keyed));
+        return 0;
+    }
+    for (Py_ssize_t i = 1; i < m; i++) {
+        keyed x = keys[i];
+        Py_ssize_t j = i;
+        for (; j > 0; j--) {
+            int64_t before = doc[keys[j - 1].index];
+            int ahead = before == doc[x.index] ? 0 : tie_ahead(t, doc[x.index], before);
+            if (ahead < 0) return -1;
+            if (!ahead) break;
+            keys[j] = keys[j - 1];
+        }
+        keys[j] = x;
+    }
+    return 0;
+}
+
+/* Whether `view` holds n 8-byte numbers, aligned (numpy's arrays and bytes objects are). */
+static int buffer_of(Py_buffer *view, Py_ssize_t n, const char *name) {
+    if (view->len != n * 8 || (uintptr_t)view->buf % 8) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd aligned 8-byte numbers (got %zd bytes)", name, n, view->len);
+        return -1;
+    }
+    return 0;
+}
+
+/* trec_order(group, score, doc, heads, ids) -> the permutation (int64 bytes) that orders the
+ * entries by group ascending, then score descending, then doc descending: by heads[doc] (uint64),
+ * then, on equal heads, by the UTF-8 bytes of ids[doc] (or, with `ids` None, not at all);
+ * entries equal in all keep their order. Entries are counted into their groups (stable, one
+ * pass); a group out of order is radix-sorted by score, and each run of equal scores by doc. */
+static PyObject *trec_order(PyObject *module, PyObject *args) {
+    Py_buffer g, s, d, h;
+    PyObject *ids, *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O", &g, &s, &d, &h, &ids)) return NULL;
+    Py_ssize_t n = g.len / 8, n_codes = h.len / 8, widest = 0;
+    const int64_t *group = g.buf, *doc = d.buf;
+    const double *score = s.buf;
+    int64_t *out = malloc((size_t)(n ? n : 1) * 8), *start = NULL;
+    keyed *keys = NULL, *spare = NULL;
+    tie_ids ties = {h.buf, NULL, NULL, NULL, NULL};
+    if (!out) goto no_memory;
+    if (buffer_of(&g, n, "group") < 0 || buffer_of(&s, n, "score") < 0 || buffer_of(&d, n, "doc") < 0 ||
+        buffer_of(&h, n_codes, "heads") < 0)
+        goto done;
+    if (ids != Py_None) {
+        if (!PyList_Check(ids) || PyList_Size(ids) != n_codes) {
+            PyErr_SetString(PyExc_TypeError, "ids must be a list of str, one per head, or None");
+            goto done;
+        }
+        ties.ids = ids;
+        ties.keep = PyList_New(0);
+        ties.id = calloc((size_t)(n_codes ? n_codes : 1), sizeof(char *));
+        ties.len = calloc((size_t)(n_codes ? n_codes : 1), sizeof(Py_ssize_t));
+        if (!ties.keep || !ties.id || !ties.len) goto no_memory;
+    }
+    int64_t low = n ? group[0] : 0, high = low;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (doc[i] < 0 || doc[i] >= n_codes || score[i] != score[i]) {
+            PyErr_SetString(PyExc_ValueError, "a doc code is out of range or a score is NaN");
+            goto done;
+        }
+        low = group[i] < low ? group[i] : low, high = group[i] > high ? group[i] : high;
+    }
+    if (n && (uint64_t)high - (uint64_t)low > 4 * (uint64_t)n) { /* the caller renumbers such groups */
+        PyErr_SetString(PyExc_ValueError, "group codes span more than 4 per entry");
+        goto done;
+    }
+    Py_ssize_t span = n ? (Py_ssize_t)(high - low) + 1 : 0;
+    start = calloc((size_t)span + 1, 8);
+    if (!start) goto no_memory;
+    for (Py_ssize_t i = 0; i < n; i++) start[group[i] - low + 1]++;
+    for (Py_ssize_t k = 0; k < span; k++) {
+        widest = start[k + 1] > widest ? start[k + 1] : widest;
+        start[k + 1] += start[k];
+    }
+    for (Py_ssize_t i = 0; i < n; i++) out[start[group[i] - low]++] = i;
+    keys = malloc((size_t)(widest ? widest : 1) * sizeof(keyed));
+    spare = malloc((size_t)(widest ? widest : 1) * sizeof(keyed));
+    if (!keys || !spare) goto no_memory;
+    for (Py_ssize_t k = 0, lo = 0; k < span; lo = start[k++]) {
+        Py_ssize_t m = start[k] - lo, sorted = 1;
+        for (Py_ssize_t i = 0; i < m; i++) {
+            int64_t at = out[lo + i];
+            keys[i] = (keyed){descending_key(score[at]), at};
+            if (i && sorted && keys[i - 1].key >= keys[i].key) {
+                int64_t before = doc[keys[i - 1].index];
+                int ahead = keys[i - 1].key > keys[i].key ? 0 : before == doc[at] ? 1 : tie_ahead(&ties, before, doc[at]);
+                if (ahead < 0) goto done;
+                sorted = ahead;
+            }
+        }
+        if (sorted) continue;
+        keyed *ranked = radix_sort(keys, spare, m);
+        for (Py_ssize_t i = 0, j; i < m; i = j) {
+            for (j = i + 1; j < m && ranked[j].key == ranked[i].key;) j++;
+            if (j - i > 1 && sort_tie(ranked + i, (ranked == keys ? spare : keys) + i, j - i, doc, &ties) < 0)
+                goto done;
+        }
+        for (Py_ssize_t i = 0; i < m; i++) out[lo + i] = ranked[i].index;
+    }
+    result = int_bytes(out, n);
+    goto done;
+no_memory:
+    PyErr_NoMemory();
+done:
+    PyBuffer_Release(&g), PyBuffer_Release(&s), PyBuffer_Release(&d), PyBuffer_Release(&h);
+    Py_XDECREF(ties.keep);
+    free(out), free(start), free(keys), free(spare), free((void *)ties.id), free(ties.len);
+    return result;
+}
+
+/* build_run(queries, bounds, ids, doc, score) -> {queries[k]: {ids[doc[i]]: score[i] for i in
+ * bounds[k]..bounds[k + 1]}}: a fused run as the mapping fuse() returns (int64 bounds and codes,
+ * float64 scores). */
+static PyObject *build_run(PyObject *module, PyObject *args) {
+    PyObject *queries, *ids, *out = NULL;
+    Py_buffer b, d, s;
+    if (!PyArg_ParseTuple(args, "O!y*O!y*y*", &PyList_Type, &queries, &b, &PyList_Type, &ids, &d, &s)) return NULL;
+    const int64_t *bounds = b.buf, *doc = d.buf;
+    const double *score = s.buf;
+    Py_ssize_t n_queries = PyList_Size(queries), n_ids = PyList_Size(ids), n = d.len / 8;
+    if (buffer_of(&b, n_queries + 1, "bounds") < 0 || buffer_of(&d, n, "doc") < 0 || buffer_of(&s, n, "score") < 0)
+        goto done;
+    for (Py_ssize_t k = 0; k <= n_queries; k++) {
+        if (bounds[k] < (k ? bounds[k - 1] : 0) || bounds[k] > n) {
+            PyErr_SetString(PyExc_ValueError, "bounds must rise within the entries");
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (doc[i] < 0 || doc[i] >= n_ids) {
+            PyErr_Format(PyExc_ValueError, "doc code %lld is out of range", (long long)doc[i]);
+            goto done;
+        }
+    }
+    out = PyDict_New();
+    for (Py_ssize_t k = 0; out && k < n_queries; k++) {
+        PyObject *inner = PyDict_New(), *value = NULL;
+        for (int64_t i = bounds[k]; inner && i < bounds[k + 1]; i++) {
+            if (!value || memcmp(&score[i], &score[i - 1], 8)) { /* ties share one float (they are immutable) */
+                Py_XDECREF(value);
+                value = PyFloat_FromDouble(score[i]);
+            }
+            /* NULL (IndexError) if a finalizer run by the collector from PyDict_New shrank the list */
+            PyObject *id = value ? PyList_GetItem(ids, doc[i]) : NULL;
+            if (!id || PyDict_SetItem(inner, id, value) < 0) Py_CLEAR(inner);
+        }
+        Py_XDECREF(value);
+        PyObject *query = inner ? PyList_GetItem(queries, k) : NULL;
+        if (!query || PyDict_SetItem(out, query, inner) < 0) Py_CLEAR(out);
+        Py_XDECREF(inner);
+    }
+done:
+    PyBuffer_Release(&b), PyBuffer_Release(&d), PyBuffer_Release(&s);
+    return out;
+}
+
