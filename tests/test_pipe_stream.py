@@ -382,3 +382,84 @@ def test_deal_keeps_each_query_in_one_part_in_file_order(lines: list[str], parts
             assert chunk.split(b"\n")[:-1] == [line for line in every if part_of[(line.split() or [b""])[0]] == k]
         data_lines = [line for line in every if line.split() and not line.split()[0].startswith(b"#")]
         assert last == (part_of[data_lines[-1].split()[0]] if data_lines else -1)
+
+
+def test_a_scattered_run_keeps_its_parts_in_one_temporary_file(
+    tmp_path: Path, small_parts: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One descriptor however many parts (a shuffled run of gigabytes has hundreds).
+    lines, qrels = _scattered(300, 25)
+    path = _file(tmp_path, "".join(lines).encode())
+    made: list[Any] = []
+    real = tempfile.TemporaryFile
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", counted)
+    expected = evaluate_run(path, qrels, MEASURES)
+    assert len(made) == 1
+    assert made[0].closed
+    monkeypatch.setattr(_hits, "_PART", 1 << 40)
+    assert evaluate_run(path, qrels, MEASURES) == expected
+
+
+@pytest.mark.parametrize("where", ["open", "write"])
+def test_a_temporary_folder_without_room_is_named_with_the_run(
+    tmp_path: Path, small_parts: int, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    lines, qrels = _scattered(300, 25)
+    path = _file(tmp_path, "".join(lines).encode())
+    real = tempfile.TemporaryFile
+
+    class Full:
+        def __init__(self) -> None:
+            self._file = real()
+
+        def write(self, data: bytes) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._file, name)
+
+        def __enter__(self) -> Any:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self._file.close()
+
+    def full(*args: Any, **kwargs: Any) -> Any:
+        if where == "open":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return Full()
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)
+    with pytest.raises(OSError) as raised:
+        evaluate_run(path, qrels, MEASURES)
+    assert str(raised.value) == (
+        f"{path}: cannot keep the parts of this run, whose queries' lines are scattered, in "
+        f"{tempfile.gettempdir()} (No space left on device); set TMPDIR to a folder with room, or "
+        "group the run by query first (sort -s -k1,1)"
+    )
+
+
+def test_a_gzip_run_is_dealt_by_what_it_holds_not_its_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A run compresses 10-30x: guessing 4x its size would make each part several times too large.
+    lines, qrels = _scattered(300, 25)
+    data = "".join(line.replace(" run", " bm25-k1-0.9-b-0.4-rm3-" * 4 + "run") for line in lines).encode()
+    path = tmp_path / "run.gz"
+    path.write_bytes(gzip.compress(data))
+    assert 4 * path.stat().st_size < len(data)
+    with open(path, "rb") as raw, gzip.GzipFile(fileobj=raw) as stream:
+        read, size = _hits._again(stream, str(path))  # type: ignore[arg-type]
+        assert size == len(data)
+        assert read(-1) == data
+    monkeypatch.setattr(_hits, "_PART", 1 << 14)
+    dealt: list[int] = []
+    real = _hits._rank_parts
+    monkeypatch.setattr(_hits, "_rank_parts", lambda name, read, parts, *rest: dealt.append(parts) or real(
+        name, read, parts, *rest))
+    expected = evaluate_run(_file(tmp_path, data), qrels, MEASURES)
+    assert evaluate_run(str(path), qrels, MEASURES) == expected
+    assert dealt == [-(-len(data) // (1 << 14))] * 2

@@ -26,9 +26,10 @@ import stat
 import struct
 import sys
 import tempfile
+import threading
 import weakref
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -332,7 +333,6 @@ def _rank_stream(
 
 
 _PART = 2 * _WINDOW  # the bytes a part of a scattered run holds, about: memory holds ~3x two parts
-_MOST_PARTS = 256  # each part is a temporary file open while its run is dealt
 
 
 def _rank_scattered(
@@ -345,50 +345,107 @@ def _rank_scattered(
     (and line number) one pass over it gives."""
     read, size = again()
     if size > _PART:
-        got = _rank_parts(read, min(-(-size // _PART), _MOST_PARTS), judged, max_docs)
+        got = _rank_parts(name, read, -(-size // _PART), judged, max_docs)
         if got is not None:
             return got
         read, size = again()
     return _rank_bytes(name, bytearray(read(-1)), judged, max_docs, grouped=False)
 
 
-def _rank_parts(read: Callable[[int], bytes], parts: int, judged: Any, max_docs: int) -> tuple[Any, ...] | None:
+def _rank_parts(
+    name: str, read: Callable[[int], bytes], parts: int, judged: Any, max_docs: int
+) -> tuple[Any, ...] | None:
     """The run `read(n)` gives dealt into `parts` and ranked part by part, the results joined as
-    one pass gives them; None on a fault (a part's line numbers are not the run's)."""
-    with contextlib.ExitStack() as stack:
-        spools = [stack.enter_context(tempfile.TemporaryFile()) for _ in range(parts)]
-        data, last = bytearray(), -1
+    one pass gives them; None on a fault (a part's line numbers are not the run's). The parts go
+    to one anonymous temporary file, each a list of (offset, length) segments of it."""
+    segments: list[list[tuple[int, int]]] = [[] for _ in range(parts)]
+    with _spool(name) as spool:
+        data, last, end = bytearray(), -1, 0
         while True:
             more = read(_WINDOW)
             data += more
             lines, used, where = engine.deal(data, parts, not more)
-            for spool, chunk in zip(spools, lines, strict=True):
-                spool.write(chunk)
+            for k, chunk in enumerate(lines):
+                if chunk:
+                    _keep(name, spool, chunk)
+                    segments[k].append((end, len(chunk)))
+                    end += len(chunk)
             last = where if where >= 0 else last
             del data[:used]
             if not more:
                 break
+        _keep(name, spool, b"")  # flushed, for the reads below
+        lock = threading.Lock()
 
-        def rank(spool: IO[bytes]) -> tuple[Any, ...] | None:
-            spool.seek(0)
+        def part(k: int) -> bytes:
+            if hasattr(os, "pread"):
+                return b"".join(os.pread(spool.fileno(), n, at) for at, n in segments[k])
+            with lock:  # one file position for every thread
+                return b"".join(_read_at(spool, at, n) for at, n in segments[k])
+
+        def rank(k: int) -> tuple[Any, ...] | None:
+            """Part k's hits, and num_ret where it has them: the parts' results are held together,
+            and a num_ret per judged query each would be parts x the qrels."""
             ranker = engine.Ranker(judged, max_docs)
-            return None if isinstance(ranker.feed(spool.read(), True, True), tuple) else ranker.result()
+            if isinstance(ranker.feed(part(k), True, True), tuple):
+                return None
+            num_ret, *hits, run_id = ranker.result()
+            counts = _ints(num_ret)
+            present = np.flatnonzero(counts >= 0)
+            return len(counts), present, counts[present], *hits, run_id
 
         if _CORES > 1:  # two parts at a time, on two threads (the kernel releases the GIL)
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(2) as pool:
-                ranked = list(pool.map(rank, spools))
+                ranked = list(pool.map(rank, range(parts)))
         else:
-            ranked = [rank(spool) for spool in spools]
+            ranked = [rank(k) for k in range(parts)]
     results = [result for result in ranked if result is not None]
     if len(results) < parts:
         return None
-    # Each query is in one part: elsewhere its num_ret is -1. The table sorts the hits itself.
-    num_ret = np.max([_ints(result[0]) for result in results], axis=0)
+    # Each query is in one part; the table sorts the hits itself.
+    num_ret = np.full(results[0][0], -1, dtype=np.int64)
+    for _, present, counts, *_ in results:
+        num_ret[present] = counts
     return (
-        num_ret.tobytes(), b"".join(r[1] for r in results), b"".join(r[2] for r in results),
-        b"".join(r[3] for r in results), results[last][4] if last >= 0 else None,
+        num_ret.tobytes(), *(b"".join(r[k] for r in results) for k in (3, 4, 5)),
+        results[last][6] if last >= 0 else None,
+    )
+
+
+def _read_at(stream: IO[bytes], at: int, size: int) -> bytes:
+    stream.seek(at)
+    return stream.read(size)
+
+
+@contextlib.contextmanager
+def _spool(name: str) -> Iterator[IO[bytes]]:
+    """An anonymous temporary file (unlinked at once) for a scattered run's parts."""
+    try:
+        spool = tempfile.TemporaryFile()  # noqa: SIM115  # closed below
+    except OSError as error:
+        raise _no_room(name, error) from error
+    with spool:
+        yield spool
+
+
+def _keep(name: str, spool: IO[bytes], chunk: bytes) -> None:
+    """`chunk` written to the end of `spool` (flushed when empty), or the error that names the run."""
+    try:
+        if chunk:
+            spool.write(chunk)
+        else:
+            spool.flush()
+    except OSError as error:
+        raise _no_room(name, error) from error
+
+
+def _no_room(name: str, error: OSError) -> OSError:
+    return OSError(
+        f"{name}: cannot keep the parts of this run, whose queries' lines are scattered, in "
+        f"{tempfile.gettempdir()} ({error.strerror or error}); set TMPDIR to a folder with room, or "
+        "group the run by query first (sort -s -k1,1)"
     )
 
 
@@ -415,7 +472,7 @@ def _rank_windows(
 
 def _again(stream: IO[bytes], name: str) -> tuple[Callable[[int], bytes], int]:
     """A `read(size)` of the file again from its first byte, BOM dropped, through the descriptor
-    already open; and its size on disk (gzip's compressed: what it holds, guessed at 4x)."""
+    already open; and how many bytes it holds (a gzip file's, from its trailer, or 4x its size)."""
     stream.seek(0)
     first = True
 
@@ -427,8 +484,13 @@ def _again(stream: IO[bytes], name: str) -> tuple[Callable[[int], bytes], int]:
             more = more[len(BOM) :] if more.startswith(BOM) else more
         return more
 
-    size = os.fstat(stream.fileno()).st_size
-    return read, size if isinstance(stream, io.BufferedReader) else 4 * size
+    fd = stream.fileno()
+    size = os.fstat(fd).st_size
+    if isinstance(stream, io.BufferedReader) or size < 4:
+        return read, size
+    # gzip: its last 4 bytes hold what it holds (mod 2^32, of its last member): at least 4x.
+    tail = os.pread(fd, 4, size - 4) if hasattr(os, "pread") else b""
+    return read, max(4 * size, int.from_bytes(tail, "little"))
 
 
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
