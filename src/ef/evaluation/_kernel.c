@@ -174,11 +174,24 @@ static inline uint64_t big_endian(const unsigned char *b) {
            (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 | (uint64_t)b[6] << 8 | (uint64_t)b[7];
 }
 
+static inline uint32_t big_endian4(const unsigned char *b) {
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
+}
+
+/* Short ids without a memcpy of variable length: two overlapping 4-byte reads (4 to 7 bytes), or
+ * up to three single bytes; never a byte past the id. */
 static inline uint64_t head_of(const char *id, Py_ssize_t len) {
-    if (len >= 8) return big_endian((const unsigned char *)id);
-    unsigned char b[8] = {0};
-    memcpy(b, id, (size_t)len);
-    return big_endian(b);
+    const unsigned char *b = (const unsigned char *)id;
+    if (len >= 8) return big_endian(b);
+    if (len >= 4) {
+        uint64_t tail = big_endian4(b + len - 4) & (((uint64_t)1 << (8 * (len - 4))) - 1);
+        return (uint64_t)big_endian4(b) << 32 | tail << (8 * (8 - len));
+    }
+    uint64_t h = 0;
+    if (len > 0) h |= (uint64_t)b[0] << 56;
+    if (len > 1) h |= (uint64_t)b[1] << 48;
+    if (len > 2) h |= (uint64_t)b[2] << 40;
+    return h;
 }
 
 /* trec_eval's order: does a rank ahead of b? Score descending, then doc id descending byte-wise.
@@ -225,9 +238,17 @@ static inline Py_ssize_t judged_ahead(const doc *judged, const double *scores, c
     for (Py_ssize_t j = 0; j < k; j++) lo += scores[j] > s, end += scores[j] >= s;
     if (lo == end) return lo;
     if (!d->id && id_of(d, arg) < 0) return -1;
-    Py_ssize_t greater = 0;
-    for (Py_ssize_t j = 0; j < k; j++) greater += (scores[j] == s) & (heads[j] > d->head);
-    for (lo += greater; lo < end && heads[lo] == d->head && precedes(&judged[lo], d);) lo++;
+    /* One pass: the tied judged docs with a greater head rank ahead; an equal head needs bytes. */
+    uint64_t h = d->head;
+    Py_ssize_t greater = 0, same = 0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        int tie = scores[j] == s;
+        greater += tie & (heads[j] > h);
+        same += tie & (heads[j] == h);
+    }
+    lo += greater;
+    if (!same) return lo;
+    for (; lo < end && heads[lo] == h && precedes(&judged[lo], d);) lo++;
     return lo;
 }
 
