@@ -99,6 +99,16 @@ def _spy_on_feeds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return fed
 
 
+def _fails_alike(path: str, data: bytes, qrels: dict[str, dict[str, int]], line: int, problem: str) -> None:
+    """The file at `path` and the same `data` through a pipe fail with one message, at `line`."""
+    with pytest.raises(ValueError) as from_file:
+        evaluate_run(path, qrels)
+    assert str(from_file.value) == f"{path}:{line}: {problem}"
+    with _piped(data) as name, pytest.raises(ValueError) as from_pipe:
+        evaluate_run(name, qrels)
+    assert str(from_pipe.value) == f"{name}:{line}: {problem}"
+
+
 @pytest.fixture
 def small_window(monkeypatch: pytest.MonkeyPatch) -> int:
     monkeypatch.setattr(_hits, "_WINDOW", 1 << 10)
@@ -178,14 +188,7 @@ def test_a_fault_late_in_a_pipe_names_the_line_as_the_file_does(
         lines.insert(at - 1, line + "\n")
     data = "".join(lines).encode()
     assert len("".join(lines[: at - 1]).encode()) > 40 * small_window  # many windows before it
-    path = _file(tmp_path, data)
-    line_number = at + 1 if line is None else at
-    with pytest.raises(ValueError) as from_file:
-        evaluate_run(path, qrels)
-    assert str(from_file.value) == f"{path}:{line_number}: {problem}"
-    with _piped(data) as name, pytest.raises(ValueError) as from_pipe:
-        evaluate_run(name, qrels)
-    assert str(from_pipe.value) == f"{name}:{line_number}: {problem}"
+    _fails_alike(_file(tmp_path, data), data, qrels, at + 1 if line is None else at, problem)
 
 
 def test_a_gzip_pipe_and_a_truncated_one(tmp_path: Path, small_window: int) -> None:
@@ -341,13 +344,7 @@ def test_a_fault_in_a_dealt_run_names_its_line_as_held_whole(
     else:
         lines.insert(at - 1, line + "\n")
     data = "".join(lines).encode()
-    path = _file(tmp_path, data)
-    with pytest.raises(ValueError) as from_file:
-        evaluate_run(path, qrels)
-    assert str(from_file.value) == f"{path}:{at}: {problem}"
-    with _piped(data) as name, pytest.raises(ValueError) as from_pipe:
-        evaluate_run(name, qrels)
-    assert str(from_pipe.value) == f"{name}:{at}: {problem}"
+    _fails_alike(_file(tmp_path, data), data, qrels, at, problem)
 
 
 @settings(max_examples=200, deadline=None)
