@@ -340,8 +340,8 @@ def _rank_scattered(
 ) -> tuple[Any, ...]:
     """A run whose queries' lines are scattered, read `again()` from its first byte: held whole and
     grouped by query when it is at most one part; larger, dealt by query id into parts (every line
-    of a query in one part, in temporary files) and each part grouped and ranked on its own, so
-    that memory holds one part, not the run. On any fault the run is ranked whole, for the error
+    of a query in one part, in a temporary file) and each part grouped and ranked on its own (two
+    at a time), so that memory holds two parts, not the run. On any fault the run is ranked whole, for the error
     (and line number) one pass over it gives."""
     read, size = again()
     if size > _PART:
