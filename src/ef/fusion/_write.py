@@ -1,8 +1,8 @@
 """A fused run as TREC text straight from its arrays: what ``write_run(path, fuse(...))`` writes.
 
 ``ef fuse`` skips the output mapping and :func:`ef.io.trec.format_run`'s per-line checks and
-re-sort: the fused entries are already in trec_eval's order, each id is checked once (not once
-per line), and the text is built one query at a time. Where an id or a score could not be written,
+re-sort: the fused entries are already in trec_eval's order, the ids are checked in one pass (not
+one call a line), and the text is built one query at a time. Where an id or a score could not be written,
 the mapping goes through ``format_run`` after all, so the error is word for word the writer's.
 """
 
@@ -44,11 +44,10 @@ def fused_text(queries: list[str], docs: list[str], query: np.ndarray, doc: np.n
         return iter(())
     bounds = np.flatnonzero(np.r_[True, query[1:] != query[:-1], True])
     names = [queries[q] for q in query[bounds[:-1]].tolist()]
-    distinct = [docs[d] for d in np.flatnonzero(np.bincount(doc, minlength=len(docs))).tolist()]
-    if not (_plain(names) and _plain(distinct) and not any(n.startswith("#") for n in names)
+    ids = np.array(docs, dtype=object)[doc].tolist()  # the ids written, checked in one pass below
+    if not (_plain(names) and _plain(ids) and not any(n.startswith("#") for n in names)
             and np.isfinite(score).all()):
         return None
-    ids = np.array(docs, dtype=object)[doc].tolist()
     scores = score.tolist()
     edges = bounds.tolist()
     tail = f" {run_id}\n"

@@ -513,7 +513,7 @@ def fuse_text(
     """The run :func:`fuse` returns, as the TREC text ``write_run`` writes for it (one str per query).
 
     Takes :func:`fuse`'s arguments and the run id; ``ef fuse`` writes this without building the
-    mapping (the fused entries are already in trec_eval's order; each id is checked once).
+    mapping (the fused entries are already in trec_eval's order; the ids are checked in one pass).
 
     >>> "".join(fuse_text([{"q1": {"a": 2.0, "b": 1.0}}], method="rrf", params={"k": 0}, run_id="x"))
     'q1 Q0 a 1 1.0 x\\nq1 Q0 b 2 0.5 x\\n'
