@@ -167,6 +167,9 @@ def read_qrels(path: Source) -> dict[str, dict[str, float]]:
     nul = data.find(b"\x00")
     if nul >= 0:
         raise ValueError(f"{name}:{_line_at(data, nul)}: a NUL byte (trec_eval stops reading a file there)")
+    plain = _plain_qrels(data)
+    if plain is not None:
+        return plain
     ascii_only = data.isascii()
     qrels: dict[str, dict[str, float]] = {}
     beir: bool | None = None
@@ -230,6 +233,35 @@ def read_qrels(path: Source) -> dict[str, dict[str, float]]:
             )
         docs[doc_id] = grade
     return qrels
+
+
+# Qrels as most are written: printable ASCII, spaces or tabs, TREC's 4 columns on every line,
+# grades of plain digits, no comment, CR or blank line. Read as one str (~2x faster); anything
+# else is read line by line, which gives the same qrels or the error with its line number.
+_NOT_PLAIN = re.compile(rb"[^\x20-\x7e\t\n]|#")
+
+
+def _plain_qrels(data: bytes) -> dict[str, dict[str, float]] | None:
+    """`data` read as plain TREC qrels, or None when it is not plain (see above)."""
+    if _NOT_PLAIN.search(data):
+        return None
+    rows = data.decode("ascii").split("\n")
+    if rows[-1] == "":
+        rows.pop()
+    if rows and rows[0].count("\t") == 2:
+        return None  # a BEIR row
+    qrels: dict[str, dict[str, float]] = {}
+    try:
+        for query_id, _, doc_id, grade in map(str.split, rows):
+            if not grade.isdigit() or len(grade) > 18:
+                return None
+            docs = qrels.get(query_id)
+            if docs is None:
+                docs = qrels[query_id] = {}
+            docs[doc_id] = int(grade)
+    except ValueError:  # a line of other than 4 columns
+        return None
+    return qrels if sum(map(len, qrels.values())) == len(rows) else None  # else a doc judged twice
 
 
 def _judgements(data: bytes, beir: bool) -> Iterator[tuple[int, tuple[str, str]]]:
