@@ -294,13 +294,10 @@ def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
             status = os.fstat(fd)
             cut = _cut(fd, status.st_size) if stat.S_ISREG(status.st_mode) and status.st_size >= 4 * _WINDOW else None
             if cut is not None:
-                from concurrent.futures import ThreadPoolExecutor  # only here: a start-up cost otherwise
-
                 start = len(BOM) if os.pread(fd, len(BOM), 0) == BOM else 0
-                with ThreadPoolExecutor(1) as pool:
-                    second = pool.submit(_rank_range, fd, cut, None, judged, max_docs)
-                    first = _rank_range(fd, start, cut, judged, max_docs)
-                    got = _join(name, fd, cut, first, second.result())
+                starts, stops = (start, cut), (cut, None)
+                halves = _two_at_a_time(lambda k: _rank_range(fd, starts[k], stops[k], judged, max_docs), 2)
+                got = _join(name, fd, cut, *halves)
                 return _rank_scattered(name, lambda: _again(stream, name), judged, max_docs) if got is None else got
         head = bytearray(_read(stream, _WINDOW, name))
         if head.startswith(BOM):
@@ -394,13 +391,7 @@ def _rank_parts(
             present = np.flatnonzero(counts >= 0)
             return len(counts), present, counts[present], *hits, run_id
 
-        if _CORES > 1:  # two parts at a time, on two threads (the kernel releases the GIL)
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(2) as pool:
-                ranked = list(pool.map(rank, range(parts)))
-        else:
-            ranked = [rank(k) for k in range(parts)]
+        ranked = _two_at_a_time(rank, parts)
     results = [result for result in ranked if result is not None]
     if len(results) < parts:
         return None
@@ -412,6 +403,30 @@ def _rank_parts(
         num_ret.tobytes(), *(b"".join(r[k] for r in results) for k in (3, 4, 5)),
         results[last][6] if last >= 0 else None,
     )
+
+
+def _two_at_a_time(job: Callable[[int], Any], count: int) -> list[Any]:
+    """``[job(0), ..., job(count - 1)]``, two at a time where there are two cores: on this thread
+    and one other (the kernel releases the GIL); the first error is raised once both are done."""
+    results: list[Any] = [None] * count
+    jobs, errors = iter(range(count)), []  # a range iterator hands each k to one thread
+
+    def work() -> None:
+        try:
+            for k in jobs:
+                results[k] = job(k)
+        except BaseException as error:  # raised below, on the caller's thread
+            errors.append(error)
+
+    other = threading.Thread(target=work) if _CORES > 1 and count > 1 else None
+    if other is not None:
+        other.start()
+    work()
+    if other is not None:
+        other.join()
+    if errors:
+        raise errors[0]
+    return results
 
 
 def _read_at(stream: IO[bytes], at: int, size: int) -> bytes:
