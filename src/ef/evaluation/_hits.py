@@ -17,7 +17,6 @@ cannot be imported.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import io
 import math
 import numbers
@@ -27,8 +26,6 @@ import struct
 import sys
 import tempfile
 import threading
-import weakref
-import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
@@ -36,7 +33,8 @@ from typing import IO, Any
 import numpy as np
 import numpy.typing as npt
 
-from ef.io._source import BOM, Source, display_name, open_binary, read_bytes
+from ef.io._source import BOM, Source, Spooled, display_name, open_binary, read_bytes, read_some
+from ef.io._source import reread as _again
 from ef.io.trec import IS_NAN, NOT_A_NUMBER
 from ef.measures.bulk import HitTable
 
@@ -69,101 +67,13 @@ class RunFile:
         return read_run(self.path)
 
 
-class _Pipe:
-    """A pipe's bytes (decompressed, BOM dropped), read from it once, as they are asked for, and kept.
-
-    A pipe cannot be read twice, and a run is: ranked whole when its queries turn out scattered,
-    scored twice (``ef trec-eval -J`` takes the run id first), read whole by ``to_dict()``. The
-    first window is kept in memory (a small run makes no file); past it, every byte goes to an
-    anonymous temporary file, unlinked at once, so that a long grouped pipe costs one window of
-    memory and the rest is the page cache's, not the process's (a 90 MB pipe held as bytes took 205 MB).
-    """
-
-    def __init__(self, source: Source) -> None:
-        self.name = display_name(source)
-        stack = contextlib.ExitStack()
-        self._stream: IO[bytes] | None = stack.enter_context(open_binary(source))  # opening errors now
-        self._close = weakref.finalize(self, stack.close)  # a run never read to its end still closes
-        self._first = True
-        self._kept = bytearray()
-        self._spool: IO[bytes] | None = None
-        self._size = 0
-        self._lost: OSError | None = None  # bytes read but not kept: every later read is refused
-
-    def _pull(self, size: int) -> bytes:
-        """Up to `size` more bytes of the pipe (all with -1), kept."""
-        if self._lost is not None:
-            raise self._lost
-        if self._stream is None:
-            return b""
-        more = _read(self._stream, size, self.name)
-        if not more:
-            self._stream = None
-            self._close()
-            return more
-        if self._first:
-            self._first = False
-            more = more[len(BOM) :] if more.startswith(BOM) else more
-        try:
-            if self._spool is None and len(self._kept) + len(more) > _WINDOW:
-                self._spool = tempfile.TemporaryFile()  # noqa: SIM115  # closed when the run is collected
-                weakref.finalize(self, self._spool.close)
-                self._spool.write(self._kept)
-                self._kept = bytearray()
-            if self._spool is None:
-                self._kept += more
-            else:
-                self._spool.seek(0, os.SEEK_END)
-                self._spool.write(more)
-        except OSError as error:
-            self._lost = OSError(
-                f"{self.name}: cannot keep the run read from this pipe in {tempfile.gettempdir()} "
-                f"({error.strerror or error}); set TMPDIR to a folder with room, or pass the run as a file"
-            )
-            raise self._lost from error
-        self._size += len(more)
-        return more
-
-    def _kept_bytes(self, at: int, size: int) -> bytes:
-        size = self._size - at if size < 0 else min(size, self._size - at)
-        if self._spool is None:
-            return bytes(self._kept[at : at + size])
-        self._spool.seek(at)
-        return self._spool.read(size)
-
-    def reader(self) -> Callable[[int], bytes]:
-        """A `read(size)` of the pipe's bytes from the first: those kept, then the pipe's next."""
-        at = 0
-
-        def read(size: int) -> bytes:
-            nonlocal at
-            got = self._kept_bytes(at, size) if at < self._size else b""
-            if size < 0 or len(got) < size:
-                got += self._pull(size - len(got) if size >= 0 else -1)
-            at += len(got)
-            return got
-
-        return read
-
-    def whole(self) -> bytes:
-        """Every byte: the rest of the pipe read first (kept a window at a time), then all at once."""
-        return self.again()[0](-1)
-
-    def again(self) -> tuple[Callable[[int], bytes], int]:
-        """A `read(size)` of every byte from the first, and how many there are (the rest of the
-        pipe is read first, kept a window at a time)."""
-        while self._stream is not None:
-            self._pull(_WINDOW)
-        return self.reader(), self._size
-
-
 @dataclass(frozen=True)
 class RunBytes:
     """A run from a pipe or standard input: its bytes read once, window by window as it is scored,
     and kept (in a temporary file past the first window) to be read again."""
 
     name: str
-    pipe: _Pipe
+    pipe: Spooled
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         data = self.pipe.whole()
@@ -175,7 +85,7 @@ def open_run(source: Source) -> RunFile | RunBytes:
     name = os.fspath(source)
     if name != "-" and os.path.isfile(name):
         return RunFile(name)
-    pipe = _Pipe(source)
+    pipe = Spooled(source, _WINDOW)
     return RunBytes(pipe.name, pipe)
 
 
@@ -275,14 +185,6 @@ def _rank_bytes(
     return ranker.result()
 
 
-def _read(stream: IO[bytes], size: int, name: str) -> bytes:
-    try:
-        return stream.read(size)
-    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
-        reason = "truncated gzip stream" if isinstance(error, EOFError) else f"corrupt gzip stream ({error})"
-        raise ValueError(f"{name}: {reason}") from None
-
-
 def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
     """Stream `path` through the kernel, window by window; one descriptor for every read. A large
     plain file is cut in two at a query boundary and its halves ranked on two threads (the kernel
@@ -299,12 +201,12 @@ def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
                 halves = _two_at_a_time(lambda k: _rank_range(fd, starts[k], stops[k], judged, max_docs), 2)
                 got = _join(name, fd, cut, *halves)
                 return _rank_scattered(name, lambda: _again(stream, name), judged, max_docs) if got is None else got
-        head = bytearray(_read(stream, _WINDOW, name))
+        head = bytearray(read_some(stream, _WINDOW, name))
         if head.startswith(BOM):
             del head[: len(BOM)]
         # Not grouped by query: the whole file again, through the same descriptor.
         return _rank_stream(
-            lambda n: _read(stream, n, name), head, name, judged, max_docs, lambda: _again(stream, name)
+            lambda n: read_some(stream, n, name), head, name, judged, max_docs, lambda: _again(stream, name)
         )
 
 
@@ -483,29 +385,6 @@ def _rank_windows(
         # One query longer than what is held: read as much again (linear overall).
         want = window if got else max(window, len(data))
         del data[:got]
-
-
-def _again(stream: IO[bytes], name: str) -> tuple[Callable[[int], bytes], int]:
-    """A `read(size)` of the file again from its first byte, BOM dropped, through the descriptor
-    already open; and how many bytes it holds (a gzip file's, from its trailer, or 4x its size)."""
-    stream.seek(0)
-    first = True
-
-    def read(size: int) -> bytes:
-        nonlocal first
-        more = _read(stream, size, name)
-        if first:
-            first = False
-            more = more[len(BOM) :] if more.startswith(BOM) else more
-        return more
-
-    fd = stream.fileno()
-    size = os.fstat(fd).st_size
-    if isinstance(stream, io.BufferedReader) or size < 4:
-        return read, size
-    # gzip: its last 4 bytes hold what it holds (mod 2^32, of its last member): at least 4x.
-    tail = os.pread(fd, 4, size - 4) if hasattr(os, "pread") else b""
-    return read, max(4 * size, int.from_bytes(tail, "little"))
 
 
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
