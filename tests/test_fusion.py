@@ -252,6 +252,28 @@ def test_trec_order_is_one_lexsort_whatever_path_it_takes(data: Any, n: int) -> 
     assert trec_order(group[expected], score[expected], doc[expected], heads).tolist() == list(range(n))
 
 
+@settings(max_examples=120, deadline=None)
+@given(data=st.data(), n=st.integers(33, 3000), spread=st.sampled_from(["ulps", "cluster", "outlier", "wide"]))
+def test_trec_order_sorts_long_lists_of_close_far_and_tied_scores(data: Any, n: int, spread: str) -> None:
+    # Lists over 32 are bucket-sorted on the bits their keys do not share, level by level: keys a
+    # few ulps apart, a tight cluster with ties, one far outlier, scores of every sign and size.
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    if spread == "ulps":
+        score = np.nextafter(np.full(n, 0.25), 1.0) + rng.integers(0, 40, n) * np.spacing(0.25)
+    elif spread == "cluster":
+        score = 1.0 / (60 + rng.integers(1, 1000, n))
+    elif spread == "outlier":
+        score = rng.integers(0, 5, n) * 1e-12
+        score[rng.integers(0, n)] = 1e300
+    else:
+        score = rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300, n)
+        score[rng.random(n) < 0.1] = 0.0
+    group = np.sort(rng.integers(0, 3, n)) if data.draw(st.booleans()) else rng.integers(0, 3, n)
+    doc = rng.permutation(n).astype(np.int64)
+    heads = np.arange(n, dtype=np.uint64)
+    assert trec_order(group, score, doc, heads).tolist() == np.lexsort((-doc, -score, group)).tolist()
+
+
 def test_trained_methods_by_hand() -> None:
     a = {"q1": {"x": 3.0, "y": 2.0, "z": 1.0}, "q2": {"u": 2.0, "v": 1.0}}
     qrels = {"q1": {"y": 1}, "q2": {"u": 1, "v": 0}}

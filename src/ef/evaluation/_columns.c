@@ -183,25 +183,44 @@ typedef struct {
     int64_t index;
 } keyed;
 
-/* keys[0:m] sorted by key, stably: LSD radix sort a byte at a time (the eight counts taken in one
- * pass), skipping the bytes all keys share. Returns keys or spare, whichever holds the result. */
-static keyed *radix_sort(keyed *keys, keyed *spare, Py_ssize_t m) {
-    Py_ssize_t count[8][256];
-    memset(count, 0, sizeof count);
-    for (Py_ssize_t i = 0; i < m; i++)
-        for (int b = 0; b < 8; b++) count[b][(keys[i].key >> (8 * b)) & 255]++;
-    for (int b = 0; b < 8; b++) {
-        if (count[b][(keys[0].key >> (8 * b)) & 255] == m) continue;
-        Py_ssize_t at = 0;
-        for (int v = 0; v < 256; v++) {
-            Py_ssize_t c = count[b][v];
-            count[b][v] = at, at += c;
-        }
-        for (Py_ssize_t i = 0; i < m; i++) spare[count[b][(keys[i].key >> (8 * b)) & 255]++] = keys[i];
-        keyed *t = keys;
-        keys = spare, spare = t;
+static void insertion_sort(keyed *keys, Py_ssize_t m) {
+    for (Py_ssize_t i = 1; i < m; i++) {
+        keyed x = keys[i];
+        Py_ssize_t j = i;
+        for (; j > 0 && keys[j - 1].key > x.key; j--) keys[j] = keys[j - 1];
+        keys[j] = x;
     }
-    return keys;
+}
+
+/* keys[0:m] sorted by key, stably, through `spare` (m free slots) and `count` (room for one
+ * bucket count per level): a bucket sort on the bits just below those all keys share, about one
+ * key a bucket, each bucket of over 32 keys sorted the same way, the rest by insertion. A
+ * bucket's keys share 6 or more bits more than its list's did, so there are at most 11 levels. */
+static void sort_keys(keyed *keys, keyed *spare, Py_ssize_t m, Py_ssize_t *count) {
+    if (m <= 32) {
+        insertion_sort(keys, m);
+        return;
+    }
+    uint64_t low = keys[0].key, high = low;
+    for (Py_ssize_t i = 1; i < m; i++)
+        low = keys[i].key < low ? keys[i].key : low, high = keys[i].key > high ? keys[i].key : high;
+    if (low == high) return;
+    int spread = 0, bits = 6; /* the bits that differ; about log2(m) of them pick the bucket */
+    for (uint64_t differ = high - low; differ; differ >>= 1) spread++;
+    while (bits < 12 && ((Py_ssize_t)1 << bits) < m) bits++;
+    int shift = spread > bits ? spread - bits : 0;
+    Py_ssize_t buckets = (Py_ssize_t)1 << bits;
+    memset(count, 0, (size_t)(buckets + 1) * sizeof *count);
+    for (Py_ssize_t i = 0; i < m; i++) count[((keys[i].key - low) >> shift) + 1]++;
+    for (Py_ssize_t b = 0; b < buckets; b++) count[b + 1] += count[b];
+    for (Py_ssize_t i = 0; i < m; i++) spare[count[(keys[i].key - low) >> shift]++] = keys[i];
+    /* count[b] is now bucket b's end: bucket b holds spare[count[b - 1]:count[b]] */
+    for (Py_ssize_t b = 0, lo = 0; b < buckets; lo = count[b++]) {
+        Py_ssize_t size = count[b] - lo;
+        if (size > 32) sort_keys(spare + lo, keys + lo, size, count + buckets + 1);
+        else if (size > 1) insertion_sort(spare + lo, size);
+    }
+    memcpy(keys, spare, (size_t)m * sizeof(keyed));
 }
 
 /* keys[0:m], whose scores tie, in trec_eval's order by doc, stably: an insertion sort for a short
@@ -257,7 +276,7 @@ static int buffer_of(Py_buffer *view, Py_ssize_t n, const char *name) {
  * entries by group ascending, then score descending, then doc descending: by heads[doc] (uint64),
  * then, on equal heads, by the UTF-8 bytes of ids[doc] (or, with `ids` None, not at all);
  * entries equal in all keep their order. Entries are counted into their groups (stable, one
- * pass); a group out of order is radix-sorted by score, and each run of equal scores by doc. */
+ * pass); a group out of order is bucket-sorted by score, and each run of equal scores by doc. */
 static PyObject *trec_order(PyObject *module, PyObject *args) {
     Py_buffer g, s, d, h;
     PyObject *ids, *result = NULL;
@@ -267,6 +286,7 @@ static PyObject *trec_order(PyObject *module, PyObject *args) {
     const double *score = s.buf;
     int64_t *out = malloc((size_t)(n ? n : 1) * 8), *start = NULL;
     keyed *keys = NULL, *spare = NULL;
+    Py_ssize_t *count = NULL;
     tie_ids ties = {h.buf, NULL, NULL, NULL, NULL};
     if (!out) goto no_memory;
     if (buffer_of(&g, n, "group") < 0 || buffer_of(&s, n, "score") < 0 || buffer_of(&d, n, "doc") < 0 ||
@@ -284,12 +304,14 @@ static PyObject *trec_order(PyObject *module, PyObject *args) {
         if (!ties.keep || !ties.id || !ties.len) goto no_memory;
     }
     int64_t low = n ? group[0] : 0, high = low;
+    int grouped = 1; /* each group's entries together, groups ascending: no need to count them in */
     for (Py_ssize_t i = 0; i < n; i++) {
         if (doc[i] < 0 || doc[i] >= n_codes || score[i] != score[i]) {
             PyErr_SetString(PyExc_ValueError, "a doc code is out of range or a score is NaN");
             goto done;
         }
         low = group[i] < low ? group[i] : low, high = group[i] > high ? group[i] : high;
+        grouped &= !i || group[i] >= group[i - 1];
     }
     if (n && (uint64_t)high - (uint64_t)low > 4 * (uint64_t)n) { /* the caller renumbers such groups */
         PyErr_SetString(PyExc_ValueError, "group codes span more than 4 per entry");
@@ -303,10 +325,16 @@ static PyObject *trec_order(PyObject *module, PyObject *args) {
         widest = start[k + 1] > widest ? start[k + 1] : widest;
         start[k + 1] += start[k];
     }
-    for (Py_ssize_t i = 0; i < n; i++) out[start[group[i] - low]++] = i;
+    if (grouped) {
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = i;
+        memmove(start, start + 1, (size_t)span * 8); /* start[k]: group k's end, as after counting in */
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) out[start[group[i] - low]++] = i;
+    }
     keys = malloc((size_t)(widest ? widest : 1) * sizeof(keyed));
     spare = malloc((size_t)(widest ? widest : 1) * sizeof(keyed));
-    if (!keys || !spare) goto no_memory;
+    count = malloc(13 * ((1 << 12) + 1) * sizeof *count); /* a level's counts, for each of sort_keys' levels */
+    if (!keys || !spare || !count) goto no_memory;
     for (Py_ssize_t k = 0, lo = 0; k < span; lo = start[k++]) {
         Py_ssize_t m = start[k] - lo, sorted = 1;
         for (Py_ssize_t i = 0; i < m; i++) {
@@ -320,13 +348,12 @@ static PyObject *trec_order(PyObject *module, PyObject *args) {
             }
         }
         if (sorted) continue;
-        keyed *ranked = radix_sort(keys, spare, m);
+        sort_keys(keys, spare, m, count);
         for (Py_ssize_t i = 0, j; i < m; i = j) {
-            for (j = i + 1; j < m && ranked[j].key == ranked[i].key;) j++;
-            if (j - i > 1 && sort_tie(ranked + i, (ranked == keys ? spare : keys) + i, j - i, doc, &ties) < 0)
-                goto done;
+            for (j = i + 1; j < m && keys[j].key == keys[i].key;) j++;
+            if (j - i > 1 && sort_tie(keys + i, spare + i, j - i, doc, &ties) < 0) goto done;
         }
-        for (Py_ssize_t i = 0; i < m; i++) out[lo + i] = ranked[i].index;
+        for (Py_ssize_t i = 0; i < m; i++) out[lo + i] = keys[i].index;
     }
     result = int_bytes(out, n);
     goto done;
@@ -335,7 +362,7 @@ no_memory:
 done:
     PyBuffer_Release(&g), PyBuffer_Release(&s), PyBuffer_Release(&d), PyBuffer_Release(&h);
     Py_XDECREF(ties.keep);
-    free(out), free(start), free(keys), free(spare), free((void *)ties.id), free(ties.len);
+    free(out), free(start), free(keys), free(spare), free(count), free((void *)ties.id), free(ties.len);
     return result;
 }
 

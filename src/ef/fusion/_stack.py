@@ -136,10 +136,18 @@ def stack_runs(runs: Sequence[Mapping[str, Mapping[str, Any]]], names: Sequence[
         if columns is None:  # pragma: no cover - _plain makes what stack_columns reads
             raise TypeError("the runs could not be read as {query_id: {doc_id: score}} mappings")
     queries, docs, pair_query, pair_head, list_run, list_query, list_size, doc, score, ordered = columns
-    sizes = _ints(list_size)
-    return _build(len(runs), queries, docs, np.repeat(_ints(list_run), sizes), np.repeat(_ints(list_query), sizes),
-                  _ints(doc), np.frombuffer(score, dtype=np.float64), _ints(pair_query),
-                  np.frombuffer(pair_head, dtype=np.uint64), ordered)
+    sizes, lists_run, lists_query = _ints(list_size), _ints(list_run), _ints(list_query)
+    run_of, query = np.repeat(lists_run, sizes), np.repeat(lists_query, sizes)
+    values, pairs, heads = np.frombuffer(score, np.float64), _ints(pair_query), np.frombuffer(pair_head, np.uint64)
+    if not ordered:
+        return _build(len(runs), queries, docs, run_of, query, _ints(doc), values, pairs, heads)
+    # Each list is contiguous and in order already: its bounds are the lists' sizes (empty ones have none).
+    listed = sizes > 0
+    counts = sizes[listed]
+    starts = np.cumsum(counts) - counts
+    rank = np.arange(len(values), dtype=np.int64) - np.repeat(starts, counts) + 1
+    return Stack(len(runs), queries, docs, run_of, query, _ints(doc), values, rank, starts, counts,
+                 lists_run[listed], lists_query[listed], pairs, heads)
 
 
 def _ints(data: bytes) -> Ints:
@@ -168,14 +176,12 @@ def stack_rankings(rankings: Sequence[Sequence[Ints]]) -> tuple[Stack, int]:
 
 
 def _build(n_runs: int, queries: list[str], docs: list[str], run_of: Ints, query: Ints, doc: Ints, score: Floats,
-           pair_query: Ints, pair_head: Heads, ordered: bool = False) -> Stack:
-    """The Stack of these entries, each list put in trec_eval's order unless known to be (`ordered`:
-    each list contiguous and in order, as a file's usually is and read_run keeps)."""
+           pair_query: Ints, pair_head: Heads) -> Stack:
+    """The Stack of these entries, each list put in trec_eval's order."""
     n_queries = max(len(queries), 1)
     group = run_of * n_queries + query
-    if not ordered:
-        order = trec_order(group, score, doc, pair_head, docs or None)
-        group, query, doc, score, run_of = group[order], query[order], doc[order], score[order], run_of[order]
+    order = trec_order(group, score, doc, pair_head, docs or None)
+    group, query, doc, score, run_of = group[order], query[order], doc[order], score[order], run_of[order]
     new = np.ones(len(group), dtype=bool)
     new[1:] = group[1:] != group[:-1]
     starts = np.flatnonzero(new).astype(np.int64)
