@@ -166,7 +166,7 @@ typedef struct {
     const char *id;
     Py_ssize_t len;
     uint64_t head;
-    int64_t judgement; /* the index of its judgement, or -1 */
+    int64_t judgement; /* the index of its judgement, or -1 (in rank_mapping: its grade's bits) */
 } doc;
 
 static inline uint64_t big_endian(const unsigned char *b) {
@@ -293,6 +293,20 @@ typedef struct {
     ints query, rank, judgement; /* one entry per hit */
 } hits;
 
+/* The hits of the k judged docs sorted in `s`, from their counts: a judged doc's rank is how many
+ * docs follow fewer judged docs than it does (kept when within max_docs). */
+static int emit_hits(const scratch *s, Py_ssize_t k, int64_t query, int64_t max_docs, hits *out) {
+    int64_t ahead = -1; /* a judged doc does not rank ahead of itself */
+    for (Py_ssize_t i = 0; i < k; i++) {
+        ahead += s->count[i];
+        if (max_docs >= 0 && ahead >= max_docs) continue;
+        if (ints_push(&out->query, query) < 0 || ints_push(&out->rank, ahead) < 0 ||
+            ints_push(&out->judgement, s->judged[i].judgement) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int rank_judged(scratch *s, const doc *docs, Py_ssize_t n, Py_ssize_t k, int64_t query, int64_t max_docs,
                        hits *out) {
     if (!k) return 0;
@@ -305,15 +319,7 @@ static int rank_judged(scratch *s, const doc *docs, Py_ssize_t n, Py_ssize_t k, 
         doc d = docs[i]; /* its id is set: no callback */
         s->count[judged_ahead(s->judged, s->scores, s->heads, k, &d, NULL, NULL)]++;
     }
-    int64_t ahead = -1; /* a judged doc does not rank ahead of itself */
-    for (Py_ssize_t i = 0; i < k; i++) {
-        ahead += s->count[i];
-        if (max_docs >= 0 && ahead >= max_docs) continue;
-        if (ints_push(&out->query, query) < 0 || ints_push(&out->rank, ahead) < 0 ||
-            ints_push(&out->judgement, s->judged[i].judgement) < 0)
-            return -1;
-    }
-    return 0;
+    return emit_hits(s, k, query, max_docs, out);
 }
 
 /* A str's UTF-8 bytes; a lone surrogate as "surrogatepass" writes it (bytes no UTF-8 file holds,
@@ -339,19 +345,10 @@ static const char *utf8_of(PyObject *s, Py_ssize_t *n, PyObject *keep) {
 typedef struct {
     PyObject_HEAD
     table queries;
-    slot *judged;     /* the queries' tables, one after the other */
-    Py_ssize_t *base; /* query q's table: judged[base[q]:base[q + 1]], a power of two long */
-    Py_ssize_t n_slots, n_queries;
+    table *judged; /* one per query */
+    Py_ssize_t n_queries;
     int ready; /* initialised once: a Ranker holds on to the tables */
 } Judged;
-
-/* -1 when absent. `h` is hash_bytes(p, n, 0). */
-static int64_t judgement_of(const Judged *j, int64_t query, const char *p, Py_ssize_t n, uint64_t h) {
-    const slot *s = j->judged + j->base[query];
-    Py_ssize_t mask = j->base[query + 1] - j->base[query] - 1, i = (Py_ssize_t)(h & (uint64_t)mask);
-    while (s[i].key && !(s[i].hash == h && same_bytes(s[i].key, s[i].len, p, n))) i = (i + 1) & mask;
-    return s[i].key ? s[i].value : -1;
-}
 
 static int Judged_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
     Judged *self = (Judged *)self_;
@@ -371,26 +368,11 @@ static int Judged_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_TypeError, "a Judged is initialised once");
         return -1;
     }
-    if (table_init(&self->queries, nq) < 0 || !(self->base = malloc((size_t)(nq + 1) * sizeof(Py_ssize_t)))) {
+    if (table_init(&self->queries, nq) < 0 || !(self->judged = calloc((size_t)(nq ? nq : 1), sizeof(table)))) {
         PyErr_NoMemory();
         return -1;
     }
-    self->base[0] = 0;
-    for (Py_ssize_t q = 0; q < nq; q++) {
-        PyObject *docs = PyList_GetItem(doc_ids, q);
-        if (!PyList_Check(docs)) {
-            PyErr_SetString(PyExc_TypeError, "doc ids must be lists");
-            return -1;
-        }
-        Py_ssize_t cap = 1;
-        while (cap < 2 * PyList_Size(docs) + 1) cap *= 2;
-        self->base[q + 1] = self->base[q] + cap;
-    }
-    if (!(self->judged = calloc((size_t)self->base[nq], sizeof(slot)))) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    self->n_slots = self->base[nq];
+    self->n_queries = nq;
     int64_t flat = 0;
     PyObject *keep = PyList_New(0);
     if (!keep) return -1;
@@ -405,28 +387,23 @@ static int Judged_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
             goto fail;
         }
         PyObject *docs = PyList_GetItem(doc_ids, q);
-        slot *s = self->judged + self->base[q];
-        Py_ssize_t mask = self->base[q + 1] - self->base[q] - 1;
+        if (!PyList_Check(docs)) {
+            PyErr_SetString(PyExc_TypeError, "doc ids must be lists");
+            goto fail;
+        }
+        if (table_init(&self->judged[q], PyList_Size(docs)) < 0) goto no_memory;
         for (Py_ssize_t i = 0; i < PyList_Size(docs); i++, flat++) {
             const char *d = utf8_of(PyList_GetItem(docs, i), &n, keep);
             if (!d) goto fail;
-            uint64_t h = hash_bytes(d, n, 0);
-            Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)mask);
-            while (s[at].key && !(s[at].hash == h && same_bytes(s[at].key, s[at].len, d, n))) at = (at + 1) & mask;
-            if (s[at].key) continue; /* the same id twice: the first judgement counts */
-            char *copy = malloc(n ? (size_t)n : 1);
-            if (!copy) {
-                PyErr_NoMemory();
-                goto fail;
-            }
-            memcpy(copy, d, (size_t)n);
-            s[at] = (slot){copy, n, h, flat};
+            /* the same id twice: the first judgement counts */
+            if (table_add(&self->judged[q], d, n, hash_bytes(d, n, 0), flat) < 0) goto no_memory;
         }
     }
     Py_DECREF(keep);
-    self->n_queries = nq;
     self->ready = 1;
     return 0;
+no_memory:
+    PyErr_NoMemory();
 fail:
     Py_DECREF(keep);
     return -1;
@@ -435,10 +412,8 @@ fail:
 static void Judged_dealloc(PyObject *self_) {
     Judged *self = (Judged *)self_;
     table_free(&self->queries);
-    if (self->judged)
-        for (Py_ssize_t i = 0; i < self->n_slots; i++) free(self->judged[i].key);
+    for (Py_ssize_t q = 0; self->judged && q < self->n_queries; q++) table_free(&self->judged[q]);
     free(self->judged);
-    free(self->base);
     PyTypeObject *type = Py_TYPE(self_);
     freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
     tp_free(self_);
@@ -462,59 +437,6 @@ enum { SCORE_OK = 0, SCORE_NOT_A_NUMBER, SCORE_NAN, SCORE_TOO_LARGE };
 static const double powers_of_ten[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* 10^q for q in [-22, 22] as a 128-bit fraction: floor(10^q * 2^(127 - b)), b = floor(log2(10^q)).
- * Generated with Python's Fraction; exact for q >= 0 (5^22 needs 52 bits). */
-static const struct {
-    uint64_t hi, lo;
-    int b;
-} tens[45] = {
-    {0xF1C90080BAF72CB1ULL, 0x5324C68B12DD6338ULL, -74}, /* 1e-22 */
-    {0x971DA05074DA7BEEULL, 0xD3F6FC16EBCA5E03ULL, -70}, /* 1e-21 */
-    {0xBCE5086492111AEAULL, 0x88F4BB1CA6BCF584ULL, -67}, /* 1e-20 */
-    {0xEC1E4A7DB69561A5ULL, 0x2B31E9E3D06C32E5ULL, -64}, /* 1e-19 */
-    {0x9392EE8E921D5D07ULL, 0x3AFF322E62439FCFULL, -60}, /* 1e-18 */
-    {0xB877AA3236A4B449ULL, 0x09BEFEB9FAD487C2ULL, -57}, /* 1e-17 */
-    {0xE69594BEC44DE15BULL, 0x4C2EBE687989A9B3ULL, -54}, /* 1e-16 */
-    {0x901D7CF73AB0ACD9ULL, 0x0F9D37014BF60A10ULL, -50}, /* 1e-15 */
-    {0xB424DC35095CD80FULL, 0x538484C19EF38C94ULL, -47}, /* 1e-14 */
-    {0xE12E13424BB40E13ULL, 0x2865A5F206B06FB9ULL, -44}, /* 1e-13 */
-    {0x8CBCCC096F5088CBULL, 0xF93F87B7442E45D3ULL, -40}, /* 1e-12 */
-    {0xAFEBFF0BCB24AAFEULL, 0xF78F69A51539D748ULL, -37}, /* 1e-11 */
-    {0xDBE6FECEBDEDD5BEULL, 0xB573440E5A884D1BULL, -34}, /* 1e-10 */
-    {0x89705F4136B4A597ULL, 0x31680A88F8953030ULL, -30}, /* 1e-9 */
-    {0xABCC77118461CEFCULL, 0xFDC20D2B36BA7C3DULL, -27}, /* 1e-8 */
-    {0xD6BF94D5E57A42BCULL, 0x3D32907604691B4CULL, -24}, /* 1e-7 */
-    {0x8637BD05AF6C69B5ULL, 0xA63F9A49C2C1B10FULL, -20}, /* 1e-6 */
-    {0xA7C5AC471B478423ULL, 0x0FCF80DC33721D53ULL, -17}, /* 1e-5 */
-    {0xD1B71758E219652BULL, 0xD3C36113404EA4A8ULL, -14}, /* 1e-4 */
-    {0x83126E978D4FDF3BULL, 0x645A1CAC083126E9ULL, -10}, /* 1e-3 */
-    {0xA3D70A3D70A3D70AULL, 0x3D70A3D70A3D70A3ULL, -7}, /* 1e-2 */
-    {0xCCCCCCCCCCCCCCCCULL, 0xCCCCCCCCCCCCCCCCULL, -4}, /* 1e-1 */
-    {0x8000000000000000ULL, 0x0000000000000000ULL, 0}, /* 1e0 */
-    {0xA000000000000000ULL, 0x0000000000000000ULL, 3}, /* 1e1 */
-    {0xC800000000000000ULL, 0x0000000000000000ULL, 6}, /* 1e2 */
-    {0xFA00000000000000ULL, 0x0000000000000000ULL, 9}, /* 1e3 */
-    {0x9C40000000000000ULL, 0x0000000000000000ULL, 13}, /* 1e4 */
-    {0xC350000000000000ULL, 0x0000000000000000ULL, 16}, /* 1e5 */
-    {0xF424000000000000ULL, 0x0000000000000000ULL, 19}, /* 1e6 */
-    {0x9896800000000000ULL, 0x0000000000000000ULL, 23}, /* 1e7 */
-    {0xBEBC200000000000ULL, 0x0000000000000000ULL, 26}, /* 1e8 */
-    {0xEE6B280000000000ULL, 0x0000000000000000ULL, 29}, /* 1e9 */
-    {0x9502F90000000000ULL, 0x0000000000000000ULL, 33}, /* 1e10 */
-    {0xBA43B74000000000ULL, 0x0000000000000000ULL, 36}, /* 1e11 */
-    {0xE8D4A51000000000ULL, 0x0000000000000000ULL, 39}, /* 1e12 */
-    {0x9184E72A00000000ULL, 0x0000000000000000ULL, 43}, /* 1e13 */
-    {0xB5E620F480000000ULL, 0x0000000000000000ULL, 46}, /* 1e14 */
-    {0xE35FA931A0000000ULL, 0x0000000000000000ULL, 49}, /* 1e15 */
-    {0x8E1BC9BF04000000ULL, 0x0000000000000000ULL, 53}, /* 1e16 */
-    {0xB1A2BC2EC5000000ULL, 0x0000000000000000ULL, 56}, /* 1e17 */
-    {0xDE0B6B3A76400000ULL, 0x0000000000000000ULL, 59}, /* 1e18 */
-    {0x8AC7230489E80000ULL, 0x0000000000000000ULL, 63}, /* 1e19 */
-    {0xAD78EBC5AC620000ULL, 0x0000000000000000ULL, 66}, /* 1e20 */
-    {0xD8D726B7177A8000ULL, 0x0000000000000000ULL, 69}, /* 1e21 */
-    {0x878678326EAC9000ULL, 0x0000000000000000ULL, 73}, /* 1e22 */
-};
-
 static void multiply(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
 #if defined(__SIZEOF_INT128__)
     unsigned __int128 product = (unsigned __int128)a * b;
@@ -526,6 +448,35 @@ static void multiply(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
     *lo = (mid << 32) | (uint32_t)p00;
     *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
 #endif
+}
+
+/* 10^q for q in [-22, 22] as a 128-bit fraction: the first 128 bits of its binary expansion from
+ * its leading 1, floor(10^q * 2^(127 - b)) with b = floor(log2(10^q)). Made once, at import: for
+ * q >= 0, 5^q shifted to the top (5^22 needs 52 bits); for q < 0, 1 / 5^-q by long division, bit
+ * by bit (the remainder stays below 2^53). */
+static struct {
+    uint64_t hi, lo;
+    int b;
+} tens[45];
+
+static void make_tens(void) {
+    for (int q = -22; q <= 22; q++) {
+        uint64_t five = 1, hi = 0, lo = 0, r = 1;
+        int e = 0;
+        for (int i = 0; i < abs(q); i++) five *= 5;
+        if (q >= 0) {
+            while (!(five << e >> 63)) e++;
+            tens[q + 22].hi = five << e, tens[q + 22].lo = 0, tens[q + 22].b = q + 63 - e;
+            continue;
+        }
+        for (; r < five; e++) r <<= 1; /* 1 / 5^-q = 2^-e * 1.xxx */
+        for (int bit = 0; bit < 128; bit++, r <<= 1) {
+            uint64_t one = r >= five;
+            r -= one * five;
+            hi = hi << 1 | lo >> 63, lo = lo << 1 | one;
+        }
+        tens[q + 22].hi = hi, tens[q + 22].lo = lo, tens[q + 22].b = q - e;
+    }
 }
 
 /* man * 10^q correctly rounded, for 2^53 <= man < 2^64 and q in [-22, 22] (Eisel and Lemire, "Number
@@ -863,7 +814,7 @@ static int rank_query(Ranker *self, const char *p, int64_t base, const row *rows
         self->dup_hash[at] = h;
         doc *d = &self->docs[i];
         d->score = rows[i].score, d->id = id, d->len = len, d->head = head_of(id, len);
-        d->judgement = query >= 0 ? judgement_of(self->judged, query, id, len, h) : -1;
+        d->judgement = query >= 0 ? table_get(&self->judged->judged[query], id, len, h) : -1;
         k += d->judgement >= 0;
     }
     if (query < 0) return 0;
@@ -1338,7 +1289,6 @@ static PyObject *rank_mapping(PyObject *module, PyObject *args) {
     Py_ssize_t nq = PyList_Size(query_ids);
     int64_t *num_ret = malloc((size_t)(nq ? nq : 1) * sizeof(int64_t));
     hits out = {0};
-    ints grades = {0}; /* doubles, stored in int64 slots */
     scratch work = {0};
     PyObject *result = NULL, *keep = PyList_New(0);
     if (!keep) return NULL;
@@ -1394,17 +1344,9 @@ static PyObject *rank_mapping(PyObject *module, PyObject *args) {
             j->id = utf8_of(doc_id, &j->len, keep);
             if (!j->id || PyList_Append(keep, doc_id) < 0) goto done; /* its UTF-8 lives with it */
             j->head = head_of(j->id, j->len);
-            union {
-                double d;
-                int64_t i;
-            } g;
-            g.d = PyFloat_AsDouble(grade);
-            if (g.d == -1.0 && PyErr_Occurred()) goto done;
-            j->judgement = grades.n;
-            if (ints_push(&grades, g.i) < 0) {
-                PyErr_NoMemory();
-                goto done;
-            }
+            double g = PyFloat_AsDouble(grade);
+            if (g == -1.0 && PyErr_Occurred()) goto done;
+            memcpy(&j->judgement, &g, sizeof g); /* the hit's grade, not an index (see the result) */
             k++;
         }
         scratch_sort(&work, k);
@@ -1428,36 +1370,18 @@ static PyObject *rank_mapping(PyObject *module, PyObject *args) {
             if (ahead < 0) goto done;
             work.count[ahead]++;
         }
-        int64_t ahead = -1; /* a judged doc does not rank ahead of itself */
-        for (Py_ssize_t i = 0; i < k; i++) {
-            ahead += work.count[i];
-            if (max_docs >= 0 && ahead >= max_docs) continue;
-            if (ints_push(&out.query, q) < 0 || ints_push(&out.rank, ahead) < 0 ||
-                ints_push(&out.judgement, work.judged[i].judgement) < 0) {
-                PyErr_NoMemory();
-                goto done;
-            }
-        }
-    }
-    {
-        /* Each hit's grade, from its judgement index. */
-        double *hit_grade = malloc((size_t)(out.judgement.n ? out.judgement.n : 1) * sizeof(double));
-        if (!hit_grade) {
+        if (emit_hits(&work, k, q, max_docs, &out) < 0) {
             PyErr_NoMemory();
             goto done;
         }
-        for (Py_ssize_t h = 0; h < out.judgement.n; h++) memcpy(&hit_grade[h], &grades.v[out.judgement.v[h]], 8);
-        result = Py_BuildValue("(NNNN)", int_bytes(num_ret, nq), int_bytes(out.query.v, out.query.n),
-                               int_bytes(out.rank.v, out.rank.n),
-                               PyBytes_FromStringAndSize((const char *)hit_grade,
-                                                         out.judgement.n * (Py_ssize_t)sizeof(double)));
-        free(hit_grade);
     }
+    /* Each hit's "judgement" is its grade's bits: float64 bytes. */
+    result = Py_BuildValue("(NNNN)", int_bytes(num_ret, nq), int_bytes(out.query.v, out.query.n),
+                           int_bytes(out.rank.v, out.rank.n), int_bytes(out.judgement.v, out.judgement.n));
 done:
     Py_DECREF(keep);
     free(num_ret);
     free(out.query.v), free(out.rank.v), free(out.judgement.v);
-    free(grades.v);
     scratch_free(&work);
     return result;
 }
@@ -1476,11 +1400,14 @@ static PyMethodDef methods[] = {
     {"stack_columns", stack_columns, METH_VARARGS, "stack_columns(runs): the lists, entries and pairs of runs."},
     {"trec_order", trec_order, METH_VARARGS, "trec_order(group, score, doc, heads, ids): trec_eval's order."},
     {"build_run", build_run, METH_VARARGS, "build_run(queries, bounds, ids, doc, score): a run mapping."},
+    {"run_text", run_text, METH_VARARGS, "run_text(names, bounds, ids, doc, score, run_id): TREC lines."},
+    {"writable", writable, METH_VARARGS, "writable(ids, query): whether write_run accepts every id."},
     {NULL, NULL, 0, NULL},
 };
 
 static int exec_module(PyObject *module) {
     if (!the_c_locale) the_c_locale = c_locale();
+    if (!tens[22].hi) make_tens();
     if (!the_c_locale) {
         PyErr_SetString(PyExc_OSError, "cannot create the C locale");
         return -1;
