@@ -796,3 +796,56 @@ def test_fusion_columns_refuse_misaligned_or_short_buffers() -> None:
         _kernel.trec_order(raw, raw, raw, np.zeros(1, np.uint64), None)
     with pytest.raises(ValueError, match=r"^bounds must hold 2 aligned 8-byte numbers \(got 8 bytes\)$"):
         _kernel.build_run(["q"], np.zeros(1, np.int64), [], np.zeros(0, np.int64), np.zeros(0))
+
+
+# --- run_text and writable: the fused run's TREC lines --------------------------------------------
+
+_WRITTEN_IDS = st.one_of(
+    st.sampled_from(["d1", "q 1", "d\t", "#q", "", "a\x00b", "\udc80", "é", "d\x0b", "x#"]), st.text(max_size=6)
+)
+_WRITTEN_SCORES = st.one_of(
+    st.sampled_from([0.5, -0.0, 1e-05, 1e16, 1e300, -2.5, 0.1 + 0.2, math.inf, math.nan, 5e-324]),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    names=st.lists(_WRITTEN_IDS, min_size=1, max_size=4),
+    ids=st.lists(_WRITTEN_IDS, min_size=1, max_size=6),
+    data=st.data(),
+)
+def test_run_text_and_writable_equal_the_reference(names: list[str], ids: list[str], data: Any) -> None:
+    sizes = data.draw(st.lists(st.integers(0, 14), min_size=len(names), max_size=len(names)))
+    bounds = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    doc = np.array(data.draw(st.lists(st.integers(0, len(ids) - 1), min_size=int(bounds[-1]),
+                                      max_size=int(bounds[-1]))), dtype=np.int64)
+    score = np.array(data.draw(st.lists(_WRITTEN_SCORES, min_size=len(doc), max_size=len(doc))), dtype=np.float64)
+    got = _kernel.run_text(names, bounds, ids, doc, score, "run-1")
+    assert got == _reference.run_text(names, bounds.tobytes(), ids, doc.tobytes(), score.tobytes(), "run-1")
+    for query in (True, False):
+        assert _kernel.writable(ids, query) == _reference.writable(ids, query)
+    if got is not None:  # what format_run writes for the same entries (ranked by their order here)
+        lines = [f"{names[k]} Q0 {ids[d]} {r} {s!r} run-1\n" for k, (lo, hi) in enumerate(itertools.pairwise(bounds))
+                 for r, (d, s) in enumerate(zip(doc[lo:hi].tolist(), score[lo:hi].tolist(), strict=True), 1)]
+        assert "".join(got) == "".join(lines)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_run_text_refuses_what_write_run_refuses(engine: Any) -> None:
+    def text(names: list[Any], ids: list[Any], score: float = 1.0) -> Any:
+        return engine.run_text(names, np.array([0, 1]), ids, np.zeros(1, np.int64), np.array([score]), "r")
+
+    class Text(str):
+        pass
+
+    assert text(["q"], ["d"]) == ["q Q0 d 1 1.0 r\n"]
+    for names, ids, score in ((["#q"], ["d"], 1.0), (["q"], ["d x"], 1.0), (["q"], [""], 1.0),
+                              (["q"], ["\udc80"], 1.0), (["q"], [Text("d")], 1.0), (["q"], [1], 1.0),
+                              (["q"], ["d\x00"], 1.0), (["q"], ["d"], math.inf), (["q"], ["d"], math.nan)):
+        assert text(names, ids, score) is None, (names, ids, score)
+    assert engine.writable(["x#", "é"], True) is True
+    assert engine.writable(["#x"], True) is False
+    assert engine.writable(["#x"], False) is True
+    with pytest.raises(ValueError, match=r"^doc code 3 is out of range$"):
+        engine.run_text(["q"], np.array([0, 1]), ["d"], np.array([3]), np.ones(1), "r")

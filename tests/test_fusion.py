@@ -764,3 +764,19 @@ def test_scifact_bm25_fused_with_itself_scores_as_bm25_and_tune_says_no_gain() -
     report = tune({"a": bm25, "b": bm25}, qrels, method="rrf", folds=5)
     assert np.mean(list(report.held_out.values())) == pytest.approx(0.6791, abs=5e-5)
     assert report.verdict().startswith("fusion did not beat the best input (a) on ndcg@10: +0.0000")
+
+
+@pytest.mark.parametrize("method", ["rrf", "combsum", "combmed"])
+def test_fusion_through_the_pure_python_engine_is_the_same(monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+    # Without the extension, ef.fusion runs on the reference engine (the door's fallback): it takes
+    # the same numpy arrays and gives the same run and the same text.
+    from ef.evaluation import _reference
+    from ef.fusion import _order, _stack, _write, methods
+    from ef.fusion.methods import fuse_text
+
+    runs = _random_runs(random.Random(11), 3, n_queries=5)
+    expected, text = fuse(runs, method=method), "".join(fuse_text(runs, method=method, run_id="r"))
+    for module in (_order, _stack, _write, methods):
+        monkeypatch.setattr(module, "engine", _reference)
+    assert fuse(runs, method=method) == expected
+    assert "".join(fuse_text(runs, method=method, run_id="r")) == text

@@ -412,3 +412,133 @@ done:
     return out;
 }
 
+
+/* A TREC id write_run accepts: non-empty, valid UTF-8 (no lone surrogate), no whitespace trec_eval
+ * splits on and no NUL; a query id must not start with '#' either. Its UTF-8, or NULL. */
+static const char *plain_id(PyObject *id, Py_ssize_t *n, int query) {
+    const char *p = id && PyUnicode_CheckExact(id) ? PyUnicode_AsUTF8AndSize(id, n) : NULL;
+    if (!p) {
+        PyErr_Clear();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < *n; i++)
+        if (strchr(" \t\n\r\v\f", p[i])) return NULL; /* a NUL too: strchr finds the terminating one */
+    return *n && !(query && p[0] == '#') ? p : NULL;
+}
+
+/* writable(ids, query) -> whether every id of the list is one write_run accepts (as a query id). */
+static PyObject *writable(PyObject *module, PyObject *args) {
+    PyObject *ids;
+    int query;
+    if (!PyArg_ParseTuple(args, "O!p", &PyList_Type, &ids, &query)) return NULL;
+    for (Py_ssize_t i = 0, n; i < PyList_Size(ids); i++)
+        if (!plain_id(PyList_GetItem(ids, i), &n, query)) Py_RETURN_FALSE;
+    Py_RETURN_TRUE;
+}
+
+typedef struct {
+    char *v;
+    Py_ssize_t n, size;
+} text;
+
+static int text_add(text *t, const char *p, Py_ssize_t n) {
+    if (t->n + n > t->size) {
+        Py_ssize_t size = 2 * (t->n + n) + 4096;
+        char *grown = realloc(t->v, (size_t)size);
+        if (!grown) return -1;
+        t->v = grown, t->size = size;
+    }
+    memcpy(t->v + t->n, p, (size_t)n);
+    t->n += n;
+    return 0;
+}
+
+typedef struct {
+    uint64_t bits;
+    char text[32];
+    int n; /* 0: empty */
+} score_text;
+
+/* run_text(names, bounds, ids, doc, score, run_id) -> [str per query] or None: the lines
+ * write_run writes for entries already in trec_eval's order ("name Q0 id rank repr(score)
+ * run_id\n", ranks from 1 within bounds[k]..bounds[k + 1]), or None where a name or an id is
+ * not one write_run accepts or a score is not finite (the caller then lets write_run's checks
+ * name it). A score's text is Python's repr (PyOS_double_to_string), kept for the next equal
+ * score: a rank-based method's scores repeat from query to query. */
+static PyObject *run_text(PyObject *module, PyObject *args) {
+    PyObject *names, *ids, *run_id, *out = NULL;
+    Py_buffer b, d, s;
+    if (!PyArg_ParseTuple(args, "O!y*O!y*y*U", &PyList_Type, &names, &b, &PyList_Type, &ids, &d, &s, &run_id))
+        return NULL;
+    const int64_t *bounds = b.buf, *doc = d.buf;
+    const double *score = s.buf;
+    Py_ssize_t n_queries = PyList_Size(names), n_ids = PyList_Size(ids), n = d.len / 8, tail_n;
+    text line = {NULL, 0, 0};
+    score_text *made = calloc(1024, sizeof *made);
+    const char *tail = PyUnicode_AsUTF8AndSize(run_id, &tail_n);
+    if (!made || !tail) goto no_memory_or_error;
+    if (buffer_of(&b, n_queries + 1, "bounds") < 0 || buffer_of(&d, n, "doc") < 0 || buffer_of(&s, n, "score") < 0)
+        goto no_memory_or_error;
+    for (Py_ssize_t k = 0; k <= n_queries; k++) {
+        if (bounds[k] < (k ? bounds[k - 1] : 0) || bounds[k] > n) {
+            PyErr_SetString(PyExc_ValueError, "bounds must rise within the entries");
+            goto no_memory_or_error;
+        }
+    }
+    out = PyList_New(n_queries);
+    for (Py_ssize_t k = 0; out && k < n_queries; k++) {
+        Py_ssize_t name_n, id_n;
+        const char *name = plain_id(PyList_GetItem(names, k), &name_n, 1);
+        if (!name) goto refused;
+        line.n = 0;
+        for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) {
+            if (doc[i] < 0 || doc[i] >= n_ids) {
+                PyErr_Format(PyExc_ValueError, "doc code %lld is out of range", (long long)doc[i]);
+                goto failed;
+            }
+            const char *id = plain_id(PyList_GetItem(ids, doc[i]), &id_n, 0);
+            if (!id || !isfinite(score[i])) goto refused;
+            uint64_t bits;
+            memcpy(&bits, &score[i], 8);
+            score_text *repr = &made[(bits * 0x9E3779B97F4A7C15ULL) >> 54];
+            if (!repr->n || repr->bits != bits) {
+                char *written = PyOS_double_to_string(score[i], 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+                if (!written) goto failed;
+                size_t len = strlen(written);
+                if (len < sizeof repr->text) memcpy(repr->text, written, len);
+                PyMem_Free(written);
+                if (len >= sizeof repr->text) goto refused; /* a repr is at most 24 bytes */
+                repr->bits = bits, repr->n = (int)len;
+            }
+            char rank[24]; /* " rank " written from its end */
+            int rank_n = 1;
+            rank[23] = ' ';
+            for (int64_t r = i - bounds[k] + 1; r; r /= 10) rank[23 - rank_n++] = (char)('0' + r % 10);
+            rank[23 - rank_n++] = ' ';
+            if (text_add(&line, name, name_n) < 0 || text_add(&line, " Q0 ", 4) < 0 ||
+                text_add(&line, id, id_n) < 0 || text_add(&line, rank + 24 - rank_n, rank_n) < 0 ||
+                text_add(&line, repr->text, repr->n) < 0 || text_add(&line, " ", 1) < 0 ||
+                text_add(&line, tail, tail_n) < 0 || text_add(&line, "\n", 1) < 0) {
+                PyErr_NoMemory();
+                goto failed;
+            }
+        }
+        PyObject *query = PyUnicode_DecodeUTF8(line.v ? line.v : "", line.n, "strict");
+        if (!query) goto failed;
+        PyList_SetItem(out, k, query);
+    }
+    goto done;
+refused:
+    Py_CLEAR(out);
+    out = Py_NewRef(Py_None);
+    goto done;
+failed:
+    Py_CLEAR(out);
+    goto done;
+no_memory_or_error:
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+done:
+    PyBuffer_Release(&b), PyBuffer_Release(&d), PyBuffer_Release(&s);
+    free(line.v), free(made);
+    return out;
+}

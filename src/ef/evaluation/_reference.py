@@ -9,6 +9,7 @@ extension cannot be imported (and says so once).
 from __future__ import annotations
 
 import functools
+import math
 import struct
 import zlib
 from collections.abc import Callable, Mapping
@@ -16,7 +17,10 @@ from typing import Any
 
 from ef.io import trec
 
-__all__ = ["Judged", "Ranker", "build_run", "deal", "rank_mapping", "read_run", "stack_columns", "trec_order"]
+__all__ = [
+    "Judged", "Ranker", "build_run", "deal", "rank_mapping", "read_run", "run_text", "stack_columns", "trec_order",
+    "writable",
+]
 
 Fault = tuple[Any, ...]
 _SPACE = b" \t\v\f\r"  # C isspace() but the newline, which ends a line
@@ -309,8 +313,9 @@ def _ints(values: list[int]) -> bytes:
     return struct.pack(f"{len(values)}q", *values)
 
 
-def _unpack(data: bytes, kind: str) -> list[Any]:
-    return list(struct.unpack(f"{len(data) // 8}{kind}", data))
+def _unpack(data: Any, kind: str) -> list[Any]:
+    """8-byte numbers from bytes or any buffer (a numpy array: ``len`` would count its items)."""
+    return list(struct.unpack(f"{memoryview(data).nbytes // 8}{kind}", data))
 
 
 def stack_columns(runs: list[Any]) -> tuple[Any, ...] | None:
@@ -384,3 +389,39 @@ def build_run(
     return {
         query: {ids[docs[i]]: scores[i] for i in range(edges[k], edges[k + 1])} for k, query in enumerate(queries)
     }
+
+
+def _writable(text: object, query: bool) -> bool:
+    """An id write_run accepts: a non-empty str, UTF-8 encodable, with no TREC separator or NUL
+    (a query id not starting with '#')."""
+    if type(text) is not str or not text or (query and text.startswith("#")):
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return not any(c in " \t\n\r\v\f\0" for c in text)
+
+
+def writable(ids: list[str], query: bool) -> bool:
+    """Whether write_run accepts every id of `ids` (as query ids with `query`)."""
+    return all(_writable(i, query) for i in ids)
+
+
+def run_text(names: list[str], bounds: Any, ids: list[str], doc: Any, score: Any, run_id: str) -> list[str] | None:
+    """The TREC lines of entries in trec_eval's order, one str per query; ``None`` where an id is
+    not one write_run accepts or a score is not finite."""
+    edges, docs, scores = _unpack(bounds, "q"), _unpack(doc, "q"), _unpack(score, "d")
+    out = []
+    for k, name in enumerate(names):
+        if not _writable(name, True):
+            return None
+        lines = []
+        for rank, i in enumerate(range(edges[k], edges[k + 1]), start=1):
+            if not 0 <= docs[i] < len(ids):
+                raise ValueError(f"doc code {docs[i]} is out of range")
+            if not _writable(ids[docs[i]], False) or not math.isfinite(scores[i]):
+                return None
+            lines.append(f"{name} Q0 {ids[docs[i]]} {rank} {scores[i]!r} {run_id}\n")
+        out.append("".join(lines))
+    return out
