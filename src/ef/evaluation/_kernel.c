@@ -238,14 +238,10 @@ static inline Py_ssize_t judged_ahead(const doc *judged, const double *scores, c
     for (Py_ssize_t j = 0; j < k; j++) lo += scores[j] > s, end += scores[j] >= s;
     if (lo == end) return lo;
     if (!d->id && id_of(d, arg) < 0) return -1;
-    /* One pass: the tied judged docs with a greater head rank ahead; an equal head needs bytes. */
+    /* One pass over the tie: the judged docs of a greater head rank ahead; an equal head needs bytes. */
     uint64_t h = d->head;
     Py_ssize_t greater = 0, same = 0;
-    for (Py_ssize_t j = 0; j < k; j++) {
-        int tie = scores[j] == s;
-        greater += tie & (heads[j] > h);
-        same += tie & (heads[j] == h);
-    }
+    for (Py_ssize_t j = lo; j < end; j++) greater += heads[j] > h, same += heads[j] == h;
     lo += greater;
     if (!same) return lo;
     for (; lo < end && heads[lo] == h && precedes(&judged[lo], d);) lo++;
