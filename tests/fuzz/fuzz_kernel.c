@@ -18,32 +18,19 @@ static int ready;
 static void setup(void) {
     the_c_locale = c_locale();
     hash_seed = 0x1234567890abcdefULL;
+    make_tens();
     table_init(&judged.queries, 4);
     const char *queries[] = {"q1", "q2", "1"};
     const char *docs[] = {"d1", "d2", "d10", "a", "\xc3\xa9", "doc00000", "doc000000", "abcdefgh1", "abcdefgh"};
     int nd = 9;
-    judged.base = malloc(4 * sizeof(Py_ssize_t));
-    judged.base[0] = 0;
-    for (int q = 0; q < 3; q++) {
-        table_add(&judged.queries, queries[q], (Py_ssize_t)strlen(queries[q]), hash_bytes(queries[q], (Py_ssize_t)strlen(queries[q]), 0), q);
-        Py_ssize_t cap = 1;
-        while (cap < 2 * nd + 1) cap *= 2;
-        judged.base[q + 1] = judged.base[q] + cap;
-    }
-    judged.judged = calloc((size_t)judged.base[3], sizeof(slot));
-    judged.n_slots = judged.base[3];
+    judged.judged = calloc(3, sizeof(table));
     int64_t flat = 0;
     for (int q = 0; q < 3; q++) {
-        slot *s = judged.judged + judged.base[q];
-        Py_ssize_t mask = judged.base[q + 1] - judged.base[q] - 1;
+        table_add(&judged.queries, queries[q], (Py_ssize_t)strlen(queries[q]), hash_bytes(queries[q], (Py_ssize_t)strlen(queries[q]), 0), q);
+        table_init(&judged.judged[q], nd);
         for (int d = 0; d < nd; d++, flat++) {
             Py_ssize_t n = (Py_ssize_t)strlen(docs[d]);
-            uint64_t h = hash_bytes(docs[d], n, 0);
-            Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)mask);
-            while (s[at].key) at = (at + 1) & mask;
-            char *copy = malloc((size_t)n);
-            memcpy(copy, docs[d], (size_t)n);
-            s[at] = (slot){copy, n, h, flat};
+            table_add(&judged.judged[q], docs[d], n, hash_bytes(docs[d], n, 0), flat);
         }
     }
     judged.n_queries = 3;
