@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ef.io.trec import format_run
 from ef.trec import read_qrels, read_run, write_qrels, write_run
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir" / "scifact" / "qrels" / "test.tsv"
@@ -95,6 +96,48 @@ def test_fast_and_line_by_line_paths_agree(
     irregular = folder / "irregular.txt"  # line path: padded columns, CRLF
     irregular.write_text(text.replace(" ", "  ").replace("\n", "\r\n"))
     assert read_run(regular) == read_run(irregular) == run
+
+
+_WRITTEN = st.one_of(st.text(alphabet="ab9é \t#\x00", min_size=0, max_size=4), st.sampled_from(["d1", "d10", "d9"]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(run=st.dictionaries(_WRITTEN, st.dictionaries(
+    _WRITTEN, st.one_of(st.sampled_from([0.5, -0.0, 0.0, 1.0, 1e16, 5e-324]), st.floats(allow_nan=False)),
+    max_size=40), max_size=5))
+def test_write_run_in_the_engine_writes_what_format_run_does(
+    tmp_path_factory: pytest.TempPathFactory, run: dict[str, dict[str, float]]
+) -> None:
+    # write_run takes a plain dict through the compiled engine, format_run checks line by line:
+    # the same text, or the same error (ids with spaces, '#', NUL or nothing; inf; ties; -0.0).
+    path = tmp_path_factory.mktemp("engine") / "run.txt"
+    expected: str | Exception
+    try:
+        expected = "".join(format_run(run, run_id="r"))
+    except ValueError as error:
+        expected = error
+    if isinstance(expected, str):
+        write_run(path, run, run_id="r")
+        assert path.read_text() == expected
+    else:
+        with pytest.raises(ValueError) as info:
+            write_run(path, run, run_id="r")
+        assert str(info.value) == str(expected)
+        assert not path.exists()
+
+
+def test_a_plain_run_is_written_by_the_engine_and_anything_else_by_the_checks() -> None:
+    from ef.io.trec import _plain_text
+
+    run = {"q2": {"d1": 0.5, "d10": 0.5, "d9": 0.5, "d3": 2.0, "é": -0.0}, "q1": {"x": -1.25}}
+    text = _plain_text(run, "r")
+    assert text is not None
+    assert "".join(text) == "".join(format_run(run, run_id="r")) == (
+        "q2 Q0 d3 1 2.0 r\nq2 Q0 d9 2 0.5 r\nq2 Q0 d10 3 0.5 r\nq2 Q0 d1 4 0.5 r\nq2 Q0 é 5 -0.0 r\n"
+        "q1 Q0 x 1 -1.25 r\n"
+    )
+    for other in ({"q": {"d": 1}}, {"q": {}}, {"#q": {"d": 1.0}}, {"q": {"d d": 1.0}}, {"q": {"d": float("inf")}}):
+        assert _plain_text(other, "r") is None, other
 
 
 # --- run errors: both paths report file:line -------------------------------------------------

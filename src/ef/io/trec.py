@@ -328,7 +328,9 @@ def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id:
         For an id that is not a non-empty str without whitespace, a score that is not a number
         or is NaN, or a query with no documents (a TREC run file cannot list a query without a line).
     """
-    write_lines(path, format_run(run, run_id=run_id))
+    check_trec_id(run_id, "'run_id'")
+    text = _plain_text(run, run_id)  # the common case, in the compiled engine; the rest checked line by line
+    write_lines(path, format_run(run, run_id=run_id) if text is None else text)
 
 
 def format_run(run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> Iterator[str]:
@@ -349,6 +351,40 @@ def format_run(run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") ->
         for query_id, ranked in rows:
             for rank, (score, doc_id) in enumerate(ranked, start=1):
                 yield f"{query_id} Q0 {doc_id} {rank} {score!r} {run_id}\n"
+
+    return lines()
+
+
+def _plain_text(run: Mapping[str, Mapping[str, float]], run_id: str) -> Iterator[str] | None:
+    """format_run's text, a few queries a piece, made by the compiled engine, for a dict of dicts
+    of str ids and float scores that its checks would pass (no empty query, every id writable,
+    every score finite); ``None`` for anything else, which they then take line by line (and name)."""
+    from ef.evaluation._hits import engine  # the run engine reads the run's dicts in one pass
+
+    columns = engine.stack_columns([run]) if type(run) is dict else None
+    if columns is None:
+        return None
+    queries, ids, pair_query, pair_head, _, _, list_size, _, score, ordered = columns
+    sizes = np.frombuffer(list_size, dtype=np.int64)
+    # One run: every entry is a pair of its own, numbered in the dicts' order.
+    if not len(sizes) or not sizes.all() or not engine.writable(queries, True) or not engine.writable(ids, False):
+        return None
+    scores = np.frombuffer(score, dtype=np.float64)
+    if not np.isfinite(scores).all():
+        return None
+    order = np.arange(len(scores), dtype=np.int64)
+    if not ordered:
+        order = np.frombuffer(engine.trec_order(pair_query, scores, order, pair_head, ids), dtype=np.int64)
+        scores = scores[order]
+    bounds = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    step = 64  # queries a call: a few MB of text at a time
+
+    def lines() -> Iterator[str]:
+        for at in range(0, len(queries), step):
+            chunk = engine.run_text(queries[at : at + step], bounds[at : at + step + 1], ids, order, scores, run_id)
+            if chunk is None:  # pragma: no cover - every id and score was checked above
+                raise RuntimeError("a run changed while it was written")
+            yield from chunk
 
     return lines()
 
