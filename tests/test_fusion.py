@@ -780,3 +780,12 @@ def test_fusion_through_the_pure_python_engine_is_the_same(monkeypatch: pytest.M
         monkeypatch.setattr(module, "engine", _reference)
     assert fuse(runs, method=method) == expected
     assert "".join(fuse_text(runs, method=method, run_id="r")) == text
+
+
+def test_a_query_with_only_empty_lists_fuses_without_a_warning() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's divide-by-zero RuntimeWarning included
+        # as before the fix (2.0: Borda counts the doc in both runs), now without a warning
+        assert fuse([{"q1": {}}, {"q2": {"a": 1.0}}], method="combsum", norm="borda") == {"q2": {"a": 2.0}}

@@ -283,7 +283,7 @@ def fuse_stack(
     if spec.name in ("borda", "wborda"):
         fill[:] = (per_query[None, :] - length + 1) / 2
     elif norm == "borda":
-        fill[:] = 0.5 - (length - 1) / (2 * per_query[None, :])
+        fill[:] = 0.5 - (length - 1) / (2 * np.maximum(per_query, 1)[None, :])  # a query of empty lists fills none
     elif spec.name == "bayesfuse":
         fill[:] = _MIN_ODD
     elif missing == "min":
