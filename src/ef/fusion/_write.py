@@ -3,8 +3,8 @@
 ``ef fuse`` skips the output mapping and :func:`ef.io.trec.format_run`'s per-line checks and
 re-sort: the fused entries are already in trec_eval's order, every id is written once (a fused
 run holds each (query, doc) pair once), so the ids are checked in one pass, and the compiled
-engine writes the lines a few queries at a time. Where an id or a score could not be written,
-the mapping goes through ``format_run`` after all, so the error is word for word the writer's.
+engine writes the lines (:func:`ef.io.trec.ranked_text`). Where an id or a score could not be
+written, the mapping goes through ``format_run`` after all, so the error is the writer's.
 """
 
 from __future__ import annotations
@@ -15,16 +15,15 @@ import numpy as np
 
 from ef.evaluation._hits import engine
 from ef.io.ids import check_trec_id
+from ef.io.trec import ranked_text
 
 __all__ = ["fused_text"]
-
-_QUERIES = 64  # queries formatted per call: a few MB of text at a time
 
 
 def fused_text(queries: list[str], docs: list[str], query: np.ndarray, doc: np.ndarray, score: np.ndarray,
                run_id: str) -> Iterator[str] | None:
-    """The TREC lines of the fused entries (codes into `queries`/`docs`, each doc code once), one
-    str per query.
+    """The TREC text of the fused entries (codes into `queries`/`docs`, each doc code once), a
+    few queries a str.
 
     ``None`` when an id or a score needs the writer's own checks (the caller then formats the
     mapping with ``format_run``, whose errors name the query and the doc).
@@ -38,12 +37,4 @@ def fused_text(queries: list[str], docs: list[str], query: np.ndarray, doc: np.n
     score = np.ascontiguousarray(score, dtype=np.float64)
     if not (engine.writable(names, True) and engine.writable(docs, False) and np.isfinite(score).all()):
         return None
-
-    def text() -> Iterator[str]:
-        for at in range(0, len(names), _QUERIES):
-            chunk = engine.run_text(names[at : at + _QUERIES], bounds[at : at + _QUERIES + 1], docs, doc, score, run_id)
-            if chunk is None:  # pragma: no cover - every id and score was checked above
-                raise RuntimeError("a fused id or score changed while it was written")
-            yield from chunk
-
-    return text()
+    return ranked_text(names, bounds, docs, doc, score, run_id)

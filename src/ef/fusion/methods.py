@@ -510,7 +510,7 @@ def fuse_text(
     missing: Missing = "zero",
     qrels: Any = None,
 ) -> Iterator[str]:
-    """The run :func:`fuse` returns, as the TREC text ``write_run`` writes for it (one str per query).
+    """The run :func:`fuse` returns, as the TREC text ``write_run`` writes for it (in pieces: a line, or a few queries).
 
     Takes :func:`fuse`'s arguments and the run id; ``ef fuse`` writes this without building the
     mapping (the fused entries are already in trec_eval's order; the ids are checked in one pass).

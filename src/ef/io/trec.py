@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
+import numpy.typing as npt
 
 from ef.io._source import Source, display_name, read_bytes
 from ef.io.ids import check_query_id, check_ranking, check_trec_id
@@ -376,17 +377,21 @@ def _plain_text(run: Mapping[str, Mapping[str, float]], run_id: str) -> Iterator
     if not ordered:
         order = np.frombuffer(engine.trec_order(pair_query, scores, order, pair_head, ids), dtype=np.int64)
         scores = scores[order]
-    bounds = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    step = 64  # queries a call: a few MB of text at a time
+    return ranked_text(queries, np.concatenate(([0], np.cumsum(sizes))).astype(np.int64), ids, order, scores, run_id)
 
-    def lines() -> Iterator[str]:
-        for at in range(0, len(queries), step):
-            chunk = engine.run_text(queries[at : at + step], bounds[at : at + step + 1], ids, order, scores, run_id)
-            if chunk is None:  # pragma: no cover - every id and score was checked above
-                raise RuntimeError("a run changed while it was written")
-            yield from chunk
 
-    return lines()
+def ranked_text(names: list[str], bounds: npt.NDArray[np.int64], ids: list[str], doc: npt.NDArray[np.int64],
+                score: npt.NDArray[np.float64], run_id: str) -> Iterator[str]:
+    """The TREC text of entries in trec_eval's order whose ids and scores were checked: query
+    ``names[k]`` holds entries ``bounds[k]:bounds[k + 1]`` (doc id ``ids[doc[i]]``), written by
+    the compiled engine a few queries at a time (a few MB of text each)."""
+    from ef.evaluation._hits import engine
+
+    for at in range(0, len(names), 64):
+        chunk = engine.run_text(names[at : at + 64], bounds[at : at + 65], ids, doc, score, run_id)
+        if chunk is None:  # pragma: no cover - the caller checked every id and score
+            raise RuntimeError("an id or a score changed while the run was written")
+        yield from chunk
 
 
 def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> None:
