@@ -366,6 +366,28 @@ done:
     return result;
 }
 
+/* Whether bounds (n_queries + 1 int64), doc (int64 codes below n_ids) and score (float64) hold
+ * the entries of n_queries queries: the bounds rising within the entries, every code in range. */
+static int entries_of(Py_buffer *b, Py_buffer *d, Py_buffer *s, Py_ssize_t n_queries, Py_ssize_t n_ids) {
+    Py_ssize_t n = d->len / 8;
+    const int64_t *bounds = b->buf, *doc = d->buf;
+    if (buffer_of(b, n_queries + 1, "bounds") < 0 || buffer_of(d, n, "doc") < 0 || buffer_of(s, n, "score") < 0)
+        return -1;
+    for (Py_ssize_t k = 0; k <= n_queries; k++) {
+        if (bounds[k] < (k ? bounds[k - 1] : 0) || bounds[k] > n) {
+            PyErr_SetString(PyExc_ValueError, "bounds must rise within the entries");
+            return -1;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (doc[i] < 0 || doc[i] >= n_ids) {
+            PyErr_Format(PyExc_ValueError, "doc code %lld is out of range", (long long)doc[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* build_run(queries, bounds, ids, doc, score) -> {queries[k]: {ids[doc[i]]: score[i] for i in
  * bounds[k]..bounds[k + 1]}}: a fused run as the mapping fuse() returns (int64 bounds and codes,
  * float64 scores). */
@@ -375,21 +397,8 @@ static PyObject *build_run(PyObject *module, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!y*O!y*y*", &PyList_Type, &queries, &b, &PyList_Type, &ids, &d, &s)) return NULL;
     const int64_t *bounds = b.buf, *doc = d.buf;
     const double *score = s.buf;
-    Py_ssize_t n_queries = PyList_Size(queries), n_ids = PyList_Size(ids), n = d.len / 8;
-    if (buffer_of(&b, n_queries + 1, "bounds") < 0 || buffer_of(&d, n, "doc") < 0 || buffer_of(&s, n, "score") < 0)
-        goto done;
-    for (Py_ssize_t k = 0; k <= n_queries; k++) {
-        if (bounds[k] < (k ? bounds[k - 1] : 0) || bounds[k] > n) {
-            PyErr_SetString(PyExc_ValueError, "bounds must rise within the entries");
-            goto done;
-        }
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (doc[i] < 0 || doc[i] >= n_ids) {
-            PyErr_Format(PyExc_ValueError, "doc code %lld is out of range", (long long)doc[i]);
-            goto done;
-        }
-    }
+    Py_ssize_t n_queries = PyList_Size(queries);
+    if (entries_of(&b, &d, &s, n_queries, PyList_Size(ids)) < 0) goto done;
     out = PyDict_New();
     for (Py_ssize_t k = 0; out && k < n_queries; k++) {
         PyObject *inner = PyDict_New(), *value = NULL;
@@ -472,19 +481,12 @@ static PyObject *run_text(PyObject *module, PyObject *args) {
         return NULL;
     const int64_t *bounds = b.buf, *doc = d.buf;
     const double *score = s.buf;
-    Py_ssize_t n_queries = PyList_Size(names), n_ids = PyList_Size(ids), n = d.len / 8, tail_n;
+    Py_ssize_t n_queries = PyList_Size(names), tail_n;
     text line = {NULL, 0, 0};
     score_text *made = calloc(1024, sizeof *made);
     const char *tail = PyUnicode_AsUTF8AndSize(run_id, &tail_n);
     if (!made || !tail) goto no_memory_or_error;
-    if (buffer_of(&b, n_queries + 1, "bounds") < 0 || buffer_of(&d, n, "doc") < 0 || buffer_of(&s, n, "score") < 0)
-        goto no_memory_or_error;
-    for (Py_ssize_t k = 0; k <= n_queries; k++) {
-        if (bounds[k] < (k ? bounds[k - 1] : 0) || bounds[k] > n) {
-            PyErr_SetString(PyExc_ValueError, "bounds must rise within the entries");
-            goto no_memory_or_error;
-        }
-    }
+    if (entries_of(&b, &d, &s, n_queries, PyList_Size(ids)) < 0) goto no_memory_or_error;
     out = PyList_New(n_queries);
     for (Py_ssize_t k = 0; out && k < n_queries; k++) {
         Py_ssize_t name_n, id_n;
@@ -492,10 +494,6 @@ static PyObject *run_text(PyObject *module, PyObject *args) {
         if (!name) goto refused;
         line.n = 0;
         for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) {
-            if (doc[i] < 0 || doc[i] >= n_ids) {
-                PyErr_Format(PyExc_ValueError, "doc code %lld is out of range", (long long)doc[i]);
-                goto failed;
-            }
             const char *id = plain_id(PyList_GetItem(ids, doc[i]), &id_n, 0);
             if (!id || !isfinite(score[i])) goto refused;
             uint64_t bits;
