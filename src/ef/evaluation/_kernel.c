@@ -505,6 +505,12 @@ static int eisel_lemire(uint64_t man, int q, double *out) {
     return 1;
 }
 
+/* Eight bytes as a number whose lowest byte is the first in memory (one load where it is so). */
+static inline uint64_t little_endian(const unsigned char *b) {
+    return (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24 | (uint64_t)b[4] << 32 |
+           (uint64_t)b[5] << 40 | (uint64_t)b[6] << 48 | (uint64_t)b[7] << 56;
+}
+
 /* A score token as strtod reads it, whole. Decimals of up to 19 significant digits and a decimal
  * exponent within [-22, 22] are read here exactly: an integer mantissa below 2^53 times or divided
  * by an exact power of ten is one correctly rounded operation (Clinger), a longer one goes through
@@ -524,9 +530,7 @@ static int parse_score(const char *p, Py_ssize_t n, double *out) {
     if (i < n && p[i] == '.') {
         /* Eight digits at a time while the mantissa stays within 19 digits (SWAR, as fast_float). */
         for (i++; i + 8 <= n && mantissa < 100000000000ULL && scale > -400; i += 8, scale -= 8, any = 1) {
-            const unsigned char *b = (const unsigned char *)p + i; /* the first digit the lowest byte */
-            uint64_t v = (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24 |
-                         (uint64_t)b[4] << 32 | (uint64_t)b[5] << 40 | (uint64_t)b[6] << 48 | (uint64_t)b[7] << 56;
+            uint64_t v = little_endian((const unsigned char *)p + i); /* the first digit the lowest byte */
             if (((v + 0x4646464646464646ULL) | (v - 0x3030303030303030ULL)) & 0x8080808080808080ULL) break;
             v -= 0x3030303030303030ULL;
             v = v * 10 + (v >> 8);
@@ -639,72 +643,71 @@ static int64_t line_of(const char *p, Py_ssize_t offset, int64_t base) {
 }
 
 /* C isspace() in the "C" locale, split by what each byte does to a line. */
-enum { C_TOKEN = 0, C_SPACE, C_CR, C_NEWLINE, C_NUL };
+enum { C_TOKEN = 0, C_SPACE, C_CR, C_NUL }; /* ' ' and '\n' are told apart before */
 static const unsigned char byte_class[256] = {
-    [0] = C_NUL, ['\t'] = C_SPACE, ['\v'] = C_SPACE, ['\f'] = C_SPACE, [' '] = C_SPACE, ['\r'] = C_CR, ['\n'] = C_NEWLINE,
+    [0] = C_NUL, ['\t'] = C_SPACE, ['\v'] = C_SPACE, ['\f'] = C_SPACE, ['\r'] = C_CR,
 };
 
-/* The index, in memory order, of the first byte whose top bit is set in `flags` (one is). */
+/* The index of the lowest byte whose top bit is set in `flags` (one is). */
 static inline int first_flag(uint64_t flags) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__GNUC__)
     return __builtin_ctzll(flags) >> 3;
 #else
-    unsigned char b[8];
-    memcpy(b, &flags, 8);
     int k = 0;
-    while (!b[k]) k++;
+    while (!(flags >> 8 * k & 0x80)) k++;
     return k;
 #endif
 }
 
 /* One data line at `p[at]` (the line number `line`): its row, or 0 for a blank or comment line.
  * Sets *next to the start of the next line. Returns 1 (a row), 0 (none), -1 (a fault). Every byte
- * above ' ' is part of a token, so the scan jumps 8 bytes at a time to the next byte at or below
- * it, and only those are classified. */
+ * above ' ' is part of a token: eight bytes at a time, a mask flags those at or below it, and only
+ * those are looked at, one by one (a space first: the common case). */
 static int read_line(const char *p, Py_ssize_t size, Py_ssize_t at, int64_t line, row *r, Py_ssize_t run_id[2],
                      Py_ssize_t *next, fault *f) {
-    Py_ssize_t field[6][2], i = at, start = -1;
+    Py_ssize_t field[6][2], start = at, base = at, j;
     int fields = 0;
-    uint64_t high = 0; /* a byte >= 0x80 on the line: the query and doc ids' UTF-8 is checked */
+    uint64_t high = 0, low = 0; /* high: a byte >= 0x80 on the line (the ids' UTF-8 is checked) */
     for (;;) {
-        Py_ssize_t j = i;
-        for (uint64_t w, low; j + 8 <= size; j += 8) {
-            memcpy(&w, p + j, 8);
+        while (!low) {
+            unsigned char tail[8]; /* the buffer's last bytes, then bytes of a token */
+            const unsigned char *b = (const unsigned char *)p + base;
+            if (base + 8 > size) {
+                if (base >= size) {
+                    j = size;
+                    goto end;
+                }
+                b = memcpy(memset(tail, '!', 8), b, (size_t)(size - base));
+            }
+            uint64_t w = little_endian(b);
             high |= w;
             low = ~(((w & 0x7F7F7F7F7F7F7F7FULL) + 0x5F5F5F5F5F5F5F5FULL) | w) & 0x8080808080808080ULL;
-            if (low) {
-                j += first_flag(low);
-                goto found;
+            base += 8;
+        }
+        j = base - 8 + first_flag(low);
+        low &= low - 1;
+        int c = (unsigned char)p[j];
+        if (c != ' ') {
+            if (c == '\n') goto end;
+            c = byte_class[c];
+            if (c == C_TOKEN) continue; /* a control byte that is not a space: part of a token */
+            if (c == C_NUL || (c == C_CR && j + 1 < size && p[j + 1] != '\n')) {
+                f->kind = c == C_NUL ? E_NUL : E_CR, f->line = line;
+                return -1;
             }
         }
-        for (; j < size && (unsigned char)p[j] > ' '; j++) high |= (unsigned char)p[j];
-    found:
-        if (j > i && start < 0) start = i;
-        int c = j < size ? byte_class[(unsigned char)p[j]] : C_NEWLINE;
-        if (c == C_TOKEN) { /* a control byte that is not a space */
-            if (start < 0) start = j;
-            i = j + 1;
-            continue;
-        }
-        if (start >= 0) {
+        if (j > start) {
             if (fields < 6) field[fields][0] = start, field[fields][1] = j;
             fields++;
-            start = -1;
         }
-        if (c == C_NUL) {
-            f->kind = E_NUL, f->line = line;
-            return -1;
-        }
-        if (c == C_CR && j + 1 < size && p[j + 1] != '\n') {
-            f->kind = E_CR, f->line = line;
-            return -1;
-        }
-        if (c == C_NEWLINE) {
-            *next = j < size ? j + 1 : size;
-            break;
-        }
-        i = j + 1;
+        start = j + 1;
     }
+end:
+    if (j > start) {
+        if (fields < 6) field[fields][0] = start, field[fields][1] = j;
+        fields++;
+    }
+    *next = j < size ? j + 1 : size;
     if (!fields || p[field[0][0]] == '#') return 0;
     if (fields < 6) {
         f->kind = E_COLUMNS, f->line = line, f->count = fields;
