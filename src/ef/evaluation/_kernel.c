@@ -235,13 +235,13 @@ static inline Py_ssize_t judged_ahead(const doc *judged, const double *scores, c
         }
         return lo;
     }
-    for (Py_ssize_t j = 0; j < k; j++) lo += scores[j] > s, end += scores[j] >= s;
-    if (lo == end) return lo;
+    for (Py_ssize_t j = 0; j < k; j++) lo += scores[j] > s;
+    if (lo == k || scores[lo] != s) return lo; /* scores descend: scores[lo] <= s */
     if (!d->id && id_of(d, arg) < 0) return -1;
     /* One pass over the tie: the judged docs of a greater head rank ahead; an equal head needs bytes. */
     uint64_t h = d->head;
     Py_ssize_t greater = 0, same = 0;
-    for (Py_ssize_t j = lo; j < end; j++) greater += heads[j] > h, same += heads[j] == h;
+    for (end = lo; end < k && scores[end] == s; end++) greater += heads[end] > h, same += heads[end] == h;
     lo += greater;
     if (!same) return lo;
     for (; lo < end && heads[lo] == h && precedes(&judged[lo], d);) lo++;
