@@ -108,7 +108,8 @@ def write_files(folder: str, run: Run, qrels: dict[str, dict[str, int]]) -> tupl
 EF_CLI = (
     "import sys\nfrom ef.cli import main\n"
     "measures = ['-m', 'ndcg_cut.10', '-m', 'recall.100', '-m', 'map', '-m', 'recip_rank']\n"
-    "sys.exit(main(['trec-eval', *measures, *sys.argv[1:]]))"
+    "sys.argv[1:] = ['trec-eval', *measures, *sys.argv[1:]]\n"
+    "sys.exit(main())  # argv from sys.argv, as the ef command calls it (see ef.cli.main)"
 )
 PYTREC_FILE = (
     "import sys, pytrec_eval\n"

@@ -95,7 +95,8 @@ EF_CLI = (
     "import sys\n"
     "from ef.cli import main\n"
     "measures = ['-m', 'ndcg_cut.10', '-m', 'recall.100', '-m', 'map', '-m', 'recip_rank']\n"
-    "rc = main(['trec-eval', *measures, *sys.argv[1:]])\n"
+    "sys.argv[1:] = ['trec-eval', *measures, *sys.argv[1:]]\n"
+    "rc = main()  # argv from sys.argv, as the ef command calls it (see ef.cli.main)\n"
     "assert rc == 0\n" + PEAK
 )
 PYTREC_FILE = (
