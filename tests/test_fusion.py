@@ -770,13 +770,13 @@ def test_scifact_bm25_fused_with_itself_scores_as_bm25_and_tune_says_no_gain() -
 def test_fusion_through_the_pure_python_engine_is_the_same(monkeypatch: pytest.MonkeyPatch, method: str) -> None:
     # Without the extension, ef.fusion runs on the reference engine (the door's fallback): it takes
     # the same numpy arrays and gives the same run and the same text.
-    from ef.evaluation import _reference
-    from ef.fusion import _order, _stack, _write, methods
+    from ef.evaluation import _hits, _reference
+    from ef.fusion import _order, _stack, methods
     from ef.fusion.methods import fuse_text
 
     runs = _random_runs(random.Random(11), 3, n_queries=5)
     expected, text = fuse(runs, method=method), "".join(fuse_text(runs, method=method, run_id="r"))
-    for module in (_order, _stack, _write, methods):
+    for module in (_hits, _order, _stack, methods):  # ef.io.trec's writer takes _hits.engine when called
         monkeypatch.setattr(module, "engine", _reference)
     assert fuse(runs, method=method) == expected
     assert "".join(fuse_text(runs, method=method, run_id="r")) == text

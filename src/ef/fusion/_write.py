@@ -13,7 +13,6 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ef.evaluation._hits import engine
 from ef.io.ids import check_trec_id
 from ef.io.trec import ranked_text
 
@@ -33,8 +32,5 @@ def fused_text(queries: list[str], docs: list[str], query: np.ndarray, doc: np.n
         return iter(())
     bounds = np.flatnonzero(np.r_[True, query[1:] != query[:-1], True]).astype(np.int64)
     names = [queries[q] for q in query[bounds[:-1]].tolist()]
-    doc = np.ascontiguousarray(doc, dtype=np.int64)
-    score = np.ascontiguousarray(score, dtype=np.float64)
-    if not (engine.writable(names, True) and engine.writable(docs, False) and np.isfinite(score).all()):
-        return None
+    doc, score = np.ascontiguousarray(doc, dtype=np.int64), np.ascontiguousarray(score, dtype=np.float64)
     return ranked_text(names, bounds, docs, doc, score, run_id)

@@ -366,13 +366,10 @@ def _plain_text(run: Mapping[str, Mapping[str, float]], run_id: str) -> Iterator
     if columns is None:
         return None
     queries, ids, pair_query, pair_head, _, _, list_size, _, score, ordered = columns
-    sizes = np.frombuffer(list_size, dtype=np.int64)
+    sizes, scores = np.frombuffer(list_size, dtype=np.int64), np.frombuffer(score, dtype=np.float64)
+    if not sizes.all() or not np.isfinite(scores).all():  # an empty query, NaN or inf: for the checks
+        return None
     # One run: every entry is a pair of its own, numbered in the dicts' order.
-    if not len(sizes) or not sizes.all() or not engine.writable(queries, True) or not engine.writable(ids, False):
-        return None
-    scores = np.frombuffer(score, dtype=np.float64)
-    if not np.isfinite(scores).all():
-        return None
     order = np.arange(len(scores), dtype=np.int64)
     if not ordered:
         order = np.frombuffer(engine.trec_order(pair_query, scores, order, pair_head, ids), dtype=np.int64)
@@ -381,17 +378,25 @@ def _plain_text(run: Mapping[str, Mapping[str, float]], run_id: str) -> Iterator
 
 
 def ranked_text(names: list[str], bounds: npt.NDArray[np.int64], ids: list[str], doc: npt.NDArray[np.int64],
-                score: npt.NDArray[np.float64], run_id: str) -> Iterator[str]:
-    """The TREC text of entries in trec_eval's order whose ids and scores were checked: query
-    ``names[k]`` holds entries ``bounds[k]:bounds[k + 1]`` (doc id ``ids[doc[i]]``), written by
-    the compiled engine a few queries at a time (a few MB of text each)."""
+                score: npt.NDArray[np.float64], run_id: str) -> Iterator[str] | None:
+    """The TREC text of entries in trec_eval's order: query ``names[k]`` holds entries
+    ``bounds[k]:bounds[k + 1]`` (doc id ``ids[doc[i]]``), written by the compiled engine a few
+    queries at a time (a few MB of text each). ``None`` when a name or one of `ids` is not one
+    write_run accepts, or a score is not finite: the caller then takes the checks' path, whose
+    error names it."""
     from ef.evaluation._hits import engine
 
-    for at in range(0, len(names), 64):
-        chunk = engine.run_text(names[at : at + 64], bounds[at : at + 65], ids, doc, score, run_id)
-        if chunk is None:  # pragma: no cover - the caller checked every id and score
-            raise RuntimeError("an id or a score changed while the run was written")
-        yield from chunk
+    if not (engine.writable(names, True) and engine.writable(ids, False) and np.isfinite(score).all()):
+        return None
+
+    def text() -> Iterator[str]:
+        for at in range(0, len(names), 64):
+            chunk = engine.run_text(names[at : at + 64], bounds[at : at + 65], ids, doc, score, run_id)
+            if chunk is None:  # pragma: no cover - every id and score was checked above
+                raise RuntimeError("an id or a score changed while the run was written")
+            yield from chunk
+
+    return text()
 
 
 def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> None:
