@@ -164,13 +164,18 @@ def test_an_ordered_stack_keeps_a_new_query_listed_before_an_old_one_where_the_r
 
 
 def test_run_text_writes_each_score_as_repr_through_its_cache() -> None:
-    # 20,000 scores of every kind, so slots of the 1024-entry cache are taken by other bit patterns
-    # between two equal scores, and -0.0 and 0.0 (equal, different bits) follow one another.
+    # 20,000 scores of every kind, -0.0 and 0.0 (equal, different bits) one after the other, and
+    # bit patterns that the cache's hash (slot: the top SCORE_BITS = 14 bits of bits * golden)
+    # sends to 0.0's slot, so that its slot is taken by another pattern between two 0.0s.
     pick = np.random.default_rng(5)
     score = pick.integers(0, 2**64, 20_000, dtype=np.uint64).view(np.float64).copy()
     score[~np.isfinite(score)] = 1e22
     score[::7], score[1::7], score[2::11], score[3::13] = 0.0, -0.0, 5e-324, 0.1 + 0.2
     score[4::17] = 1e16
+    patterns = pick.integers(0, 2**62, 400_000, dtype=np.uint64)  # positive finite doubles
+    rivals = patterns[(patterns * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(50) == 0][:20].view(np.float64)
+    assert len(rivals) >= 10  # about 24 expected
+    score[5 : 5 + 2 * len(rivals) : 2], score[6 : 6 + 2 * len(rivals) : 2] = rivals, 0.0
     ids = [f"d{i}é" if i % 3 else f"d{i}" for i in range(500)]
     doc = pick.integers(0, len(ids), len(score)).astype(np.int64)
     names, bounds = ["q1", "ü", "q3"], np.array([0, 7, 7 + 12_000, len(score)], dtype=np.int64)

@@ -431,7 +431,8 @@ static const char *plain_id(PyObject *id, Py_ssize_t *n, int query) {
         return NULL;
     }
     for (Py_ssize_t i = 0; i < *n; i++)
-        if (strchr(" \t\n\r\v\f", p[i])) return NULL; /* a NUL too: strchr finds the terminating one */
+        if ((unsigned char)p[i] <= ' ' && strchr(" \t\n\r\v\f", p[i]))
+            return NULL; /* a NUL too: strchr finds the terminating one */
     return *n && !(query && p[0] == '#') ? p : NULL;
 }
 
@@ -468,12 +469,17 @@ typedef struct {
     int n; /* 0: empty */
 } score_text;
 
+/* The scores' texts kept, one slot per hash of the bits: a rank-based method gives about as many
+ * distinct scores as a list has ranks, met again query after query; 16,384 slots keep a few
+ * thousand with few collisions (1,024 missed about half of rrf's at depth 1,000). */
+enum { SCORE_BITS = 14 };
+
 /* run_text(names, bounds, ids, doc, score, run_id) -> [str per query] or None: the lines
  * write_run writes for entries already in trec_eval's order ("name Q0 id rank repr(score)
  * run_id\n", ranks from 1 within bounds[k]..bounds[k + 1]), or None where a name or an id is
  * not one write_run accepts or a score is not finite (the caller then lets write_run's checks
- * name it). A score's text is Python's repr (PyOS_double_to_string), kept for the next equal
- * score: a rank-based method's scores repeat from query to query. */
+ * name it). A score's text is Python's repr (PyOS_double_to_string), kept for the scores equal
+ * to it that follow (see SCORE_BITS). */
 static PyObject *run_text(PyObject *module, PyObject *args) {
     PyObject *names, *ids, *run_id, *out = NULL;
     Py_buffer b, d, s;
@@ -483,7 +489,7 @@ static PyObject *run_text(PyObject *module, PyObject *args) {
     const double *score = s.buf;
     Py_ssize_t n_queries = PyList_Size(names), tail_n;
     text line = {NULL, 0, 0};
-    score_text *made = calloc(1024, sizeof *made);
+    score_text *made = calloc((size_t)1 << SCORE_BITS, sizeof *made);
     const char *tail = PyUnicode_AsUTF8AndSize(run_id, &tail_n);
     if (!made || !tail) goto no_memory_or_error;
     if (entries_of(&b, &d, &s, n_queries, PyList_Size(ids)) < 0) goto no_memory_or_error;
@@ -498,7 +504,7 @@ static PyObject *run_text(PyObject *module, PyObject *args) {
             if (!id || !isfinite(score[i])) goto refused;
             uint64_t bits;
             memcpy(&bits, &score[i], 8);
-            score_text *repr = &made[(bits * 0x9E3779B97F4A7C15ULL) >> 54];
+            score_text *repr = &made[(bits * 0x9E3779B97F4A7C15ULL) >> (64 - SCORE_BITS)];
             if (!repr->n || repr->bits != bits) {
                 char *written = PyOS_double_to_string(score[i], 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
                 if (!written) goto failed;
