@@ -74,6 +74,25 @@ def test_a_pipe_fifo_and_stdin_read_like_a_file(tmp_path: Path) -> None:
         done = subprocess.run([sys.executable, "-c", code, name], input=text, capture_output=True, check=True)
         assert done.stdout.decode() == f"{expected}\n"
 
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\xef\xbb", b"\xef\xbb\xbf", b"\xef\xbb\xbfq1 0 d1 1\n", b"q1 0 d1 1", bytes(range(256)) * 20_000],
+    ids=["empty", "half a BOM", "a BOM alone", "BOM and a line", "no newline", "5 MB of every byte"],
+)
+def test_read_bytes_gives_every_byte_of_a_file_a_fifo_and_gzip_less_the_bom(tmp_path: Path, data: bytes) -> None:
+    # A plain regular file is read at once (past the opener's peek), the others chunk by chunk.
+    bom = b"\xef\xbb\xbf"
+    expected = data[3:] if data.startswith(bom) else data
+    assert read_bytes(_write(tmp_path / "plain", data)) == expected
+    assert read_bytes(_write(tmp_path / "zipped", gzip.compress(data))) == expected
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(data))
+    writer.start()
+    assert read_bytes(fifo) == expected
+    writer.join()
+
+
 
 def test_ef_trec_eval_reads_a_process_substitution(tmp_path: Path) -> None:
     qrels = _write(tmp_path / "qrels", "q1 0 d2 1\n")

@@ -239,6 +239,15 @@ def iter_chunks(source: Source, size: int = _CHUNK) -> Iterator[bytes]:
 
 def read_bytes(source: Source) -> bytes:
     """All of `source`'s bytes (decompressed, BOM dropped)."""
+    name = os.fspath(source)
+    if name != "-" and os.path.isfile(name):  # a regular file, opened again at no loss if gzip
+        with open_binary(source) as stream:
+            if isinstance(stream, io.BufferedReader) and isinstance(stream.raw, io.FileIO):
+                # Plain: read at once into one buffer of the file's size (no chunks joined), from
+                # the first byte (the descriptor's: the buffer's peek moved it on).
+                stream.raw.seek(0)
+                data = stream.raw.readall()
+                return data[len(BOM) :] if data.startswith(BOM) else data
     return b"".join(iter_chunks(source))
 
 
