@@ -1194,8 +1194,10 @@ static PyObject *read_run(PyObject *module, PyObject *args) {
             }
             PyObject *id = PyUnicode_DecodeUTF8(p + r.d0, r.d1 - r.d0, "strict");
             PyObject *score = id ? PyFloat_FromDouble(r.score) : NULL;
-            int present = score ? PyDict_Contains(docs, id) : -1;
-            if (present == 0 && PyDict_SetItem(docs, id, score) < 0) present = -1;
+            /* A doc listed twice leaves the dict's size as it was (one lookup, not two: the
+             * value it replaced is dropped with the run). */
+            Py_ssize_t had = PyDict_Size(docs);
+            int present = !score || PyDict_SetItem(docs, id, score) < 0 ? -1 : PyDict_Size(docs) == had;
             Py_XDECREF(id);
             Py_XDECREF(score);
             if (present) {
