@@ -778,6 +778,32 @@ def test_stack_columns_takes_only_exact_types(engine: Any) -> None:
     assert (queries, ids, list(np.frombuffer(pair_query, dtype=np.int64))) == (["q", "p"], ["a", "b"], [0, 0])
 
 
+@settings(max_examples=200, deadline=None)
+@given(files=st.lists(_run_files(), max_size=3), bytearrays=st.booleans())
+def test_stack_text_is_stack_columns_of_read_run_or_none(files: list[tuple[bytes, Any]], bytearrays: bool) -> None:
+    texts = [bytearray(data) if bytearrays else data for data, _ in files]
+    got = _kernel.stack_text(texts)
+    assert got == _reference.stack_text(texts)
+    runs = [_kernel.read_run(text) for text in texts]
+    if got is not None:
+        assert got == _kernel.stack_columns(runs)
+    elif not any(isinstance(run, tuple) for run in runs):  # no fault: a query's lines were scattered
+        fields = [[line.split() for line in bytes(text).splitlines()] for text in texts]
+        lists = [[f[0] for f in lines if f and f[0][:1] != b"#"] for lines in fields]
+        assert any(len({q for q, _ in itertools.groupby(queries)}) < len(list(itertools.groupby(queries)))
+                   for queries in lists)
+
+
+def test_stack_text_leaves_to_read_run_a_fault_a_doc_twice_and_scattered_lines() -> None:
+    grouped = b"q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n# note\n\nq2 Q0 d1 1 5 r\n"
+    assert _kernel.stack_text([grouped]) == _kernel.stack_columns([_kernel.read_run(grouped)])
+    for text in (grouped + b"q1 Q0 d3 1 1 r\n", grouped + b"q2 Q0 d1 2 0 r\n", grouped + b"q3 Q0 d 1 x r\n",
+                 b"q1 Q0 d1 1 1\n"):
+        assert _kernel.stack_text([grouped, text]) is None
+        assert _reference.stack_text([grouped, text]) is None
+    assert _kernel.stack_text([]) == _kernel.stack_columns([])
+
+
 def test_a_long_tie_on_equal_heads_ranks_by_bytes_as_the_reference() -> None:
     # 300 tied docs whose ids share their first 8 bytes ("clueweb0..."): the merge sort of long ties.
     rng = random.Random(3)

@@ -27,6 +27,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ef.evaluation import _kernel
 from ef.fusion import METHODS, NORMS, fit, fuse, tune, weight_grid
 from ef.fusion._order import trec_order
 
@@ -540,6 +541,38 @@ def test_files_and_frames_are_read_like_mappings(tmp_path: Path) -> None:
     write_run(tmp_path / "a.trec", A)
     frame = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d3", "d1"], "score": [0.9, 0.5]})
     assert fuse([tmp_path / "a.trec", frame], method="combsum") == fuse([A, B], method="combsum")
+
+
+@pytest.mark.parametrize(
+    ("second", "error"),
+    [
+        (b"q2 Q0 e 1 3 r\nq1 Q0 d3 1 0.5 r\nq1 Q0 d1 2 -1 r\n", None),  # read straight into columns
+        (b"q1 Q0 d3 1 0.5 r\nq2 Q0 e 1 3 r\nq1 Q0 d1 2 -1 r\n", None),  # scattered: read_run's mappings
+        (b"q1 Q0 d3 1 inf r\n", r"^runs\[1\]\['q1'\]\['d3'\]: a score must be a finite number \(got inf\)$"),
+        (b"q1 Q0 d3 1 1 r\nq1 Q0 d3 2 0 r\n",
+         r"b\.trec:2: doc id 'd3' appears twice in query 'q1' \(first at line 1\)$"),
+        (b"q1 Q0 d3 1 1 r\nq1 Q0 d1 x\n",
+         r"b\.trec:2: expected 6 columns 'query_id iter doc_id rank score run_id', got 4$"),
+    ],
+    ids=["grouped", "scattered", "infinite", "twice", "columns"],
+)
+def test_fusing_files_equals_fusing_their_mappings_or_names_the_same_fault(
+    tmp_path: Path, second: bytes, error: str | None
+) -> None:
+    from ef.trec import read_run, write_run
+
+    write_run(tmp_path / "a.trec", {**A, "q3": {"x": 1.0}})
+    (tmp_path / "b.trec").write_bytes(second)
+    paths = [tmp_path / "a.trec", tmp_path / "b.trec"]
+    direct = _kernel.stack_text([p.read_bytes() for p in paths])  # None: read_run's mappings are made
+    assert (direct is not None) == (second.startswith(b"q2") or "finite" in str(error))
+    for method, norm in (("rrf", None), ("combmnz", "z-score"), ("condorcet", None)):
+        if error is None:
+            mappings = [read_run(p) for p in paths]
+            assert fuse(paths, method=method, norm=norm) == fuse(mappings, method=method, norm=norm)
+        else:
+            with pytest.raises((ValueError, TypeError), match=error):
+                fuse(paths, method=method, norm=norm)
 
 
 # --- properties ----------------------------------------------------------------------------------

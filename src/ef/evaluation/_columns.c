@@ -148,6 +148,152 @@ done:
     return result;
 }
 
+/* A pair's slot in stack_text's table of one query: the doc id's hash and bytes (in the run's
+ * text), the pair's number and the query (plus one, as in pair_slot). */
+typedef struct {
+    uint64_t hash;
+    const char *id;
+    Py_ssize_t len;
+    int64_t pair, query;
+} text_slot;
+
+/* stack_text(texts) -> stack_columns([read_run(text) for text in texts]), from TREC run texts
+ * (bytes-like) without a dict or a float object made; or None where read_run's dicts are needed:
+ * a fault for read_run to name, a doc id twice in a query, or a query whose lines come back after
+ * another query's (scattered). Each text is tokenised once into rows, list by list (a list: one
+ * query's lines of one run); then, query by query as in stack_columns, each doc id is matched in
+ * a table of that query's alone. */
+static PyObject *stack_text(PyObject *module, PyObject *args) {
+    PyObject *texts, *queries = PyList_New(0), *ids = PyList_New(0), *result = NULL;
+    Py_buffer *views = NULL;
+    Py_ssize_t n_runs = 0, n_views = 0, widest = 0;
+    rows all = {0}; /* every list's rows, list after list */
+    table codes = {0}; /* query id -> query number */
+    ints list_run = {0}, list_query = {0}, list_size = {0}, list_first = {0}, last_run = {0};
+    ints pair_query = {0}, pair_head = {0}, pair_list = {0}; /* pair_list: the last list holding the pair */
+    int64_t *start = NULL, *by_query = NULL, *doc = NULL;
+    double *score = NULL;
+    text_slot *slots = NULL;
+    int ordered = 1;
+    if (!queries || !ids || !PyArg_ParseTuple(args, "O!", &PyList_Type, &texts)) goto done;
+    n_runs = PyList_Size(texts);
+    if (!(views = calloc((size_t)(n_runs ? n_runs : 1), sizeof(Py_buffer))) || table_init(&codes, 64) < 0)
+        goto no_memory;
+    for (; n_views < n_runs; n_views++)
+        if (PyObject_GetBuffer(PyList_GetItem(texts, n_views), &views[n_views], PyBUF_SIMPLE) < 0) goto done;
+    for (Py_ssize_t r = 0; r < n_runs; r++) {
+        const char *p = views[r].buf;
+        Py_ssize_t size = views[r].len, at = 0, last = -1, next, run_id[2];
+        for (int64_t line = 1; at < size; at = next, line++) {
+            row got;
+            fault f = {0};
+            int kind = read_line(p, size, at, line, &got, run_id, &next, &f);
+            if (kind < 0) goto plain;
+            if (!kind) continue;
+            if (last < 0 || !same_query(p, &all.v[last], &got)) { /* a list starts */
+                Py_ssize_t n = got.q1 - got.q0;
+                uint64_t h = hash_bytes(p + got.q0, n, 0);
+                int64_t q = table_get(&codes, p + got.q0, n, h);
+                if (q < 0) {
+                    q = PyList_Size(queries);
+                    PyObject *query_id = PyUnicode_DecodeUTF8(p + got.q0, n, "strict");
+                    if (!query_id) goto plain;
+                    int failed = PyList_Append(queries, query_id);
+                    Py_DECREF(query_id);
+                    if (failed) goto done;
+                    if (table_add(&codes, p + got.q0, n, h, q) < 0 || ints_push(&last_run, -1) < 0) goto no_memory;
+                } else if (last_run.v[q] == r) {
+                    goto plain; /* scattered: read_run gathers the query's lines */
+                }
+                last_run.v[q] = r;
+                if (ints_push(&list_run, r) < 0 || ints_push(&list_query, q) < 0 || ints_push(&list_size, 0) < 0 ||
+                    ints_push(&list_first, all.n) < 0)
+                    goto no_memory;
+            }
+            list_size.v[list_size.n - 1]++;
+            if (rows_push(&all, &got) < 0) goto no_memory;
+            last = all.n - 1;
+        }
+    }
+    /* The lists query by query (a stable counting sort), as stack_columns orders them. */
+    Py_ssize_t n_queries = PyList_Size(queries), n_lists = list_run.n, n = all.n;
+    start = calloc((size_t)n_queries + 1, 8);
+    by_query = malloc((size_t)(n_lists ? n_lists : 1) * 8);
+    doc = malloc((size_t)(n ? n : 1) * 8);
+    score = malloc((size_t)(n ? n : 1) * 8);
+    if (!start || !by_query || !doc || !score) goto no_memory;
+    for (Py_ssize_t k = 0; k < n_lists; k++) start[list_query.v[k] + 1] += list_size.v[k];
+    for (Py_ssize_t q = 0; q < n_queries; q++) widest = start[q + 1] > widest ? start[q + 1] : widest;
+    memset(start, 0, ((size_t)n_queries + 1) * 8);
+    for (Py_ssize_t k = 0; k < n_lists; k++) start[list_query.v[k] + 1]++;
+    for (Py_ssize_t q = 0; q < n_queries; q++) start[q + 1] += start[q];
+    for (Py_ssize_t k = 0; k < n_lists; k++) by_query[start[list_query.v[k]]++] = k;
+    Py_ssize_t capacity = 16;
+    while (capacity < 2 * widest) capacity *= 2;
+    if (!(slots = calloc((size_t)capacity, sizeof(text_slot)))) goto no_memory;
+    for (Py_ssize_t q = 0, lo = 0; q < n_queries; lo = start[q++]) {
+        Py_ssize_t entries = 0, mask = 15;
+        for (Py_ssize_t at = lo; at < start[q]; at++) entries += list_size.v[by_query[at]];
+        while (mask + 1 < 2 * entries) mask = 2 * mask + 1;
+        for (Py_ssize_t at = lo; at < start[q]; at++) {
+            int64_t k = by_query[at];
+            const char *p = views[list_run.v[k]].buf;
+            for (Py_ssize_t i = list_first.v[k]; i < list_first.v[k] + list_size.v[k]; i++) {
+                const char *id = p + all.v[i].d0;
+                Py_ssize_t len = all.v[i].d1 - all.v[i].d0;
+                uint64_t hash = hash_bytes(id, len, 0);
+                Py_ssize_t h = (Py_ssize_t)(hash & (uint64_t)mask);
+                for (;; h = (h + 1) & mask) {
+                    text_slot *slot = &slots[h];
+                    if (slot->query != q + 1) {
+                        *slot = (text_slot){hash, id, len, pair_query.n, q + 1};
+                        PyObject *doc_id = PyUnicode_DecodeUTF8(id, len, "strict");
+                        if (!doc_id) goto plain;
+                        int failed = PyList_Append(ids, doc_id);
+                        Py_DECREF(doc_id);
+                        if (failed) goto done;
+                        if (ints_push(&pair_query, q) < 0 || ints_push(&pair_head, (int64_t)head_of(id, len)) < 0 ||
+                            ints_push(&pair_list, k) < 0)
+                            goto no_memory;
+                        break;
+                    }
+                    if (slot->hash == hash && same_bytes(slot->id, slot->len, id, len)) {
+                        if (pair_list.v[slot->pair] == k) goto plain; /* twice in the list */
+                        pair_list.v[slot->pair] = k;
+                        break;
+                    }
+                }
+                doc[i] = slots[h].pair;
+                score[i] = all.v[i].score;
+                if (i > list_first.v[k] && ordered) { /* as in stack_columns */
+                    double before = score[i - 1], now = score[i];
+                    uint64_t was = (uint64_t)pair_head.v[doc[i - 1]], is = (uint64_t)pair_head.v[doc[i]];
+                    ordered = before > now || (before == now && was > is);
+                }
+            }
+        }
+    }
+    result = Py_BuildValue("(OONNNNNNNO)", queries, ids, int_bytes(pair_query.v, pair_query.n),
+                           int_bytes(pair_head.v, pair_head.n), int_bytes(list_run.v, list_run.n),
+                           int_bytes(list_query.v, list_query.n), int_bytes(list_size.v, list_size.n),
+                           int_bytes(doc, n), PyBytes_FromStringAndSize((const char *)score, n * 8),
+                           ordered ? Py_True : Py_False);
+    goto done;
+plain:
+    PyErr_Clear(); /* a str that would not decode: read_run says what */
+    result = Py_NewRef(Py_None);
+    goto done;
+no_memory:
+    PyErr_NoMemory();
+done:
+    for (Py_ssize_t r = 0; r < n_views; r++) PyBuffer_Release(&views[r]);
+    Py_XDECREF(queries), Py_XDECREF(ids);
+    free(views), free(all.v), table_free(&codes), free(start), free(by_query), free(doc), free(score), free(slots);
+    free(list_run.v), free(list_query.v), free(list_size.v), free(list_first.v), free(last_run.v);
+    free(pair_query.v), free(pair_head.v), free(pair_list.v);
+    return result;
+}
+
 /* trec_order's doc ids: each code's head (the first 8 bytes of its id, big-endian: see head_of)
  * and, on equal heads, its id's UTF-8 bytes, read from the list `ids` the first time they are
  * needed; without `ids`, heads are codes that order themselves. */

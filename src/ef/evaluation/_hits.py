@@ -50,7 +50,7 @@ except ImportError as missing:  # a source checkout never built, or a platform w
     )
 
 # `engine` is exported for ef.fusion, whose column loops are the kernel's too (one door to it).
-__all__ = ["RunBytes", "RunFile", "engine", "hit_table", "open_run", "read_run"]
+__all__ = ["RunBytes", "RunFile", "engine", "hit_table", "open_run", "parse_run", "read_run"]
 
 Run = Mapping[str, Mapping[str, float]]
 _WINDOW = 1 << 22  # bytes read at a time: a few MiB keeps memory flat and numpy-free reading fast
@@ -76,8 +76,7 @@ class RunBytes:
     pipe: Spooled
 
     def to_dict(self) -> dict[str, dict[str, float]]:
-        data = self.pipe.whole()
-        return _checked(self.name, data, engine.read_run(data))  # type: ignore[no-any-return]
+        return parse_run(self.name, self.pipe.whole())
 
 
 def open_run(source: Source) -> RunFile | RunBytes:
@@ -111,8 +110,12 @@ def read_run(path: Source) -> dict[str, dict[str, float]]:
     OSError
         If the file cannot be read.
     """
-    data = read_bytes(path)
-    return _checked(display_name(path), data, engine.read_run(data))  # type: ignore[no-any-return]
+    return parse_run(display_name(path), read_bytes(path))
+
+
+def parse_run(name: str, data: bytes | bytearray) -> dict[str, dict[str, float]]:
+    """A run's bytes, read whole, as :func:`read_run`'s mapping; its errors name `name`."""
+    return _checked(name, data, engine.read_run(data))  # type: ignore[no-any-return]
 
 
 # --- faults -----------------------------------------------------------------------------------

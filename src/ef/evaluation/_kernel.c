@@ -1399,6 +1399,7 @@ static PyMethodDef methods[] = {
     {"rank_mapping", rank_mapping, METH_VARARGS,
      "rank_mapping(run, qrels, query_ids, max_docs, convert, bad_doc): the hits of a dict run."},
     {"stack_columns", stack_columns, METH_VARARGS, "stack_columns(runs): the lists, entries and pairs of runs."},
+    {"stack_text", stack_text, METH_VARARGS, "stack_text(texts): stack_columns of TREC run texts, or None."},
     {"trec_order", trec_order, METH_VARARGS, "trec_order(group, score, doc, heads, ids): trec_eval's order."},
     {"build_run", build_run, METH_VARARGS, "build_run(queries, bounds, ids, doc, score): a run mapping."},
     {"run_text", run_text, METH_VARARGS, "run_text(names, bounds, ids, doc, score, run_id): TREC lines."},

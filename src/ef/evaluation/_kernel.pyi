@@ -31,6 +31,9 @@ def rank_mapping(
 def stack_columns(
     runs: list[Any], /
 ) -> tuple[list[str], list[str], bytes, bytes, bytes, bytes, bytes, bytes, bytes, bool] | None: ...
+def stack_text(
+    texts: list[bytes], /
+) -> tuple[list[str], list[str], bytes, bytes, bytes, bytes, bytes, bytes, bytes, bool] | None: ...
 def trec_order(group: Buffer, score: Buffer, doc: Buffer, heads: Buffer, ids: list[str] | None, /) -> bytes: ...
 def build_run(
     queries: list[str], bounds: Buffer, ids: list[str], doc: Buffer, score: Buffer, /

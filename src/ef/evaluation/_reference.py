@@ -9,6 +9,7 @@ extension cannot be imported (and says so once).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import struct
 import zlib
@@ -358,6 +359,22 @@ def stack_columns(runs: list[Any]) -> tuple[Any, ...] | None:
         _ints([r for r, _, _ in lists]), _ints([q for _, q, _ in lists]),
         _ints([len(docs) for _, _, docs in lists]), _ints(doc), struct.pack(f"{len(score)}d", *score), ordered,
     )
+
+
+def stack_text(texts: list[Any]) -> tuple[Any, ...] | None:
+    """:func:`stack_columns` of the runs that TREC texts hold, as :func:`read_run` reads them;
+    ``None`` where read_run finds a fault or a query's lines come back after another query's."""
+    runs = []
+    for text in texts:
+        run = read_run(text)
+        if isinstance(run, tuple):
+            return None
+        rows = [_line(line, number) for number, _, line in _lines(bytes(text), 1)]
+        lists = [query for query, _ in itertools.groupby(row[0] for row in rows if isinstance(row, tuple))]
+        if len(lists) != len(set(lists)):
+            return None
+        runs.append(run)
+    return stack_columns(runs)
 
 
 def trec_order(group: bytes, score: bytes, doc: bytes, heads: bytes, ids: list[str] | None) -> bytes:

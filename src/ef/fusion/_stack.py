@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ef.evaluation._hits import engine
+from ef.evaluation._hits import engine, parse_run
 from ef.fusion._order import trec_order
+from ef.io._source import display_name, read_bytes
 from ef.io.frames import is_frame, run_from_frame
 
-__all__ = ["Stack", "load_run", "stack_rankings", "stack_runs"]
+__all__ = ["Stack", "load_run", "stack_inputs", "stack_rankings", "stack_runs"]
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
@@ -131,22 +132,46 @@ def stack_runs(runs: Sequence[Mapping[str, Mapping[str, Any]]], names: Sequence[
     # The compiled engine reads exact dicts of str ids and float scores (read_run's) in one pass;
     # anything else, or a score that is not finite, is checked (and named) and copied first.
     columns = engine.stack_columns(list(runs))
-    if columns is None or not np.isfinite(np.frombuffer(columns[8], dtype=np.float64)).all():
+    if columns is None or not _all_finite(columns):
         columns = engine.stack_columns([_plain(run, name) for run, name in zip(runs, names, strict=True)])
         if columns is None:  # pragma: no cover - _plain makes what stack_columns reads
             raise TypeError("the runs could not be read as {query_id: {doc_id: score}} mappings")
+    return _stacked(len(runs), columns)
+
+
+def stack_inputs(runs: Sequence[object], names: Sequence[str]) -> Stack:
+    """`runs` (see :func:`load_run`) as one :class:`Stack`. When every run is a TREC file, the
+    engine reads their text straight into the stack's columns (about 2.5x faster than the
+    mappings), and read_run's mappings are made only where a file needs them: for an error to
+    name, a query whose lines are scattered, or a score that is not finite."""
+    if runs and all(isinstance(run, str | os.PathLike) for run in runs):
+        paths = [os.fspath(run) for run in runs]  # type: ignore[call-overload]
+        texts = [read_bytes(path) for path in paths]
+        columns = engine.stack_text(texts)
+        if columns is not None and _all_finite(columns):
+            return _stacked(len(runs), columns)
+        runs = [parse_run(display_name(path), text) for path, text in zip(paths, texts, strict=True)]
+    return stack_runs([load_run(run, name) for run, name in zip(runs, names, strict=True)], names)
+
+
+def _all_finite(columns: tuple[Any, ...]) -> bool:
+    return bool(np.isfinite(np.frombuffer(columns[8], dtype=np.float64)).all())
+
+
+def _stacked(n_runs: int, columns: tuple[Any, ...]) -> Stack:
+    """The Stack of stack_columns' (or stack_text's) columns."""
     queries, docs, pair_query, pair_head, list_run, list_query, list_size, doc, score, ordered = columns
     sizes, lists_run, lists_query = _ints(list_size), _ints(list_run), _ints(list_query)
     run_of, query = np.repeat(lists_run, sizes), np.repeat(lists_query, sizes)
     values, pairs, heads = np.frombuffer(score, np.float64), _ints(pair_query), np.frombuffer(pair_head, np.uint64)
     if not ordered:
-        return _build(len(runs), queries, docs, run_of, query, _ints(doc), values, pairs, heads)
+        return _build(n_runs, queries, docs, run_of, query, _ints(doc), values, pairs, heads)
     # Each list is contiguous and in order already: its bounds are the lists' sizes (empty ones have none).
     listed = sizes > 0
     counts = sizes[listed]
     starts = np.cumsum(counts) - counts
     rank = np.arange(len(values), dtype=np.int64) - np.repeat(starts, counts) + 1
-    return Stack(len(runs), queries, docs, run_of, query, _ints(doc), values, rank, starts, counts,
+    return Stack(n_runs, queries, docs, run_of, query, _ints(doc), values, rank, starts, counts,
                  lists_run[listed], lists_query[listed], pairs, heads)
 
 

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from ef.evaluation._hits import engine
 from ef.fusion._order import trec_order
-from ef.fusion._stack import Stack, load_run, stack_rankings, stack_runs
+from ef.fusion._stack import Stack, stack_inputs, stack_rankings
 from ef.fusion.norms import NORMS, Lists, _ListError, normalise
 from ef.fusion.trained import BAYES_CUTOFFS, SEGFUSE_BOUNDS, fit_tables
 
@@ -384,8 +384,7 @@ def _prepare(runs: Any, depth: int | None) -> tuple[Stack, list[str]]:
     values, names = _names(runs)
     if not values:
         raise ValueError("'runs' must hold at least one run (got none)")
-    mappings = [load_run(run, name) for run, name in zip(values, names, strict=True)]
-    stack = stack_runs(mappings, names)
+    stack = stack_inputs(values, names)
     if depth is not None:
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
             raise ValueError(f"'depth' must be a positive integer or None (got {depth!r})")
