@@ -160,19 +160,18 @@ typedef struct {
 /* stack_text(texts) -> stack_columns([read_run(text) for text in texts]), from TREC run texts
  * (bytes-like) without a dict or a float object made; or None where read_run's dicts are needed:
  * a fault for read_run to name, a doc id twice in a query, or a query whose lines come back after
- * another query's (scattered). Each text is tokenised once into rows, list by list (a list: one
- * query's lines of one run); then, query by query as in stack_columns, each doc id is matched in
- * a table of that query's alone. */
+ * another query's (scattered). Each text is tokenised once, its lines kept list by list (a list:
+ * one query's lines of one run) as their doc ids' offsets and scores, 24 bytes a line; then, query
+ * by query as in stack_columns, each doc id is matched in a table of that query's alone. */
 static PyObject *stack_text(PyObject *module, PyObject *args) {
     PyObject *texts, *queries = PyList_New(0), *ids = PyList_New(0), *result = NULL;
     Py_buffer *views = NULL;
     Py_ssize_t n_runs = 0, n_views = 0, widest = 0;
-    rows all = {0}; /* every list's rows, list after list */
+    ints id_at = {0}, id_end = {0}, bits = {0}; /* each line's doc id (offsets) and score, list after list */
     table codes = {0}; /* query id -> query number */
     ints list_run = {0}, list_query = {0}, list_size = {0}, list_first = {0}, last_run = {0};
     ints pair_query = {0}, pair_head = {0}, pair_list = {0}; /* pair_list: the last list holding the pair */
     int64_t *start = NULL, *by_query = NULL, *doc = NULL;
-    double *score = NULL;
     text_slot *slots = NULL;
     int ordered = 1;
     if (!queries || !ids || !PyArg_ParseTuple(args, "O!", &PyList_Type, &texts)) goto done;
@@ -183,14 +182,14 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
         if (PyObject_GetBuffer(PyList_GetItem(texts, n_views), &views[n_views], PyBUF_SIMPLE) < 0) goto done;
     for (Py_ssize_t r = 0; r < n_runs; r++) {
         const char *p = views[r].buf;
-        Py_ssize_t size = views[r].len, at = 0, last = -1, next, run_id[2];
+        Py_ssize_t size = views[r].len, at = 0, next, run_id[2];
+        row got, last = {-1, -1, 0, 0, 0.0}; /* last.q0 < 0: no line yet */
         for (int64_t line = 1; at < size; at = next, line++) {
-            row got;
             fault f = {0};
             int kind = read_line(p, size, at, line, &got, run_id, &next, &f);
             if (kind < 0) goto plain;
             if (!kind) continue;
-            if (last < 0 || !same_query(p, &all.v[last], &got)) { /* a list starts */
+            if (last.q0 < 0 || !same_query(p, &last, &got)) { /* a list starts */
                 Py_ssize_t n = got.q1 - got.q0;
                 uint64_t h = hash_bytes(p + got.q0, n, 0);
                 int64_t q = table_get(&codes, p + got.q0, n, h);
@@ -207,21 +206,24 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
                 }
                 last_run.v[q] = r;
                 if (ints_push(&list_run, r) < 0 || ints_push(&list_query, q) < 0 || ints_push(&list_size, 0) < 0 ||
-                    ints_push(&list_first, all.n) < 0)
+                    ints_push(&list_first, id_at.n) < 0)
                     goto no_memory;
             }
             list_size.v[list_size.n - 1]++;
-            if (rows_push(&all, &got) < 0) goto no_memory;
-            last = all.n - 1;
+            int64_t score_bits;
+            memcpy(&score_bits, &got.score, 8);
+            if (ints_push(&id_at, got.d0) < 0 || ints_push(&id_end, got.d1) < 0 || ints_push(&bits, score_bits) < 0)
+                goto no_memory;
+            last = got;
         }
     }
     /* The lists query by query (a stable counting sort), as stack_columns orders them. */
-    Py_ssize_t n_queries = PyList_Size(queries), n_lists = list_run.n, n = all.n;
+    Py_ssize_t n_queries = PyList_Size(queries), n_lists = list_run.n, n = id_at.n;
+    const double *score = (const double *)bits.v; /* the scores, in place */
     start = calloc((size_t)n_queries + 1, 8);
     by_query = malloc((size_t)(n_lists ? n_lists : 1) * 8);
     doc = malloc((size_t)(n ? n : 1) * 8);
-    score = malloc((size_t)(n ? n : 1) * 8);
-    if (!start || !by_query || !doc || !score) goto no_memory;
+    if (!start || !by_query || !doc) goto no_memory;
     for (Py_ssize_t k = 0; k < n_lists; k++) start[list_query.v[k] + 1] += list_size.v[k];
     for (Py_ssize_t q = 0; q < n_queries; q++) widest = start[q + 1] > widest ? start[q + 1] : widest;
     memset(start, 0, ((size_t)n_queries + 1) * 8);
@@ -239,8 +241,8 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
             int64_t k = by_query[at];
             const char *p = views[list_run.v[k]].buf;
             for (Py_ssize_t i = list_first.v[k]; i < list_first.v[k] + list_size.v[k]; i++) {
-                const char *id = p + all.v[i].d0;
-                Py_ssize_t len = all.v[i].d1 - all.v[i].d0;
+                const char *id = p + id_at.v[i];
+                Py_ssize_t len = id_end.v[i] - id_at.v[i];
                 uint64_t hash = hash_bytes(id, len, 0);
                 Py_ssize_t h = (Py_ssize_t)(hash & (uint64_t)mask);
                 for (;; h = (h + 1) & mask) {
@@ -264,7 +266,6 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
                     }
                 }
                 doc[i] = slots[h].pair;
-                score[i] = all.v[i].score;
                 if (i > list_first.v[k] && ordered) { /* as in stack_columns */
                     double before = score[i - 1], now = score[i];
                     uint64_t was = (uint64_t)pair_head.v[doc[i - 1]], is = (uint64_t)pair_head.v[doc[i]];
@@ -276,7 +277,7 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
     result = Py_BuildValue("(OONNNNNNNO)", queries, ids, int_bytes(pair_query.v, pair_query.n),
                            int_bytes(pair_head.v, pair_head.n), int_bytes(list_run.v, list_run.n),
                            int_bytes(list_query.v, list_query.n), int_bytes(list_size.v, list_size.n),
-                           int_bytes(doc, n), PyBytes_FromStringAndSize((const char *)score, n * 8),
+                           int_bytes(doc, n), int_bytes(bits.v, n),
                            ordered ? Py_True : Py_False);
     goto done;
 plain:
@@ -288,7 +289,8 @@ no_memory:
 done:
     for (Py_ssize_t r = 0; r < n_views; r++) PyBuffer_Release(&views[r]);
     Py_XDECREF(queries), Py_XDECREF(ids);
-    free(views), free(all.v), table_free(&codes), free(start), free(by_query), free(doc), free(score), free(slots);
+    free(views), free(id_at.v), free(id_end.v), free(bits.v), table_free(&codes), free(start), free(by_query);
+    free(doc), free(slots);
     free(list_run.v), free(list_query.v), free(list_size.v), free(list_first.v), free(last_run.v);
     free(pair_query.v), free(pair_head.v), free(pair_list.v);
     return result;
