@@ -822,3 +822,30 @@ def test_a_query_with_only_empty_lists_fuses_without_a_warning() -> None:
         warnings.simplefilter("error")  # numpy's divide-by-zero RuntimeWarning included
         # as before the fix (2.0: Borda counts the doc in both runs), now without a warning
         assert fuse([{"q1": {}}, {"q2": {"a": 1.0}}], method="combsum", norm="borda") == {"q2": {"a": 2.0}}
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "error"),
+    [("missing.trec", None, "No such file"), ("cut.trec.gz", b"\x1f\x8b\x08\x00", "truncated gzip stream")],
+    ids=["missing", "truncated gzip"],
+)
+def test_fusing_files_names_a_files_fault_before_a_later_file_that_cannot_be_read(
+    tmp_path: Path, name: str, data: bytes | None, error: str
+) -> None:
+    # Files are read one after the other, as fuse([read_run(p) for p in paths]) reads them: the
+    # first file's fault is the error, not the later file's (read before the first was parsed).
+    import re
+
+    from ef.trec import read_run
+
+    bad, later = tmp_path / "bad.trec", tmp_path / name
+    bad.write_bytes(b"q1 Q0 x 1 1.0 r\nq1 Q0 y 2\n")
+    if data is not None:
+        later.write_bytes(data)
+    with pytest.raises((OSError, ValueError), match=error):
+        read_run(later)
+    fault = f"^{re.escape(str(bad))}:2: expected 6 columns 'query_id iter doc_id rank score run_id', got 4$"
+    with pytest.raises(ValueError, match=fault):
+        fuse([read_run(p) for p in (bad, later)], method="rrf")
+    with pytest.raises(ValueError, match=fault):
+        fuse([bad, later], method="rrf")

@@ -146,7 +146,15 @@ def stack_inputs(runs: Sequence[object], names: Sequence[str]) -> Stack:
     name, a query whose lines are scattered, or a score that is not finite."""
     if runs and all(isinstance(run, str | os.PathLike) for run in runs):
         paths = [os.fspath(run) for run in runs]  # type: ignore[call-overload]
-        texts = [read_bytes(path) for path in paths]
+        texts: list[bytes] = []
+        for path in paths:
+            try:
+                texts.append(read_bytes(path))
+            except (OSError, ValueError):
+                # read_run reads and parses one file after the other: a file read before names its fault first
+                for earlier, text in zip(paths, texts, strict=False):
+                    parse_run(display_name(earlier), text)
+                raise
         columns = engine.stack_text(texts)
         if columns is not None and _all_finite(columns):
             return _stacked(len(runs), columns)
