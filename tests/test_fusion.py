@@ -849,3 +849,26 @@ def test_fusing_files_names_a_files_fault_before_a_later_file_that_cannot_be_rea
         fuse([read_run(p) for p in (bad, later)], method="rrf")
     with pytest.raises(ValueError, match=fault):
         fuse([bad, later], method="rrf")
+
+
+def test_cli_tune_reads_a_run_from_stdin_once_and_fuses_it(tmp_path: Path) -> None:
+    # --tune reads the runs to choose, then fuses them: a run on standard input (or a pipe, a FIFO)
+    # can be read only once, so the output must not be the fusion of the other runs alone.
+    import subprocess
+    import sys
+
+    from ef.cli import main
+    from ef.trec import read_run, write_qrels, write_run
+
+    a, b, qrels = _tuning_data()
+    write_run(tmp_path / "a.trec", a)
+    write_run(tmp_path / "b.trec", b)
+    write_qrels(tmp_path / "qrels.txt", qrels)
+    common = ["--method", "rrf", "--tune", str(tmp_path / "qrels.txt"), "--folds", "3", "-q"]
+    assert main(["fuse", f"a={tmp_path / 'a.trec'}", str(tmp_path / "b.trec"), *common,
+                 "-o", str(tmp_path / "files.trec")]) == 0
+    command = [sys.executable, "-m", "ef", "fuse", "a=-", str(tmp_path / "b.trec"), *common]
+    subprocess.run([*command, "-o", str(tmp_path / "stdin.trec")], input=(tmp_path / "a.trec").read_bytes(),
+                   capture_output=True, check=True)
+    assert read_run(tmp_path / "stdin.trec") == read_run(tmp_path / "files.trec")
+    assert (tmp_path / "stdin.trec").read_bytes() == (tmp_path / "files.trec").read_bytes()

@@ -11,6 +11,7 @@ all queries to ``-o`` if given.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ef.cli._output import check_output, is_stdout, write
@@ -105,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from ef.fusion import tune
     from ef.fusion.methods import fuse_text
     from ef.io.trec import write_lines
+    from ef.trec import read_run
 
     runs = run_names(args.runs)
     if args.output is None and args.tune is None:
@@ -120,7 +122,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.weights is not None or params:
             raise ValueError("--weights and --param are what --tune chooses: leave them out")
-        report = tune(runs, args.tune, method=args.method, norm=norms, measure=args.measure, folds=args.folds,
+        # tune reads the runs and fuse_text reads them again: standard input, a pipe or a FIFO can be
+        # read only once, so such a run is read here (a regular file stays a path, read twice).
+        once = {name: path if path != "-" and os.path.isfile(path) else read_run(path) for name, path in runs.items()}
+        report = tune(once, args.tune, method=args.method, norm=norms, measure=args.measure, folds=args.folds,
                       seed=args.seed, step=args.step, depth=args.depth, missing=args.missing,
                       correction=args.correction)
         out = sys.stderr if is_stdout(args.output) else sys.stdout
@@ -133,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         if args.output is None:
             return 0
         final = report.final
-        text = fuse_text(runs, run_id=args.run_id, method=final.method, norm=final.norm, weights=final.weights,
+        text = fuse_text(once, run_id=args.run_id, method=final.method, norm=final.norm, weights=final.weights,
                          params=dict(final.params) or None, depth=args.depth, missing=args.missing, qrels=args.tune)
     # The fused entries go to text directly (no output mapping, no re-sort): the bytes write_run
     # would write for fuse(...)'s run.
