@@ -157,38 +157,6 @@ typedef struct {
     int64_t pair, query;
 } text_slot;
 
-/* Every distinct doc id's str, once: the pairs of one id in many queries share it. Slots as in a
- * query's table, `pair` the first pair with the id (its str is ids[pair]); `query` 1: taken. */
-typedef struct {
-    text_slot *s;
-    Py_ssize_t cap, n;
-} id_table;
-
-/* The str of doc id `id` (a new reference), pair `pair`'s: the one an earlier pair made, or a new
- * one; NULL with an error set (UnicodeDecodeError: not UTF-8). */
-static PyObject *shared_str(id_table *t, PyObject *ids, uint64_t hash, const char *id, Py_ssize_t len, int64_t pair) {
-    if (2 * (t->n + 1) > t->cap) {
-        Py_ssize_t cap = t->cap ? 2 * t->cap : 1024;
-        text_slot *bigger = calloc((size_t)cap, sizeof *bigger);
-        if (!bigger) return PyErr_NoMemory();
-        for (Py_ssize_t i = 0; i < t->cap; i++) {
-            if (!t->s[i].query) continue;
-            Py_ssize_t h = (Py_ssize_t)(t->s[i].hash & (uint64_t)(cap - 1));
-            while (bigger[h].query) h = (h + 1) & (cap - 1);
-            bigger[h] = t->s[i];
-        }
-        free(t->s);
-        t->s = bigger, t->cap = cap;
-    }
-    Py_ssize_t h = (Py_ssize_t)(hash & (uint64_t)(t->cap - 1));
-    for (; t->s[h].query; h = (h + 1) & (t->cap - 1))
-        if (t->s[h].hash == hash && same_bytes(t->s[h].id, t->s[h].len, id, len))
-            return Py_XNewRef(PyList_GetItem(ids, t->s[h].pair));
-    PyObject *str = PyUnicode_DecodeUTF8(id, len, "strict");
-    if (str) t->s[h] = (text_slot){hash, id, len, pair, 1}, t->n++;
-    return str;
-}
-
 /* stack_text(texts) -> stack_columns([read_run(text) for text in texts]), from TREC run texts
  * (bytes-like) without a dict or a float object made; or None where read_run's dicts are needed:
  * a fault for read_run to name, a doc id twice in a query, or a query whose lines come back after
@@ -205,7 +173,6 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
     ints pair_query = {0}, pair_head = {0}, pair_list = {0}; /* pair_list: the last list holding the pair */
     int64_t *start = NULL, *by_query = NULL, *doc = NULL;
     text_slot *slots = NULL;
-    id_table shared = {0};
     int ordered = 1;
     if (!queries || !ids || !PyArg_ParseTuple(args, "O!", &PyList_Type, &texts)) goto done;
     n_runs = PyList_Size(texts);
@@ -282,11 +249,8 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
                     text_slot *slot = &slots[h];
                     if (slot->query != q + 1) {
                         *slot = (text_slot){hash, id, len, pair_query.n, q + 1};
-                        PyObject *doc_id = shared_str(&shared, ids, hash, id, len, pair_query.n);
-                        if (!doc_id) {
-                            if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) goto plain;
-                            goto done;
-                        }
+                        PyObject *doc_id = PyUnicode_DecodeUTF8(id, len, "strict");
+                        if (!doc_id) goto plain;
                         int failed = PyList_Append(ids, doc_id);
                         Py_DECREF(doc_id);
                         if (failed) goto done;
@@ -326,7 +290,7 @@ done:
     for (Py_ssize_t r = 0; r < n_views; r++) PyBuffer_Release(&views[r]);
     Py_XDECREF(queries), Py_XDECREF(ids);
     free(views), free(id_at.v), free(id_end.v), free(bits.v), table_free(&codes), free(start), free(by_query);
-    free(doc), free(slots), free(shared.s);
+    free(doc), free(slots);
     free(list_run.v), free(list_query.v), free(list_size.v), free(list_first.v), free(last_run.v);
     free(pair_query.v), free(pair_head.v), free(pair_list.v);
     return result;
