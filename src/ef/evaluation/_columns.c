@@ -18,6 +18,26 @@ typedef struct {
     int64_t run, query, at; /* whose list, and where its entries go */
 } run_list;
 
+/* Sorts the lists by query, stably (a counting sort): query q's lists are by_query[lo:start[q]], lo
+ * being start[q - 1] (0 for the first). Returns the size of a table for the most entries one query
+ * has (a power of two, at least twice them), or -1 when out of memory (the caller frees both). */
+static Py_ssize_t sort_lists(const int64_t *query, const int64_t *size, Py_ssize_t n_lists, Py_ssize_t n_queries,
+                             int64_t **start, int64_t **by_query) {
+    Py_ssize_t widest = 0, capacity = 16;
+    *start = calloc((size_t)n_queries + 1, 8);
+    *by_query = malloc((size_t)(n_lists ? n_lists : 1) * 8);
+    if (!*start || !*by_query) return -1;
+    int64_t *at = *start;
+    for (Py_ssize_t k = 0; k < n_lists; k++) at[query[k] + 1] += size[k];
+    for (Py_ssize_t q = 0; q < n_queries; q++) widest = at[q + 1] > widest ? at[q + 1] : widest;
+    memset(at, 0, ((size_t)n_queries + 1) * 8);
+    for (Py_ssize_t k = 0; k < n_lists; k++) at[query[k] + 1]++;
+    for (Py_ssize_t q = 0; q < n_queries; q++) at[q + 1] += at[q];
+    for (Py_ssize_t k = 0; k < n_lists; k++) (*by_query)[at[query[k]]++] = k;
+    while (capacity < 2 * widest) capacity *= 2;
+    return capacity;
+}
+
 /* stack_columns(runs) -> (queries, ids, pair_query, pair_head, list_run, list_query, list_size, doc, score,
  * ordered),
  * or None where a run is not a dict of dicts of str ids and float scores (exact types: the caller
@@ -36,7 +56,7 @@ static PyObject *stack_columns(PyObject *module, PyObject *args) {
     int64_t *start = NULL, *by_query = NULL, *doc = NULL;
     double *score = NULL;
     ints pair_query = {0}, pair_head = {0}, list_run = {0}, list_query = {0}, list_size = {0};
-    Py_ssize_t n_lists = 0, n = 0, widest = 0;
+    Py_ssize_t n_lists = 0, n = 0;
     int ordered = 1;
     if (!query_index || !queries || !ids || !keep || !PyArg_ParseTuple(args, "O!", &PyList_Type, &runs)) goto done;
     Py_ssize_t n_runs = PyList_Size(runs);
@@ -70,23 +90,11 @@ static PyObject *stack_columns(PyObject *module, PyObject *args) {
         }
     }
     if (k != n_lists) goto changed;
-    /* The lists query by query (a stable counting sort), and the most entries one query has. */
     Py_ssize_t n_queries = PyList_Size(queries);
-    start = calloc((size_t)n_queries + 1, 8);
-    by_query = malloc((size_t)(n_lists ? n_lists : 1) * 8);
+    Py_ssize_t capacity = sort_lists(list_query.v, list_size.v, n_lists, n_queries, &start, &by_query);
     doc = malloc((size_t)(n ? n : 1) * 8);
     score = malloc((size_t)(n ? n : 1) * 8);
-    if (!start || !by_query || !doc || !score) goto no_memory;
-    for (k = 0; k < n_lists; k++) start[lists[k].query + 1] += list_size.v[k];
-    for (Py_ssize_t q = 0; q < n_queries; q++) widest = start[q + 1] > widest ? start[q + 1] : widest;
-    memset(start, 0, ((size_t)n_queries + 1) * 8);
-    for (k = 0; k < n_lists; k++) start[lists[k].query + 1]++;
-    for (Py_ssize_t q = 0; q < n_queries; q++) start[q + 1] += start[q];
-    for (k = 0; k < n_lists; k++) by_query[start[lists[k].query]++] = k;
-    Py_ssize_t capacity = 16;
-    while (capacity < 2 * widest) capacity *= 2;
-    table = calloc((size_t)capacity, sizeof(pair_slot));
-    if (!table) goto no_memory;
+    if (capacity < 0 || !doc || !score || !(table = calloc((size_t)capacity, sizeof(pair_slot)))) goto no_memory;
     for (Py_ssize_t q = 0, lo = 0; q < n_queries; lo = start[q++]) {
         Py_ssize_t entries = 0, mask = 15;
         for (Py_ssize_t at = lo; at < start[q]; at++) entries += list_size.v[by_query[at]];
@@ -166,7 +174,7 @@ typedef struct {
 static PyObject *stack_text(PyObject *module, PyObject *args) {
     PyObject *texts, *queries = PyList_New(0), *ids = PyList_New(0), *result = NULL;
     Py_buffer *views = NULL;
-    Py_ssize_t n_runs = 0, n_views = 0, widest = 0;
+    Py_ssize_t n_runs = 0, n_views = 0;
     ints id_at = {0}, id_end = {0}, bits = {0}; /* each line's doc id (offsets) and score, list after list */
     table codes = {0}; /* query id -> query number */
     ints list_run = {0}, list_query = {0}, list_size = {0}, list_first = {0}, last_run = {0};
@@ -217,22 +225,11 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
             last = got;
         }
     }
-    /* The lists query by query (a stable counting sort), as stack_columns orders them. */
     Py_ssize_t n_queries = PyList_Size(queries), n_lists = list_run.n, n = id_at.n;
     const double *score = (const double *)bits.v; /* the scores, in place */
-    start = calloc((size_t)n_queries + 1, 8);
-    by_query = malloc((size_t)(n_lists ? n_lists : 1) * 8);
+    Py_ssize_t capacity = sort_lists(list_query.v, list_size.v, n_lists, n_queries, &start, &by_query);
     doc = malloc((size_t)(n ? n : 1) * 8);
-    if (!start || !by_query || !doc) goto no_memory;
-    for (Py_ssize_t k = 0; k < n_lists; k++) start[list_query.v[k] + 1] += list_size.v[k];
-    for (Py_ssize_t q = 0; q < n_queries; q++) widest = start[q + 1] > widest ? start[q + 1] : widest;
-    memset(start, 0, ((size_t)n_queries + 1) * 8);
-    for (Py_ssize_t k = 0; k < n_lists; k++) start[list_query.v[k] + 1]++;
-    for (Py_ssize_t q = 0; q < n_queries; q++) start[q + 1] += start[q];
-    for (Py_ssize_t k = 0; k < n_lists; k++) by_query[start[list_query.v[k]]++] = k;
-    Py_ssize_t capacity = 16;
-    while (capacity < 2 * widest) capacity *= 2;
-    if (!(slots = calloc((size_t)capacity, sizeof(text_slot)))) goto no_memory;
+    if (capacity < 0 || !doc || !(slots = calloc((size_t)capacity, sizeof(text_slot)))) goto no_memory;
     for (Py_ssize_t q = 0, lo = 0; q < n_queries; lo = start[q++]) {
         Py_ssize_t entries = 0, mask = 15;
         for (Py_ssize_t at = lo; at < start[q]; at++) entries += list_size.v[by_query[at]];
