@@ -220,35 +220,38 @@ class Spooled:
 def iter_chunks(source: Source, size: int = _CHUNK) -> Iterator[bytes]:
     """`source`'s bytes in chunks of about `size`, the leading BOM dropped; errors name `source`."""
     with open_binary(source) as stream:
-        first = True
-        while True:
-            chunk = read_some(stream, size, display_name(source))
-            if not chunk:
-                return
-            if first:
-                first = False
+        yield from _chunks(stream, size, display_name(source))
+
+
+def _chunks(stream: IO[bytes], size: int, name: str) -> Iterator[bytes]:
+    first = True
+    while True:
+        chunk = read_some(stream, size, name)
+        if not chunk:
+            return
+        if first:
+            first = False
+            if chunk.startswith(BOM):
+                chunk = chunk[len(BOM) :]
+            elif len(chunk) < len(BOM) and BOM.startswith(chunk):
+                more = stream.read(len(BOM) - len(chunk))
+                chunk += more
                 if chunk.startswith(BOM):
                     chunk = chunk[len(BOM) :]
-                elif len(chunk) < len(BOM) and BOM.startswith(chunk):
-                    more = stream.read(len(BOM) - len(chunk))
-                    chunk += more
-                    if chunk.startswith(BOM):
-                        chunk = chunk[len(BOM) :]
-            yield chunk
+        yield chunk
 
 
 def read_bytes(source: Source) -> bytes:
     """All of `source`'s bytes (decompressed, BOM dropped)."""
-    name = os.fspath(source)
-    if name != "-" and os.path.isfile(name):  # a regular file, opened again at no loss if gzip
-        with open_binary(source) as stream:
-            if isinstance(stream, io.BufferedReader) and isinstance(stream.raw, io.FileIO):
-                # Plain: read at once into one buffer of the file's size (no chunks joined), from
-                # the first byte (the descriptor's: the buffer's peek moved it on).
-                stream.raw.seek(0)
-                data = stream.raw.readall()
-                return data[len(BOM) :] if data.startswith(BOM) else data
-    return b"".join(iter_chunks(source))
+    with open_binary(source) as stream:
+        raw = stream.raw if isinstance(stream, io.BufferedReader) else None
+        if isinstance(raw, io.FileIO) and os.fspath(source) != "-" and raw.seekable():
+            # A plain file: read at once into one buffer of its size (no chunks joined), from its
+            # first byte (the descriptor's: the buffer's peek moved it on).
+            raw.seek(0)
+            data = raw.readall()
+            return data[len(BOM) :] if data.startswith(BOM) else data
+        return b"".join(_chunks(stream, _CHUNK, display_name(source)))
 
 
 def iter_lines(source: Source) -> Iterator[tuple[int, bytes]]:
