@@ -11,7 +11,6 @@ all queries to ``-o`` if given.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from ef.cli._output import check_output, is_stdout, write
@@ -122,9 +121,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.weights is not None or params:
             raise ValueError("--weights and --param are what --tune chooses: leave them out")
-        # tune reads the runs and fuse_text reads them again: standard input, a pipe or a FIFO can be
-        # read only once, so such a run is read here (a regular file stays a path, read twice).
-        once = {name: path if path != "-" and os.path.isfile(path) else read_run(path) for name, path in runs.items()}
+        # tune and then fuse_text take the runs: each is read once, here (standard input, a pipe or
+        # a FIFO can be read only once, and a file need not be read twice).
+        once = {name: read_run(path) for name, path in runs.items()}
         report = tune(once, args.tune, method=args.method, norm=norms, measure=args.measure, folds=args.folds,
                       seed=args.seed, step=args.step, depth=args.depth, missing=args.missing,
                       correction=args.correction)
