@@ -18,6 +18,13 @@ typedef struct {
     int64_t run, query, at; /* whose list, and where its entries go */
 } run_list;
 
+/* Whether entry i of a list follows entry i - 1 in trec_eval's order, as far as the scores and the
+ * heads tell (equal heads: not known, so not in order). */
+static inline int follows(const double *score, const int64_t *doc, const int64_t *head, Py_ssize_t i) {
+    uint64_t was = (uint64_t)head[doc[i - 1]], is = (uint64_t)head[doc[i]];
+    return score[i - 1] > score[i] || (score[i - 1] == score[i] && was > is);
+}
+
 /* Sorts the lists by query, stably (a counting sort): query q's lists are by_query[lo:start[q]], lo
  * being start[q - 1] (0 for the first). Returns the size of a table for the most entries one query
  * has (a power of two, at least twice them), or -1 when out of memory (the caller frees both). */
@@ -125,11 +132,7 @@ static PyObject *stack_columns(PyObject *module, PyObject *args) {
                 }
                 doc[i] = table[h].pair;
                 score[i] = PyFloat_AsDouble(value);
-                if (i > list->at && ordered) { /* still in trec_eval's order? (equal heads: not known) */
-                    double before = score[i - 1], now = score[i];
-                    uint64_t was = (uint64_t)pair_head.v[doc[i - 1]], is = (uint64_t)pair_head.v[doc[i]];
-                    ordered = before > now || (before == now && was > is);
-                }
+                if (i > list->at && ordered) ordered = follows(score, doc, pair_head.v, i);
                 i++;
             }
             if (i != end) goto changed;
@@ -263,11 +266,7 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
                     }
                 }
                 doc[i] = slots[h].pair;
-                if (i > list_first.v[k] && ordered) { /* as in stack_columns */
-                    double before = score[i - 1], now = score[i];
-                    uint64_t was = (uint64_t)pair_head.v[doc[i - 1]], is = (uint64_t)pair_head.v[doc[i]];
-                    ordered = before > now || (before == now && was > is);
-                }
+                if (i > list_first.v[k] && ordered) ordered = follows(score, doc, pair_head.v, i);
             }
         }
     }
@@ -277,8 +276,8 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
                            int_bytes(doc, n), int_bytes(bits.v, n),
                            ordered ? Py_True : Py_False);
     goto done;
-plain:
-    PyErr_Clear(); /* a str that would not decode: read_run says what */
+plain: /* a fault, a doc twice, a scattered query, an id that would not decode: read_run's to say */
+    PyErr_Clear();
     result = Py_NewRef(Py_None);
     goto done;
 no_memory:
