@@ -546,6 +546,82 @@ def test_a_bad_line_at_the_cut_comes_before_a_doc_twice_just_before_it(
             evaluate_run(path, {f"q{q:02d}": {"d1": 1} for q in range(40)})
 
 
+def _cut_file(path: Path, lines: list[str], bom: bytes = b"") -> int:
+    """`lines` written to `path` (after `bom`); the line the second half of its cut starts on."""
+    path.write_bytes(bom + "".join(lines).encode())
+    with path.open("rb") as stream:
+        cut = _hits._cut(stream.fileno(), path.stat().st_size)
+    assert cut is not None  # ranked as two halves (at least 4 windows)
+    assert path.stat().st_size >= 4 * _hits._WINDOW
+    return path.read_bytes()[:cut].count(b"\n") + 1
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+@pytest.mark.parametrize("half", ["first", "second", "both"])
+@pytest.mark.parametrize("fault", ["score", "columns", "twice"])
+def test_a_fault_in_either_half_of_a_cut_file_is_worded_as_one_pass_words_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bom: bytes, half: str, fault: str
+) -> None:
+    # A half's fault sends the file through one pass from its first byte (BOM dropped): the
+    # file's own line numbers, whichever half the fault is in; with two, the first.
+    monkeypatch.setattr(_hits, "_WINDOW", 256)
+    lines = [f"q{q:02d} Q0 d{i} {i} {i % 3} r\n" for q in range(40) for i in range(5)]
+    path = tmp_path / "run.txt"
+    second = _cut_file(path, lines, bom)
+    at = {"first": [12], "second": [second + 22], "both": [12, second + 22]}[half]  # never a query's first line
+    for line in at:
+        fields = lines[line - 1].split()
+        if fault == "score":
+            fields[4] = "x"
+        elif fault == "columns":
+            del fields[5]
+        else:
+            fields = lines[line - 2].split()  # the line before's doc, in the same query
+        lines[line - 1] = " ".join(fields) + "\n"
+    assert _cut_file(path, lines, bom) == second
+    line = at[0]
+    expected = {
+        "score": f"{path}:{line}: score 'x' is not a number",
+        "columns": f"{path}:{line}: expected 6 columns 'query_id iter doc_id rank score run_id', got 5",
+        "twice": f"{path}:{line}: doc id {lines[line - 1].split()[2]!r} appears twice in query "
+        f"{lines[line - 1].split()[0]!r} (first at line {line - 1})",
+    }[fault]
+    for cores in (2, 1):  # two halves, then one pass
+        monkeypatch.setattr(_hits, "_CORES", cores)
+        with pytest.raises(ValueError) as caught:
+            evaluate_run(path, {f"q{q:02d}": {"d1": 1} for q in range(40)})
+        assert str(caught.value) == expected
+
+
+@pytest.mark.parametrize("bad_score", [None, "2.5x"])
+def test_a_query_in_both_halves_of_a_cut_file_is_scored_as_the_whole_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad_score: str | None
+) -> None:
+    monkeypatch.setattr(_hits, "_WINDOW", 256)
+    monkeypatch.setattr(_hits, "_CORES", 2)
+    lines = [f"q{q:02d} Q0 d{i} {i} {i % 3} r\n" for q in range(40) for i in range(5)]
+    lines += ["q03 Q0 d7 0 2.5 r\n", "q03 Q0 d8 0 0.5 r\n"]  # q03, in the first half, again at the end
+    path = tmp_path / "run.txt"
+    assert _cut_file(path, lines) > 20  # q03's first lines are in the first half
+    qrels = {f"q{q:02d}": {"d1": 1, "d7": 2, "d8": 1} for q in range(40)}
+    if bad_score is None:
+        scattered = []
+        real = _hits._rank_scattered
+        monkeypatch.setattr(_hits, "_rank_scattered", lambda *args: scattered.append(1) or real(*args))
+        got = evaluate_run(path, qrels, MEASURES)
+        assert scattered == [1]
+        assert got == evaluate_run(read_run(path), qrels, MEASURES)
+        assert (got.per_query["q03"]["num_ret"], got.per_query["q03"]["num_rel_ret"]) == (7, 3)
+        return
+    lines[-1] = lines[-1].replace("0.5", bad_score)  # a fault past the second q03: its line is named
+    _cut_file(path, lines)
+    for cores in (2, 1):  # two halves, then one pass
+        monkeypatch.setattr(_hits, "_CORES", cores)
+        with pytest.raises(ValueError) as caught:
+            evaluate_run(path, qrels)
+        assert str(caught.value) == f"{path}:{len(lines)}: score '{bad_score}' is not a number"
+
+
 def test_two_threads_read_a_growing_file_to_its_end_as_one_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

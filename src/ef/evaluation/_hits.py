@@ -17,6 +17,7 @@ cannot be imported.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import numbers
@@ -33,7 +34,7 @@ from typing import IO, Any
 import numpy as np
 import numpy.typing as npt
 
-from ef.io._source import BOM, Source, Spooled, display_name, open_binary, read_bytes, read_some
+from ef.io._source import BOM, Source, Spooled, display_name, open_binary, read_bytes
 from ef.io._source import reread as _again
 from ef.io.trec import IS_NAN, NOT_A_NUMBER
 from ef.measures.bulk import HitTable
@@ -190,27 +191,20 @@ def _rank_bytes(
 
 def _rank_file(path: str, judged: Any, max_docs: int) -> tuple[Any, ...]:
     """Stream `path` through the kernel, window by window; one descriptor for every read. A large
-    plain file is cut in two at a query boundary and its halves ranked on two threads (the kernel
-    releases the GIL), their results joined as one pass would give them."""
+    plain file is ranked in two halves on two threads (:func:`_rank_halves`), and read again in
+    one pass when a half has a fault: that pass gives the error, and the line, one pass gives."""
     name = display_name(path)
     with open_binary(path) as stream:
+        again = functools.partial(_again, stream, name)  # from the first byte, BOM dropped
         if isinstance(stream, io.BufferedReader) and _CORES > 1 and hasattr(os, "pread"):  # not gzip: cut
             fd = stream.fileno()
             status = os.fstat(fd)
             cut = _cut(fd, status.st_size) if stat.S_ISREG(status.st_mode) and status.st_size >= 4 * _WINDOW else None
-            if cut is not None:
-                start = len(BOM) if os.pread(fd, len(BOM), 0) == BOM else 0
-                starts, stops = (start, cut), (cut, None)
-                halves = _two_at_a_time(lambda k: _rank_range(fd, starts[k], stops[k], judged, max_docs), 2)
-                got = _join(name, fd, cut, *halves)
-                return _rank_scattered(name, lambda: _again(stream, name), judged, max_docs) if got is None else got
-        head = bytearray(read_some(stream, _WINDOW, name))
-        if head.startswith(BOM):
-            del head[: len(BOM)]
-        # Not grouped by query: the whole file again, through the same descriptor.
-        return _rank_stream(
-            lambda n: read_some(stream, n, name), head, name, judged, max_docs, lambda: _again(stream, name)
-        )
+            got = None if cut is None else _rank_halves(name, fd, cut, again, judged, max_docs)
+            if got is not None:
+                return got
+        read, _ = again()
+        return _rank_stream(read, bytearray(), name, judged, max_docs, again)
 
 
 def _rank_stream(
@@ -427,49 +421,25 @@ def _rank_range(fd: int, start: int, stop: int | None, judged: Any, max_docs: in
     return _rank_windows(read, bytearray(), _WINDOW // 2, judged, max_docs)
 
 
-def _join(name: str, fd: int, cut: int, first: tuple[Any, Any], second: tuple[Any, Any]) -> Any:
-    """The two halves' results as one pass's, or None when the file is not grouped (a query in both
-    halves). A fault is the first in file order: the first half's, else the second's, its line
-    numbers counted on from the cut."""
-    (one, one_fault), (two, two_fault) = first, second
-    if one_fault is not None:
-        fault, data = one_fault
-        if fault[0] == "ungrouped":
-            return None
-        # One pass ranks the first half's last query only once the cut's line is read: a fault
-        # on that line (the second half's line 1) comes before a doc twice in that query.
-        if fault[0] == "twice" and two_fault is not None and two_fault[0][1] == 1 and two_fault[0][0] != "twice":
-            raise _error(name, two_fault[1], _shift(two_fault[0], _lines_before(fd, cut)))
-        raise _error(name, data, fault)
-    if two.shares_query(one) or (two_fault is not None and two_fault[0][0] == "ungrouped"):
+def _rank_halves(
+    name: str, fd: int, cut: int, again: Callable[[], tuple[Callable[[int], bytes], int]], judged: Any, max_docs: int
+) -> tuple[Any, ...] | None:
+    """`fd` ranked as two halves cut at `cut`, on two threads (the kernel releases the GIL), joined
+    as one pass's; a scattered run as :func:`_rank_scattered`; None on any other fault (a second
+    half's line numbers are not the file's)."""
+    start = len(BOM) if os.pread(fd, len(BOM), 0) == BOM else 0
+    starts, stops = (start, cut), (cut, None)
+    (one, one_fault), (two, two_fault) = _two_at_a_time(
+        lambda k: _rank_range(fd, starts[k], stops[k], judged, max_docs), 2
+    )
+    faults = {fault[0][0] for fault in (one_fault, two_fault) if fault is not None}
+    if faults - {"ungrouped"}:
         return None
-    if two_fault is not None:
-        fault, data = two_fault
-        raise _error(name, data, _shift(fault, _lines_before(fd, cut)))
+    if faults or two.shares_query(one):  # scattered, and one pass meets no fault before it knows
+        return _rank_scattered(name, again, judged, max_docs)
     a, b = one.result(), two.result()
     num_ret = np.where(_ints(b[0]) >= 0, _ints(b[0]), _ints(a[0]))
     return num_ret.tobytes(), a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] if b[4] is None else b[4]
-
-
-def _lines_before(fd: int, offset: int) -> int:
-    """How many lines end before `offset` (an error's line number in the second half, counted only then)."""
-    count, at = 0, 0
-    while at < offset:
-        block = os.pread(fd, min(_WINDOW, offset - at), at)
-        if not block:
-            break
-        count += block.count(b"\n")
-        at += len(block)
-    return count
-
-
-def _shift(fault: tuple[Any, ...], lines: int) -> tuple[Any, ...]:
-    """`fault` with its line numbers moved on by `lines`."""
-    moved = list(fault)
-    moved[1] += lines
-    if fault[0] == "twice" and moved[2]:
-        moved[2] += lines
-    return tuple(moved)
 
 
 def _grades(qrels: Run, query_ids: list[str]) -> npt.NDArray[np.float64]:
