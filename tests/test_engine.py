@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 import pytest
 import pytrec_eval
 from hypothesis import given, settings
@@ -923,8 +924,9 @@ def test_run_text_and_writable_equal_the_reference(names: list[str], ids: list[s
     doc = np.array(data.draw(st.lists(st.integers(0, len(ids) - 1), min_size=int(bounds[-1]),
                                       max_size=int(bounds[-1]))), dtype=np.int64)
     score = np.array(data.draw(st.lists(_WRITTEN_SCORES, min_size=len(doc), max_size=len(doc))), dtype=np.float64)
-    got = _kernel.run_text(names, bounds, ids, doc, score, "run-1")
-    assert got == _reference.run_text(names, bounds.tobytes(), ids, doc.tobytes(), score.tobytes(), "run-1")
+    json = orjson.dumps(score, option=orjson.OPT_SERIALIZE_NUMPY)
+    got = _kernel.run_text(names, bounds, ids, doc, score, "run-1", json)
+    assert got == _reference.run_text(names, bounds.tobytes(), ids, doc.tobytes(), score.tobytes(), "run-1", json)
     for query in (True, False):
         assert _kernel.writable(ids, query) == _reference.writable(ids, query)
     if got is not None:  # what format_run writes for the same entries (ranked by their order here)
@@ -936,7 +938,8 @@ def test_run_text_and_writable_equal_the_reference(names: list[str], ids: list[s
 @pytest.mark.parametrize("engine", ENGINES)
 def test_run_text_refuses_what_write_run_refuses(engine: Any) -> None:
     def text(names: list[Any], ids: list[Any], score: float = 1.0) -> Any:
-        return engine.run_text(names, np.array([0, 1]), ids, np.zeros(1, np.int64), np.array([score]), "r")
+        json = orjson.dumps(np.array([score]), option=orjson.OPT_SERIALIZE_NUMPY)
+        return engine.run_text(names, np.array([0, 1]), ids, np.zeros(1, np.int64), np.array([score]), "r", json)
 
     class Text(str):
         pass
@@ -950,4 +953,4 @@ def test_run_text_refuses_what_write_run_refuses(engine: Any) -> None:
     assert engine.writable(["#x"], True) is False
     assert engine.writable(["#x"], False) is True
     with pytest.raises(ValueError, match=r"^doc code 3 is out of range$"):
-        engine.run_text(["q"], np.array([0, 1]), ["d"], np.array([3]), np.ones(1), "r")
+        engine.run_text(["q"], np.array([0, 1]), ["d"], np.array([3]), np.ones(1), "r", b"[1.0]")

@@ -1,8 +1,8 @@
 """Fusion's compiled ordering and writing, on the inputs most likely to break them.
 
 trec_order's bucket sort (keys that share all but a few bits, level after level; every sign and
-size of score), an ordered stack's list bounds taken from the list sizes, and run_text's cached
-float reprs, each checked against an independent oracle: ``np.lexsort``, the unordered path,
+size of score), an ordered stack's list bounds taken from the list sizes, and run_text's float
+texts (orjson's digits respelt as repr), each checked against an independent oracle: ``np.lexsort``, the unordered path,
 Python's ``repr``.
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -160,29 +161,48 @@ def test_an_ordered_stack_keeps_a_new_query_listed_before_an_old_one_where_the_r
     assert [stack.docs[d] for d in stack.doc.tolist()] == ["a", "b", "c", "b", "a"]
 
 
-# --- run_text: Python's repr, cached per bit pattern --------------------------------------------
+# --- run_text: Python's repr, from orjson's digits --------------------------------------------
 
 
-def test_run_text_writes_each_score_as_repr_through_its_cache() -> None:
-    # 20,000 scores of every kind, -0.0 and 0.0 (equal, different bits) one after the other, and
-    # bit patterns that the cache's hash (slot: the top SCORE_BITS = 14 bits of bits * golden)
-    # sends to 0.0's slot, so that its slot is taken by another pattern between two 0.0s.
-    pick = np.random.default_rng(5)
-    score = pick.integers(0, 2**64, 20_000, dtype=np.uint64).view(np.float64).copy()
-    score[~np.isfinite(score)] = 1e22
-    score[::7], score[1::7], score[2::11], score[3::13] = 0.0, -0.0, 5e-324, 0.1 + 0.2
-    score[4::17] = 1e16
-    patterns = pick.integers(0, 2**62, 400_000, dtype=np.uint64)  # positive finite doubles
-    rivals = patterns[(patterns * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(50) == 0][:20].view(np.float64)
-    assert len(rivals) >= 10  # about 24 expected
-    score[5 : 5 + 2 * len(rivals) : 2], score[6 : 6 + 2 * len(rivals) : 2] = rivals, 0.0
-    ids = [f"d{i}é" if i % 3 else f"d{i}" for i in range(500)]
-    doc = pick.integers(0, len(ids), len(score)).astype(np.int64)
-    names, bounds = ["q1", "ü", "q3"], np.array([0, 7, 7 + 12_000, len(score)], dtype=np.int64)
-    expected = [
+def _texts(score: np.ndarray) -> bytes:
+    return orjson.dumps(score, option=orjson.OPT_SERIALIZE_NUMPY)
+
+
+def _lines(names: list[str], bounds: np.ndarray, ids: list[str], doc: np.ndarray, score: np.ndarray) -> list[str]:
+    return [
         "".join(f"{names[k]} Q0 {ids[d]} {rank} {s!r} r-1\n"
                 for rank, (d, s) in enumerate(zip(doc[lo:hi].tolist(), score[lo:hi].tolist(), strict=True), 1))
         for k, (lo, hi) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
     ]
-    assert _kernel.run_text(names, bounds, ids, doc, score, "r-1") == expected
-    assert expected[0].startswith(f"q1 Q0 {ids[doc[0]]} 1 0.0 r-1\nq1 Q0 {ids[doc[1]]} 2 -0.0 r-1\n")
+
+
+def test_run_text_writes_each_score_as_repr() -> None:
+    # Random bit patterns (every exponent, subnormals), every power of two and the double below
+    # it (where a double's lower gap halves), powers of ten, repr's notation switches (1e-05 /
+    # 0.0001, 1e+16 / 9999999999999998.0) and both zeros.
+    pick = np.random.default_rng(5)
+    score = np.concatenate([
+        pick.integers(0, 2**64, 200_000, dtype=np.uint64).view(np.float64),
+        np.ldexp(1.0, np.arange(-1074, 1024)), np.nextafter(np.ldexp(1.0, np.arange(-1073, 1024)), 0),
+        np.array([10.0**k for k in range(-323, 309)]),
+        np.array([0.0, -0.0, 1e-5, 1e-4, 1e16, 9999999999999998.0, 0.1 + 0.2, 123.0, 5e-324]),
+    ])
+    score = np.ascontiguousarray(np.concatenate([score, -score])[np.isfinite(np.concatenate([score, -score]))])
+    ids = [f"d{i}é" if i % 3 else f"d{i}" for i in range(500)]
+    doc = pick.integers(0, len(ids), len(score)).astype(np.int64)
+    names, bounds = ["q1", "ü", "q3"], np.array([0, 7, 7 + 12_000, len(score)], dtype=np.int64)
+    expected = _lines(names, bounds, ids, doc, score)
+    assert _kernel.run_text(names, bounds, ids, doc, score, "r-1", _texts(score)) == expected
+    written = {line.split(" ")[4] for line in "".join(expected).splitlines()}
+    assert {"1e-05", "0.0001", "9999999999999998.0", "1e+16", "-0.0", "5e-324", "-1e-323"} <= written
+
+
+def test_run_text_asks_repr_where_a_text_does_not_read_back() -> None:
+    # A text is taken only if it reads back as its score's bits: wrong digits, a lost minus sign,
+    # a text that is not a number, missing texts or none at all give repr's own.
+    score = np.array([0.25, -0.0, 1e-07, 3.0, 2.5, 0.1])
+    ids, doc, names, bounds = ["a"], np.zeros(6, np.int64), ["q"], np.array([0, 6], np.int64)
+    expected = _lines(names, bounds, ids, doc, score)
+    assert expected[0].split("\n")[:3] == ["q Q0 a 1 0.25 r-1", "q Q0 a 2 -0.0 r-1", "q Q0 a 3 1e-07 r-1"]
+    for texts in (b"[0.5,0.0,1e-7,3,2.5x,0.1]", b"[0.25,-0.0]", b"", b"[,,,,,,]", b"[1,2,3,4,5,6,7,8,9]"):
+        assert _kernel.run_text(names, bounds, ids, doc, score, "r-1", texts) == expected, texts

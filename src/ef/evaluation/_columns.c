@@ -595,48 +595,83 @@ typedef struct {
     Py_ssize_t n, size;
 } text;
 
-static int text_add(text *t, const char *p, Py_ssize_t n) {
+/* Room for n more bytes: where they go, or NULL. */
+static char *text_room(text *t, Py_ssize_t n) {
     if (t->n + n > t->size) {
         Py_ssize_t size = 2 * (t->n + n) + 4096;
         char *grown = realloc(t->v, (size_t)size);
-        if (!grown) return -1;
+        if (!grown) return NULL;
         t->v = grown, t->size = size;
     }
-    memcpy(t->v + t->n, p, (size_t)n);
-    t->n += n;
-    return 0;
+    return t->v + t->n;
 }
 
-typedef struct {
-    uint64_t bits;
-    char text[32];
-    int n; /* 0: empty */
-} score_text;
+/* A score as Python's repr spells it, from the shortest digits that read back written in any
+ * notation (orjson's JSON, which picks the same digits as repr): positional when the decimal
+ * exponent is in [-4, 16), else d.ddde+XX; a whole number keeps ".0". Its length, or -1. */
+static int repr_text(const char *t, Py_ssize_t n, char out[32]) {
+    char digits[40];
+    int nd = 0, point = 0, decpt = 0, len = 0; /* the value is 0.digits x 10^decpt */
+    Py_ssize_t i = t[0] == '-';
+    if (i) out[len++] = '-';
+    for (; i < n && ((t[i] >= '0' && t[i] <= '9') || (t[i] == '.' && !point)); i++) {
+        if (t[i] == '.') point = 1;
+        else if (nd || t[i] != '0') {
+            if (nd == (int)sizeof digits) return -1;
+            digits[nd++] = t[i], decpt += !point;
+        } else decpt -= point; /* a zero before the first digit, after the point */
+    }
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        int sign = 1, e = 0;
+        if (++i < n && (t[i] == '+' || t[i] == '-')) sign = t[i++] == '-' ? -1 : 1;
+        for (; i < n && t[i] >= '0' && t[i] <= '9' && e < 1000; i++) e = e * 10 + t[i] - '0';
+        decpt += sign * e;
+    }
+    if (i != n) return -1;
+    while (nd && digits[nd - 1] == '0') nd--;
+    if (!nd) return memcpy(out + len, "0.0", 3), len + 3;
+    if (nd > 17) return -1;
+    if (decpt - 1 < -4 || decpt - 1 >= 16) { /* d.ddde-XX */
+        out[len++] = digits[0];
+        if (nd > 1) out[len++] = '.', memcpy(out + len, digits + 1, (size_t)nd - 1), len += nd - 1;
+        int x = decpt - 1 < 0 ? 1 - decpt : decpt - 1;
+        out[len++] = 'e', out[len++] = decpt - 1 < 0 ? '-' : '+';
+        if (x >= 100) out[len++] = (char)('0' + x / 100);
+        out[len++] = (char)('0' + x / 10 % 10), out[len++] = (char)('0' + x % 10);
+    } else if (decpt <= 0) { /* 0.000ddd */
+        memcpy(out + len, "0.0000", (size_t)(2 - decpt)), len += 2 - decpt;
+        memcpy(out + len, digits, (size_t)nd), len += nd;
+    } else if (decpt >= nd) { /* ddd00.0 */
+        memcpy(out + len, digits, (size_t)nd), memset(out + len + nd, '0', (size_t)(decpt - nd)), len += decpt;
+        memcpy(out + len, ".0", 2), len += 2;
+    } else { /* dd.ddd */
+        memcpy(out + len, digits, (size_t)decpt), out[len + decpt] = '.';
+        memcpy(out + len + decpt + 1, digits + decpt, (size_t)(nd - decpt)), len += nd + 1;
+    }
+    return len;
+}
 
-/* The scores' texts kept, one slot per hash of the bits: a rank-based method gives about as many
- * distinct scores as a list has ranks, met again query after query; 16,384 slots keep a few
- * thousand with few collisions (1,024 missed about half of rrf's at depth 1,000). */
-enum { SCORE_BITS = 14 };
-
-/* run_text(names, bounds, ids, doc, score, run_id) -> [str per query] or None: the lines
+/* run_text(names, bounds, ids, doc, score, run_id, json) -> [str per query] or None: the lines
  * write_run writes for entries already in trec_eval's order ("name Q0 id rank repr(score)
  * run_id\n", ranks from 1 within bounds[k]..bounds[k + 1]), or None where a name or an id is
  * not one write_run accepts or a score is not finite (the caller then lets write_run's checks
- * name it). A score's text is Python's repr (PyOS_double_to_string), kept for the scores equal
- * to it that follow (see SCORE_BITS). */
+ * name it). `json` is orjson's array of the written entries' scores: respelt by repr_text, and
+ * a text taken only if it reads back as its score's bits, else Python's repr is asked (dtoa,
+ * ~1 us a score, is what made writing slower than reading). */
 static PyObject *run_text(PyObject *module, PyObject *args) {
     PyObject *names, *ids, *run_id, *out = NULL;
-    Py_buffer b, d, s;
-    if (!PyArg_ParseTuple(args, "O!y*O!y*y*U", &PyList_Type, &names, &b, &PyList_Type, &ids, &d, &s, &run_id))
+    Py_buffer b, d, s, j;
+    if (!PyArg_ParseTuple(args, "O!y*O!y*y*Uy*", &PyList_Type, &names, &b, &PyList_Type, &ids, &d, &s, &run_id, &j))
         return NULL;
     const int64_t *bounds = b.buf, *doc = d.buf;
     const double *score = s.buf;
+    const char *json = j.buf, *json_end = json + j.len;
     Py_ssize_t n_queries = PyList_Size(names), tail_n;
     text line = {NULL, 0, 0};
-    score_text *made = calloc((size_t)1 << SCORE_BITS, sizeof *made);
     const char *tail = PyUnicode_AsUTF8AndSize(run_id, &tail_n);
-    if (!made || !tail) goto no_memory_or_error;
+    if (!tail) goto no_memory_or_error;
     if (entries_of(&b, &d, &s, n_queries, PyList_Size(ids)) < 0) goto no_memory_or_error;
+    if (json < json_end && *json == '[') json++;
     out = PyList_New(n_queries);
     for (Py_ssize_t k = 0; out && k < n_queries; k++) {
         Py_ssize_t name_n, id_n;
@@ -646,30 +681,39 @@ static PyObject *run_text(PyObject *module, PyObject *args) {
         for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) {
             const char *id = plain_id(PyList_GetItem(ids, doc[i]), &id_n, 0);
             if (!id || !isfinite(score[i])) goto refused;
-            uint64_t bits;
-            memcpy(&bits, &score[i], 8);
-            score_text *repr = &made[(bits * 0x9E3779B97F4A7C15ULL) >> (64 - SCORE_BITS)];
-            if (!repr->n || repr->bits != bits) {
+            const char *comma = memchr(json, ',', (size_t)(json_end - json));
+            const char *token_end = comma ? comma : json_end - (json < json_end && json_end[-1] == ']');
+            char repr[32];
+            double back;
+            int repr_n = json < token_end ? repr_text(json, token_end - json, repr) : -1;
+            json = comma ? comma + 1 : json_end;
+            if (repr_n < 0 || parse_score(repr, repr_n, &back) != SCORE_OK || memcmp(&back, &score[i], 8)) {
                 char *written = PyOS_double_to_string(score[i], 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
                 if (!written) goto failed;
-                size_t len = strlen(written);
-                if (len < sizeof repr->text) memcpy(repr->text, written, len);
+                repr_n = (int)strlen(written);
+                if (repr_n < (int)sizeof repr) memcpy(repr, written, (size_t)repr_n);
                 PyMem_Free(written);
-                if (len >= sizeof repr->text) goto refused; /* a repr is at most 24 bytes */
-                repr->bits = bits, repr->n = (int)len;
+                if (repr_n >= (int)sizeof repr) goto refused; /* a repr is at most 24 bytes */
             }
             char rank[24]; /* " rank " written from its end */
             int rank_n = 1;
             rank[23] = ' ';
             for (int64_t r = i - bounds[k] + 1; r; r /= 10) rank[23 - rank_n++] = (char)('0' + r % 10);
             rank[23 - rank_n++] = ' ';
-            if (text_add(&line, name, name_n) < 0 || text_add(&line, " Q0 ", 4) < 0 ||
-                text_add(&line, id, id_n) < 0 || text_add(&line, rank + 24 - rank_n, rank_n) < 0 ||
-                text_add(&line, repr->text, repr->n) < 0 || text_add(&line, " ", 1) < 0 ||
-                text_add(&line, tail, tail_n) < 0 || text_add(&line, "\n", 1) < 0) {
+            char *at = text_room(&line, name_n + 4 + id_n + rank_n + repr_n + 1 + tail_n + 1), *start = at;
+            if (!at) {
                 PyErr_NoMemory();
                 goto failed;
             }
+            memcpy(at, name, (size_t)name_n), at += name_n;
+            memcpy(at, " Q0 ", 4), at += 4;
+            memcpy(at, id, (size_t)id_n), at += id_n;
+            memcpy(at, rank + 24 - rank_n, (size_t)rank_n), at += rank_n;
+            memcpy(at, repr, (size_t)repr_n), at += repr_n;
+            *at++ = ' ';
+            memcpy(at, tail, (size_t)tail_n), at += tail_n;
+            *at++ = '\n';
+            line.n += at - start;
         }
         PyObject *query = PyUnicode_DecodeUTF8(line.v ? line.v : "", line.n, "strict");
         if (!query) goto failed;
@@ -686,7 +730,7 @@ failed:
 no_memory_or_error:
     if (!PyErr_Occurred()) PyErr_NoMemory();
 done:
-    PyBuffer_Release(&b), PyBuffer_Release(&d), PyBuffer_Release(&s);
-    free(line.v), free(made);
+    PyBuffer_Release(&b), PyBuffer_Release(&d), PyBuffer_Release(&s), PyBuffer_Release(&j);
+    free(line.v);
     return out;
 }

@@ -425,9 +425,12 @@ def writable(ids: list[str], query: bool) -> bool:
     return all(_writable(i, query) for i in ids)
 
 
-def run_text(names: list[str], bounds: Any, ids: list[str], doc: Any, score: Any, run_id: str) -> list[str] | None:
+def run_text(
+    names: list[str], bounds: Any, ids: list[str], doc: Any, score: Any, run_id: str, json: Any = b""
+) -> list[str] | None:
     """The TREC lines of entries in trec_eval's order, one str per query; ``None`` where an id is
-    not one write_run accepts or a score is not finite."""
+    not one write_run accepts or a score is not finite. Each score is written as its repr (the
+    kernel reads the digits from `json`, orjson's text of the scores, and checks them)."""
     edges, docs, scores = _unpack(bounds, "q"), _unpack(doc, "q"), _unpack(score, "d")
     out = []
     for k, name in enumerate(names):

@@ -389,9 +389,13 @@ def ranked_text(names: list[str], bounds: npt.NDArray[np.int64], ids: list[str],
     if not (engine.writable(names, True) and engine.writable(ids, False) and np.isfinite(score).all()):
         return None
 
+    import orjson  # the shortest digits of a score, as repr picks them, ~25x faster than repr
+
     def text() -> Iterator[str]:
         for at in range(0, len(names), 64):
-            chunk = engine.run_text(names[at : at + 64], bounds[at : at + 65], ids, doc, score, run_id)
+            scores = score[bounds[at] : bounds[min(at + 64, len(names))]]
+            json = orjson.dumps(np.ascontiguousarray(scores), option=orjson.OPT_SERIALIZE_NUMPY)
+            chunk = engine.run_text(names[at : at + 64], bounds[at : at + 65], ids, doc, score, run_id, json)
             if chunk is None:  # pragma: no cover - every id and score was checked above
                 raise RuntimeError("an id or a score changed while the run was written")
             yield from chunk
