@@ -14,6 +14,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import tempfile
 import time
 from collections.abc import Callable
@@ -61,9 +62,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder)
         for label, run in runs.items():
-            ef_s = _best(lambda run=run: write_run(out / "ef.trec", run), args.repeat)  # type: ignore[misc]
-            read_s = _best(lambda: read_run(out / "ef.trec"), args.repeat)
-            plain_s = _best(lambda run=run: _plain(out / "plain.trec", run), args.repeat)  # type: ignore[misc]
+            ef_s = _best(functools.partial(write_run, out / "ef.trec", run), args.repeat)
+            read_s = _best(functools.partial(read_run, out / "ef.trec"), args.repeat)
+            plain_s = _best(functools.partial(_plain, out / "plain.trec", run), args.repeat)
             for name in ("ef.trec", "plain.trec"):
                 if read_run(out / name) != run:
                     raise SystemExit(f"{name} does not read back as the run written")
@@ -72,8 +73,7 @@ def main() -> None:
                     f"-> ef {plain_s / ef_s:.1f}x faster")
             if Run is not None:
                 ranx_run = Run(run)
-                ranx_s = _best(lambda ranx_run=ranx_run: ranx_run.save(str(out / "ranx.trec"), kind="trec"),
-                               args.repeat)
+                ranx_s = _best(functools.partial(ranx_run.save, str(out / "ranx.trec"), kind="trec"), args.repeat)
                 line += f"; ranx Run.save {ranx_s:.2f} -> ef {ranx_s / ef_s:.1f}x faster"
             print(line, flush=True)
 
