@@ -38,6 +38,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python benchmarks/bench_run_eval.py
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_stream.py
+	$(BIN)/python benchmarks/bench_write.py
 	$(BIN)/python benchmarks/bench_compare.py
 	$(BIN)/python benchmarks/bench_beir_eval.py
 	$(BIN)/python benchmarks/bench_harness.py
