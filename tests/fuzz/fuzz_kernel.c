@@ -3,8 +3,9 @@
  * The kernel's reading and ranking (feed) is plain C: this file includes it and drives feed() on
  * arbitrary bytes, cut into two windows as the streaming reader cuts them, grouped and whole, with
  * a few judgements (some ids sharing their first 8 bytes), under AddressSanitizer and
- * UndefinedBehaviorSanitizer. Each window and score token sits in a heap buffer of exactly its
- * size, so a read past its end (an 8-byte load near a window's end) is caught. .ci/sanitize builds
+ * UndefinedBehaviorSanitizer, and run_text's score respelling (repr_text) on the same bytes. Each
+ * window and score token sits in a heap buffer of exactly its size, so a read past its end (an
+ * 8-byte load near a window's end) is caught. .ci/sanitize builds
  * and runs it for a bounded time:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined $(python3-config --includes) \
@@ -87,6 +88,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(piece, data + 2, n);
     double v;
     parse_score(piece, (Py_ssize_t)n, &v);
+    char repr[32]; /* run_text's respelling of a score's digits, on any bytes */
+    int repr_n = repr_text(piece, (Py_ssize_t)n, repr);
+    if (repr_n > (int)sizeof repr) abort();
     (void)hash_bytes(piece, (Py_ssize_t)n, 0);
     if (n >= 1) (void)hash_bytes(piece + 1, (Py_ssize_t)n - 1, 0);
     free(piece);

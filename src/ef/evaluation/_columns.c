@@ -612,7 +612,7 @@ static char *text_room(text *t, Py_ssize_t n) {
 static int repr_text(const char *t, Py_ssize_t n, char out[32]) {
     char digits[40];
     int nd = 0, point = 0, decpt = 0, len = 0; /* the value is 0.digits x 10^decpt */
-    Py_ssize_t i = t[0] == '-';
+    Py_ssize_t i = n > 0 && t[0] == '-';
     if (i) out[len++] = '-';
     for (; i < n && ((t[i] >= '0' && t[i] <= '9') || (t[i] == '.' && !point)); i++) {
         if (t[i] == '.') point = 1;
