@@ -1,6 +1,7 @@
 """Benchmark ef.fusion against ranx: fusing two runs of QUERIES x DOCS, beside reading them.
 
-Two TREC runs (random scores, doc ids drawn from a pool of 50,000) are written once; then, in
+Two TREC runs (random scores, doc ids drawn from a pool of 50,000; ``--shared``: the share of
+run a's docs that run b lists too) are written once; then, in
 this one process, best of ``--repeat`` (CPU seconds of this process, and wall seconds: on a
 shared machine the CPU figure is the steadier one):
 
@@ -14,7 +15,7 @@ shared machine the CPU figure is the steadier one):
 
 Prints one ratio line per comparison. Usage::
 
-    python benchmarks/bench_fusion.py [--queries 10000] [--docs 1000] [--repeat 3] [--no-ranx]
+    python benchmarks/bench_fusion.py [--queries 10000] [--docs 1000] [--repeat 3] [--shared 0.4] [--no-ranx]
 """
 
 from __future__ import annotations
@@ -30,14 +31,20 @@ from typing import Any
 import numpy as np
 
 
-def _write(path: Path, n_queries: int, n_docs: int, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    with path.open("w") as out:
+def _write(paths: list[Path], n_queries: int, n_docs: int, shared: float) -> None:
+    """Two runs of random scores; per query, run b lists `shared` of run a's docs (the rest of
+    each list drawn from a pool of 50,000 ids)."""
+    rng = np.random.default_rng(0)
+    with paths[0].open("w") as a, paths[1].open("w") as b:
         for q in range(n_queries):
-            docs = rng.choice(50_000, n_docs, replace=False)
-            scores = np.sort(rng.random(n_docs))[::-1]
-            ranked = enumerate(zip(docs, scores.tolist(), strict=True))
-            out.write("".join(f"q{q} Q0 d{d} {i + 1} {s!r} r\n" for i, (d, s) in ranked))
+            docs_a = rng.choice(50_000, n_docs, replace=False)
+            common = rng.choice(docs_a, int(shared * n_docs), replace=False)
+            others = np.setdiff1d(rng.choice(50_000, 2 * n_docs, replace=False), docs_a)
+            docs_b = rng.permutation(np.concatenate([common, others[: n_docs - len(common)]]))
+            for out, docs in ((a, docs_a), (b, docs_b)):
+                scores = np.sort(rng.random(n_docs))[::-1]
+                ranked = enumerate(zip(docs.tolist(), scores.tolist(), strict=True))
+                out.write("".join(f"q{q} Q0 d{d} {i + 1} {s!r} r\n" for i, (d, s) in ranked))
 
 
 def _best(call: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
@@ -71,6 +78,8 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-ranx", action="store_true", help="time ef against reading only (ranx needs minutes)")
+    parser.add_argument("--shared", type=float, default=0.0,
+                        help="the share of run a's docs that run b lists per query (SciFact's BM25 and MiniLM: 0.4)")
     args = parser.parse_args()
 
     from ef.fusion import fuse
@@ -80,13 +89,12 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         paths = [Path(folder) / "a.trec", Path(folder) / "b.trec"]
-        for seed, path in enumerate(paths):
-            _write(path, args.queries, args.docs, seed)
+        _write(paths, args.queries, args.docs, args.shared)
         runs = [read_run(p) for p in paths]
         out = Path(folder) / "fused.trec"
 
-        def cli() -> None:  # what `ef fuse a.trec b.trec -o fused.trec` does
-            write_lines(out, fuse_text(paths, method="rrf", run_id="fused"))
+        def cli(method: str = "rrf") -> None:  # what `ef fuse a.trec b.trec -o fused.trec` does
+            write_lines(out, fuse_text(paths, method=method, run_id="fused"))
 
         # Round by round, reading and each fusion side by side, so that a ratio compares two
         # timings taken under the same load (the machine may be shared); best of the rounds.
@@ -95,6 +103,7 @@ def main() -> None:
             "rrf": lambda: fuse(runs, method="rrf"),
             "combsum": lambda: fuse(runs, method="combsum"),
             "cli": cli,
+            "cli combsum": lambda: cli("combsum"),
             "files": lambda: fuse(paths, method="rrf"),
             "text": lambda: write_lines(out, fuse_text(runs, method="rrf", run_id="fused")),
             "mapping": lambda: write_run(out, fuse(runs, method="rrf"), run_id="fused"),
@@ -107,7 +116,7 @@ def main() -> None:
                 old = best.get(name, (float("inf"), float("inf")))
                 best[name] = (min(old[0], cpu), min(old[1], wall))
                 ratios[name].append(cpu / this["read"][0])
-    shape = f"two runs of {args.queries:,} x {args.docs:,}"
+    shape = f"two runs of {args.queries:,} x {args.docs:,}, {args.shared:.0%} of a's docs in b"
     read_s, read_wall = best["read"]
     print(f"read_run of both, {shape}: {read_s:.2f} CPU-s ({read_wall:.2f} s wall), best of {args.repeat}")
 
@@ -129,6 +138,9 @@ def main() -> None:
     print(f"ef fuse a.trec b.trec -o fused.trec (rrf): {cli_s:.2f} CPU-s ({cli_wall:.2f} s wall); ratio to "
           f"read_run of both {spread('cli')}; from the mappings: fuse and write {best['text'][0]:.2f}, fuse "
           f"then write_run of the mapping {best['mapping'][0]:.2f}")
+    print(f"ef fuse a.trec b.trec --method combsum -o fused.trec (min-max; distinct fused scores): "
+          f"{best['cli combsum'][0]:.2f} CPU-s ({best['cli combsum'][1]:.2f} s wall); ratio to read_run of both "
+          f"{spread('cli combsum')}")
     if args.no_ranx:
         return
     import ranx
