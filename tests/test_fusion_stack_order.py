@@ -206,3 +206,8 @@ def test_run_text_asks_repr_where_a_text_does_not_read_back() -> None:
     assert expected[0].split("\n")[:3] == ["q Q0 a 1 0.25 r-1", "q Q0 a 2 -0.0 r-1", "q Q0 a 3 1e-07 r-1"]
     for texts in (b"[0.5,0.0,1e-7,3,2.5x,0.1]", b"[0.25,-0.0]", b"", b"[,,,,,,]", b"[1,2,3,4,5,6,7,8,9]"):
         assert _kernel.run_text(names, bounds, ids, doc, score, "r-1", texts) == expected, texts
+    # Texts that read back as the score but lie beyond any double's decimal exponent (underflows to zero).
+    for value, texts in ((0.0, b"[1e-325]"), (-0.0, b"[-0." + b"0" * 500 + b"1]")):
+        one = np.array([value])
+        got = _kernel.run_text(["q"], np.array([0, 1]), ["d"], np.zeros(1, np.int64), one, "r", texts)
+        assert got == [f"q Q0 d 1 {value!r} r\n"], texts

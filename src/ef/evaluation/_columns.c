@@ -619,7 +619,7 @@ static int repr_text(const char *t, Py_ssize_t n, char out[32]) {
         else if (nd || t[i] != '0') {
             if (nd == (int)sizeof digits) return -1;
             digits[nd++] = t[i], decpt += !point;
-        } else decpt -= point; /* a zero before the first digit, after the point */
+        } else if ((decpt -= point) < -400) return -1; /* a zero before the first digit, after the point */
     }
     if (i < n && (t[i] == 'e' || t[i] == 'E')) {
         int sign = 1, e = 0;
@@ -630,7 +630,7 @@ static int repr_text(const char *t, Py_ssize_t n, char out[32]) {
     if (i != n) return -1;
     while (nd && digits[nd - 1] == '0') nd--;
     if (!nd) return memcpy(out + len, "0.0", 3), len + 3;
-    if (nd > 17) return -1;
+    if (nd > 17 || decpt < -323 || decpt > 309) return -1; /* beyond 5e-324 and DBL_MAX: not a double's */
     if (decpt - 1 < -4 || decpt - 1 >= 16) { /* d.ddde-XX */
         out[len++] = digits[0];
         if (nd > 1) out[len++] = '.', memcpy(out + len, digits + 1, (size_t)nd - 1), len += nd - 1;
