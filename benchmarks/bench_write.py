@@ -8,7 +8,7 @@ what a pipeline waits on. Every writer's file is checked to read back as the sam
 
 Usage::
 
-    python benchmarks/bench_write.py [--queries 2000] [--docs 1000] [--repeat 3]
+    python benchmarks/bench_write.py [--queries 2000] [--docs 1000] [--repeat 3] [--no-ranx]
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=2_000)
     parser.add_argument("--docs", type=int, default=1_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-ranx", action="store_true", help="leave ranx out (minutes at 10,000 queries)")
     args = parser.parse_args()
 
     from ef.trec import read_run, write_run
@@ -58,6 +59,8 @@ def main() -> None:
     try:
         from ranx import Run
     except ImportError:
+        Run = None  # noqa: N806
+    if args.no_ranx:
         Run = None  # noqa: N806
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder)

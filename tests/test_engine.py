@@ -954,3 +954,8 @@ def test_run_text_refuses_what_write_run_refuses(engine: Any) -> None:
     assert engine.writable(["#x"], False) is True
     with pytest.raises(ValueError, match=r"^doc code 3 is out of range$"):
         engine.run_text(["q"], np.array([0, 1]), ["d"], np.array([3]), np.ones(1), "r", b"[1.0]")
+    # Only the entries of the queries given are read: ranked_text passes 64 queries at a time with
+    # the whole run's arrays (checking every entry on every call made writing quadratic).
+    assert engine.run_text(["q"], np.array([1, 2]), ["d"], np.array([99, 0]), np.ones(2), "r", b"[1.0]") == [
+        "q Q0 d 1 1.0 r\n"
+    ]

@@ -523,7 +523,7 @@ static int entries_of(Py_buffer *b, Py_buffer *d, Py_buffer *s, Py_ssize_t n_que
             return -1;
         }
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = bounds[0]; i < bounds[n_queries]; i++) { /* the entries read (run_text: a few queries') */
         if (doc[i] < 0 || doc[i] >= n_ids) {
             PyErr_Format(PyExc_ValueError, "doc code %lld is out of range", (long long)doc[i]);
             return -1;
