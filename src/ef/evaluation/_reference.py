@@ -426,7 +426,7 @@ def writable(ids: list[str], query: bool) -> bool:
 
 
 def run_text(
-    names: list[str], bounds: Any, ids: list[str], doc: Any, score: Any, run_id: str, json: Any = b""
+    names: list[str], bounds: Any, ids: list[str], doc: Any, score: Any, run_id: str, json: Any
 ) -> list[str] | None:
     """The TREC lines of entries in trec_eval's order, one str per query; ``None`` where an id is
     not one write_run accepts or a score is not finite. Each score is written as its repr (the
