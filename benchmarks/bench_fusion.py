@@ -6,8 +6,9 @@ this one process, best of ``--repeat`` (CPU seconds of this process, and wall se
 shared machine the CPU figure is the steadier one):
 
 - reading both with :func:`ef.trec.read_run` (the baseline fusion must stay well under);
-- ``ef.fusion.fuse`` of the two mappings (RRF, and CombSUM after min-max), split into its three
-  stages (mappings to arrays, the numpy fusion, arrays to the output mapping);
+- ``ef.fusion.fuse`` of the two mappings (RRF, and CombSUM after min-max), split into its two
+  stages (mappings to arrays, the numpy fusion; the result, a ``RankedRun``, holds the arrays),
+  and the fused run's ``to_dict()`` on top (a dict of dicts, as ``read_run`` returns);
 - ``fuse`` of the two files (their text read straight into arrays), and what ``ef fuse a.trec
   b.trec -o out.trec`` does (the same, then the fused run written as text);
 - ``ranx.fuse`` of the same (``Run`` objects built from the mappings, timed separately, and the
@@ -60,7 +61,7 @@ def _best(call: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
 
 
 def _stages(runs: list[Any], method: str, repeat: int) -> tuple[float, float, float]:
-    """CPU seconds of fuse's three stages: mappings to arrays, the numpy fusion, arrays to a mapping."""
+    """CPU seconds of fuse's two stages (mappings to arrays, the numpy fusion), and of its result's to_dict()."""
     from ef.fusion._stack import stack_runs
     from ef.fusion.methods import fuse_stack, resolve, to_run
 
@@ -68,7 +69,8 @@ def _stages(runs: list[Any], method: str, repeat: int) -> tuple[float, float, fl
     spec, norm, weights, params = resolve(method, None, None, None, len(runs))
     stack_s, _, stack = _best(lambda: stack_runs(runs, names), repeat)
     fuse_s, _, fused = _best(lambda: fuse_stack(stack, spec, norm, weights, params, "zero", names), repeat)
-    out_s, _, _ = _best(lambda: to_run(stack, fused), repeat)
+    ranked = to_run(stack, fused)
+    out_s, _, _ = _best(ranked.to_dict, repeat)
     return stack_s, fuse_s, out_s
 
 
@@ -83,8 +85,6 @@ def main() -> None:
     args = parser.parse_args()
 
     from ef.fusion import fuse
-    from ef.fusion.methods import fuse_text
-    from ef.io.trec import write_lines
     from ef.trec import read_run, write_run
 
     with tempfile.TemporaryDirectory() as folder:
@@ -94,7 +94,7 @@ def main() -> None:
         out = Path(folder) / "fused.trec"
 
         def cli(method: str = "rrf") -> None:  # what `ef fuse a.trec b.trec -o fused.trec` does
-            write_lines(out, fuse_text(paths, method=method, run_id="fused"))
+            write_run(out, fuse(paths, method=method), run_id="fused")
 
         # Round by round, reading and each fusion side by side, so that a ratio compares two
         # timings taken under the same load (the machine may be shared); best of the rounds.
@@ -104,9 +104,10 @@ def main() -> None:
             "combsum": lambda: fuse(runs, method="combsum"),
             "cli": cli,
             "cli combsum": lambda: cli("combsum"),
+            "dicts": lambda: fuse(runs, method="rrf").to_dict(),
             "files": lambda: fuse(paths, method="rrf"),
-            "text": lambda: write_lines(out, fuse_text(runs, method="rrf", run_id="fused")),
-            "mapping": lambda: write_run(out, fuse(runs, method="rrf"), run_id="fused"),
+            "write": lambda: write_run(out, fuse(runs, method="rrf"), run_id="fused"),
+            "write dicts": lambda: write_run(out, fuse(runs, method="rrf").to_dict(), run_id="fused"),
         }
         best: dict[str, tuple[float, float]] = {}
         ratios: dict[str, list[float]] = {name: [] for name in calls}
@@ -128,16 +129,18 @@ def main() -> None:
         ef_s, ef_wall = best[key]
         stack_s, numpy_s, out_s = _stages(runs, key, args.repeat)
         print(f"{label}: ef.fusion.fuse {ef_s:.2f} CPU-s ({ef_wall:.2f} s wall) = mappings to arrays {stack_s:.2f}"
-              f" + numpy fusion {numpy_s:.2f} + arrays to mapping {out_s:.2f}")
+              f" + numpy fusion {numpy_s:.2f}; its to_dict() {out_s:.2f} more")
         print(f"ratio {label}: ef fuse / read_run of both = {spread(key)} (CPU, round by round); numpy fusion"
               f" alone {numpy_s / read_s:.2f}x")
+    print(f"rrf (k=60) then to_dict() (a dict of dicts, as read_run returns): {best['dicts'][0]:.2f} CPU-s; ratio to"
+          f" read_run of both {spread('dicts')}")
     files_s, files_wall = best["files"]
-    print(f"fuse of the two files (rrf; their text read straight into arrays, the fused mapping out): "
+    print(f"fuse of the two files (rrf; their text read straight into arrays): "
           f"{files_s:.2f} CPU-s ({files_wall:.2f} s wall); ratio to read_run of both {spread('files')}")
     cli_s, cli_wall = best["cli"]
     print(f"ef fuse a.trec b.trec -o fused.trec (rrf): {cli_s:.2f} CPU-s ({cli_wall:.2f} s wall); ratio to "
-          f"read_run of both {spread('cli')}; from the mappings: fuse and write {best['text'][0]:.2f}, fuse "
-          f"then write_run of the mapping {best['mapping'][0]:.2f}")
+          f"read_run of both {spread('cli')}; from the mappings: write_run(fuse(...)) {best['write'][0]:.2f}, "
+          f"write_run(fuse(...).to_dict()) {best['write dicts'][0]:.2f}")
     print(f"ef fuse a.trec b.trec --method combsum -o fused.trec (min-max; distinct fused scores): "
           f"{best['cli combsum'][0]:.2f} CPU-s ({best['cli combsum'][1]:.2f} s wall); ratio to read_run of both "
           f"{spread('cli combsum')}")

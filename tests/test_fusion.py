@@ -620,7 +620,7 @@ def test_no_input_is_mutated_and_the_output_is_deterministic(runs: list[Run], me
     first = fuse(runs, method=method, qrels=qrels if METHODS[method].kind == "trained" else None)
     assert runs == before
     again = fuse(runs, method=method, qrels=qrels if METHODS[method].kind == "trained" else None)
-    assert json.dumps(first) == json.dumps(again)
+    assert json.dumps(first.to_dict()) == json.dumps(again.to_dict())
 
 
 # --- tuning --------------------------------------------------------------------------------------
@@ -695,12 +695,12 @@ def test_tied_ids_rank_in_byte_order_by_head_or_by_bytes(ids: list[str]) -> None
     assert order == sorted(range(n), key=lambda i: (ids[i].encode("utf-8", "surrogatepass"), -i), reverse=True)
 
 
-# --- fuse_text: the fused run as TREC text, straight from the arrays ------------------------------
+# --- the fused run written as TREC text, straight from its arrays ---------------------------------
 
 
 @pytest.mark.parametrize("method", ["rrf", "combsum", "borda", "combmed", "wsum"])
-def test_fuse_text_is_what_write_run_writes(tmp_path: Path, method: str) -> None:
-    from ef.fusion.methods import fuse_text
+def test_a_fused_run_writes_what_its_dicts_write(tmp_path: Path, method: str) -> None:
+    from ef.io.trec import run_lines
     from ef.trec import write_run
 
     rng = random.Random(7)
@@ -712,8 +712,13 @@ def test_fuse_text_is_what_write_run_writes(tmp_path: Path, method: str) -> None
             options["norm"] = norm
         if METHODS[method].weighted:
             options["weights"] = [0.5, 0.25, 0.25]
-        write_run(tmp_path / "expected.trec", fuse(runs, **options), run_id="x1")
-        assert "".join(fuse_text(runs, run_id="x1", **options)) == (tmp_path / "expected.trec").read_text()
+        fused = fuse(runs, **options)
+        write_run(tmp_path / "expected.trec", fused.to_dict(), run_id="x1")
+        write_run(tmp_path / "fused.trec", fused, run_id="x1")
+        expected = (tmp_path / "expected.trec").read_text()
+        assert expected.count("\n") == sum(map(len, fused.values()))
+        assert (tmp_path / "fused.trec").read_text() == expected
+        assert "".join(run_lines(fused, run_id="x1")) == expected
 
 
 @pytest.mark.parametrize(
@@ -725,24 +730,27 @@ def test_fuse_text_is_what_write_run_writes(tmp_path: Path, method: str) -> None
         ([{"q1": {"d\ud800": 1.0}}], r"^a doc id of query 'q1' holds a lone surrogate"),
     ],
 )
-def test_fuse_text_refuses_what_write_run_refuses_in_its_words(runs: list[Run], message: str) -> None:
-    from ef.fusion.methods import fuse_text
-    from ef.io.trec import format_run
+def test_a_fused_run_is_refused_as_write_run_refuses_its_dicts(tmp_path: Path, runs: list[Run], message: str) -> None:
+    from ef.io.trec import format_run, run_lines
+    from ef.trec import write_run
 
     with pytest.raises(ValueError, match=message):
-        "".join(format_run(fuse(runs, method="rrf"), run_id="r"))
+        "".join(format_run(fuse(runs, method="rrf").to_dict(), run_id="r"))
     with pytest.raises(ValueError, match=message):
-        "".join(fuse_text(runs, method="rrf", run_id="r"))
+        "".join(run_lines(fuse(runs, method="rrf"), run_id="r"))
+    with pytest.raises(ValueError, match=message):
+        write_run(tmp_path / "out.trec", fuse(runs, method="rrf"), run_id="r")
+    assert not (tmp_path / "out.trec").exists()
 
 
-def test_fuse_text_checks_the_run_id_and_takes_no_unknown_option() -> None:
-    from ef.fusion.methods import fuse_text
+def test_writing_a_fused_run_checks_the_run_id() -> None:
+    from ef.io.trec import run_lines
 
     with pytest.raises(ValueError, match=r"^'run_id' must not hold a space"):
-        fuse_text([A], run_id="my run")
+        run_lines(fuse([A]), run_id="my run")
     with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
-        fuse_text([A], nope=1)  # type: ignore[call-arg]
-    assert list(fuse_text([{"q1": {}}], run_id="r")) == []
+        fuse([A], nope=1)  # type: ignore[call-arg]
+    assert list(run_lines(fuse([{"q1": {}}]), run_id="r")) == []
 
 
 # --- the command line ----------------------------------------------------------------------------
@@ -804,15 +812,16 @@ def test_fusion_through_the_pure_python_engine_is_the_same(monkeypatch: pytest.M
     # Without the extension, ef.fusion runs on the reference engine (the door's fallback): it takes
     # the same numpy arrays and gives the same run and the same text.
     from ef.evaluation import _hits, _reference
-    from ef.fusion import _order, _stack, methods
-    from ef.fusion.methods import fuse_text
+    from ef.fusion import _order, _stack
+    from ef.io.trec import run_lines
 
     runs = _random_runs(random.Random(11), 3, n_queries=5)
-    expected, text = fuse(runs, method=method), "".join(fuse_text(runs, method=method, run_id="r"))
-    for module in (_hits, _order, _stack, methods):  # ef.io.trec's writer takes _hits.engine when called
+    expected = fuse(runs, method=method).to_dict()
+    text = "".join(run_lines(fuse(runs, method=method), run_id="r"))
+    for module in (_hits, _order, _stack):  # the writer and RankedRun take _hits.engine when called
         monkeypatch.setattr(module, "engine", _reference)
-    assert fuse(runs, method=method) == expected
-    assert "".join(fuse_text(runs, method=method, run_id="r")) == text
+    assert fuse(runs, method=method).to_dict() == expected
+    assert "".join(run_lines(fuse(runs, method=method), run_id="r")) == text
 
 
 def test_a_query_with_only_empty_lists_fuses_without_a_warning() -> None:

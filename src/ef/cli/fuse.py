@@ -102,10 +102,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``ef fuse``: write the fused run and/or print the tuning verdict; return the exit status."""
-    from ef.fusion import tune
-    from ef.fusion.methods import fuse_text
-    from ef.io.trec import write_lines
-    from ef.trec import read_run
+    from ef.fusion import fuse, tune
+    from ef.io.trec import run_lines
+    from ef.trec import read_run, write_run
 
     runs = run_names(args.runs)
     if args.output is None and args.tune is None:
@@ -116,12 +115,12 @@ def run(args: argparse.Namespace) -> int:
     if args.tune is None:
         if len(args.method) != 1 or len(norms) != 1:
             raise ValueError("--method and --norm take one name each without --tune (got a list)")
-        text = fuse_text(runs, run_id=args.run_id, method=args.method[0], norm=norms[0], weights=args.weights,
-                         params=params or None, depth=args.depth, missing=args.missing, qrels=args.qrels)
+        fused = fuse(runs, method=args.method[0], norm=norms[0], weights=args.weights, params=params or None,
+                     depth=args.depth, missing=args.missing, qrels=args.qrels)
     else:
         if args.weights is not None or params:
             raise ValueError("--weights and --param are what --tune chooses: leave them out")
-        # tune and then fuse_text take the runs: each is read once, here (standard input, a pipe or
+        # tune and then fuse take the runs: each is read once, here (standard input, a pipe or
         # a FIFO can be read only once, and a file need not be read twice).
         once = {name: read_run(path) for name, path in runs.items()}
         report = tune(once, args.tune, method=args.method, norm=norms, measure=args.measure, folds=args.folds,
@@ -137,12 +136,11 @@ def run(args: argparse.Namespace) -> int:
         if args.output is None:
             return 0
         final = report.final
-        text = fuse_text(once, run_id=args.run_id, method=final.method, norm=final.norm, weights=final.weights,
-                         params=dict(final.params) or None, depth=args.depth, missing=args.missing, qrels=args.tune)
-    # The fused entries go to text directly (no output mapping, no re-sort): the bytes write_run
-    # would write for fuse(...)'s run.
+        fused = fuse(once, method=final.method, norm=final.norm, weights=final.weights,
+                     params=dict(final.params) or None, depth=args.depth, missing=args.missing, qrels=args.tune)
+    # The fused run's arrays go to text directly (no dicts made).
     if is_stdout(args.output):
-        write("-o", "-", "".join(text).encode(), "fused run")
+        write("-o", "-", "".join(run_lines(fused, run_id=args.run_id)).encode(), "fused run")
     else:
-        write_lines(args.output, text)
+        write_run(args.output, fused, run_id=args.run_id)
     return 0

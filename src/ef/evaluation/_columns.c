@@ -57,7 +57,7 @@ static Py_ssize_t sort_lists(const int64_t *query, const int64_t *size, Py_ssize
  * docs of a query are matched in a table of that query's alone, which stays in cache. */
 static PyObject *stack_columns(PyObject *module, PyObject *args) {
     PyObject *runs, *query_index = PyDict_New(), *queries = PyList_New(0), *ids = PyList_New(0), *result = NULL;
-    PyObject *keep = PyList_New(0);
+    PyObject *keep = PyList_New(0), *doc_bytes = NULL, *score_bytes = NULL;
     run_list *lists = NULL;
     pair_slot *table = NULL;
     int64_t *start = NULL, *by_query = NULL, *doc = NULL;
@@ -99,9 +99,9 @@ static PyObject *stack_columns(PyObject *module, PyObject *args) {
     if (k != n_lists) goto changed;
     Py_ssize_t n_queries = PyList_Size(queries);
     Py_ssize_t capacity = sort_lists(list_query.v, list_size.v, n_lists, n_queries, &start, &by_query);
-    doc = malloc((size_t)(n ? n : 1) * 8);
-    score = malloc((size_t)(n ? n : 1) * 8);
-    if (capacity < 0 || !doc || !score || !(table = calloc((size_t)capacity, sizeof(pair_slot)))) goto no_memory;
+    doc = new_ints(&doc_bytes, n), score = (double *)new_ints(&score_bytes, n);
+    if (!doc || !score) goto done;
+    if (capacity < 0 || !(table = calloc((size_t)capacity, sizeof(pair_slot)))) goto no_memory;
     for (Py_ssize_t q = 0, lo = 0; q < n_queries; lo = start[q++]) {
         Py_ssize_t entries = 0, mask = 15;
         for (Py_ssize_t at = lo; at < start[q]; at++) entries += list_size.v[by_query[at]];
@@ -141,8 +141,9 @@ static PyObject *stack_columns(PyObject *module, PyObject *args) {
     result = Py_BuildValue("(OONNNNNNNO)", queries, ids, int_bytes(pair_query.v, pair_query.n),
                            int_bytes(pair_head.v, pair_head.n),
                            int_bytes(list_run.v, list_run.n), int_bytes(list_query.v, list_query.n),
-                           int_bytes(list_size.v, list_size.n), int_bytes(doc, n),
-                           PyBytes_FromStringAndSize((const char *)score, n * 8), ordered ? Py_True : Py_False);
+                           int_bytes(list_size.v, list_size.n), doc_bytes, score_bytes,
+                           ordered ? Py_True : Py_False);
+    doc_bytes = score_bytes = NULL; /* Py_BuildValue's N took them, or freed them on an error */
     goto done;
 plain:
     result = Py_NewRef(Py_None);
@@ -154,7 +155,8 @@ no_memory:
     PyErr_NoMemory();
 done:
     Py_XDECREF(query_index), Py_XDECREF(queries), Py_XDECREF(ids), Py_XDECREF(keep);
-    free(lists), free(table), free(start), free(by_query), free(doc), free(score);
+    Py_XDECREF(doc_bytes), Py_XDECREF(score_bytes);
+    free(lists), free(table), free(start), free(by_query);
     free(pair_query.v), free(pair_head.v), free(list_run.v), free(list_query.v), free(list_size.v);
     return result;
 }
@@ -175,7 +177,7 @@ typedef struct {
  * one query's lines of one run) as their doc ids' offsets and scores, 24 bytes a line; then, query
  * by query as in stack_columns, each doc id is matched in a table of that query's alone. */
 static PyObject *stack_text(PyObject *module, PyObject *args) {
-    PyObject *texts, *queries = PyList_New(0), *ids = PyList_New(0), *result = NULL;
+    PyObject *texts, *queries = PyList_New(0), *ids = PyList_New(0), *result = NULL, *doc_bytes = NULL;
     Py_buffer *views = NULL;
     Py_ssize_t n_runs = 0, n_views = 0;
     ints id_at = {0}, id_end = {0}, bits = {0}; /* each line's doc id (offsets) and score, list after list */
@@ -231,8 +233,8 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
     Py_ssize_t n_queries = PyList_Size(queries), n_lists = list_run.n, n = id_at.n;
     const double *score = (const double *)bits.v; /* the scores, in place */
     Py_ssize_t capacity = sort_lists(list_query.v, list_size.v, n_lists, n_queries, &start, &by_query);
-    doc = malloc((size_t)(n ? n : 1) * 8);
-    if (capacity < 0 || !doc || !(slots = calloc((size_t)capacity, sizeof(text_slot)))) goto no_memory;
+    if (!(doc = new_ints(&doc_bytes, n))) goto done;
+    if (capacity < 0 || !(slots = calloc((size_t)capacity, sizeof(text_slot)))) goto no_memory;
     for (Py_ssize_t q = 0, lo = 0; q < n_queries; lo = start[q++]) {
         Py_ssize_t entries = 0, mask = 15;
         for (Py_ssize_t at = lo; at < start[q]; at++) entries += list_size.v[by_query[at]];
@@ -273,8 +275,8 @@ static PyObject *stack_text(PyObject *module, PyObject *args) {
     result = Py_BuildValue("(OONNNNNNNO)", queries, ids, int_bytes(pair_query.v, pair_query.n),
                            int_bytes(pair_head.v, pair_head.n), int_bytes(list_run.v, list_run.n),
                            int_bytes(list_query.v, list_query.n), int_bytes(list_size.v, list_size.n),
-                           int_bytes(doc, n), int_bytes(bits.v, n),
-                           ordered ? Py_True : Py_False);
+                           doc_bytes, int_bytes(bits.v, n), ordered ? Py_True : Py_False);
+    doc_bytes = NULL; /* Py_BuildValue's N took it, or freed it on an error */
     goto done;
 plain: /* a fault, a doc twice, a scattered query, an id that would not decode: read_run's to say */
     PyErr_Clear();
@@ -284,9 +286,9 @@ no_memory:
     PyErr_NoMemory();
 done:
     for (Py_ssize_t r = 0; r < n_views; r++) PyBuffer_Release(&views[r]);
-    Py_XDECREF(queries), Py_XDECREF(ids);
+    Py_XDECREF(queries), Py_XDECREF(ids), Py_XDECREF(doc_bytes);
     free(views), free(id_at.v), free(id_end.v), free(bits.v), table_free(&codes), free(start), free(by_query);
-    free(doc), free(slots);
+    free(slots);
     free(list_run.v), free(list_query.v), free(list_size.v), free(list_first.v), free(last_run.v);
     free(pair_query.v), free(pair_head.v), free(pair_list.v);
     return result;
@@ -428,11 +430,11 @@ static PyObject *trec_order(PyObject *module, PyObject *args) {
     Py_ssize_t n = g.len / 8, n_codes = h.len / 8, widest = 0;
     const int64_t *group = g.buf, *doc = d.buf;
     const double *score = s.buf;
-    int64_t *out = malloc((size_t)(n ? n : 1) * 8), *start = NULL;
+    int64_t *out = new_ints(&result, n), *start = NULL;
     keyed *keys = NULL, *spare = NULL;
     Py_ssize_t *count = NULL;
     tie_ids ties = {h.buf, NULL, NULL, NULL, NULL};
-    if (!out) goto no_memory;
+    if (!out) goto done;
     if (buffer_of(&g, n, "group") < 0 || buffer_of(&s, n, "score") < 0 || buffer_of(&d, n, "doc") < 0 ||
         buffer_of(&h, n_codes, "heads") < 0)
         goto done;
@@ -499,14 +501,14 @@ static PyObject *trec_order(PyObject *module, PyObject *args) {
         }
         for (Py_ssize_t i = 0; i < m; i++) out[lo + i] = keys[i].index;
     }
-    result = int_bytes(out, n);
     goto done;
 no_memory:
     PyErr_NoMemory();
 done:
     PyBuffer_Release(&g), PyBuffer_Release(&s), PyBuffer_Release(&d), PyBuffer_Release(&h);
     Py_XDECREF(ties.keep);
-    free(out), free(start), free(keys), free(spare), free(count), free((void *)ties.id), free(ties.len);
+    if (PyErr_Occurred()) Py_CLEAR(result);
+    free(start), free(keys), free(spare), free(count), free((void *)ties.id), free(ties.len);
     return result;
 }
 

@@ -19,6 +19,7 @@ from numbers import Real
 from typing import Any
 
 from ef.io.frames import QRELS_COLUMNS, RUN_COLUMNS, frame_columns, is_frame, qrels_from_frame, run_from_frame
+from ef.io.ranked import RankedRun
 
 __all__ = ["normalise", "refuse_swap", "swap_evidence"]
 
@@ -97,8 +98,13 @@ _FIELDS = {("query_id", "doc_id", "score"): "run", ("query_id", "doc_id", "relev
 
 
 def _peer(value: Any, role: str) -> Any:
-    """A ranx ``Run``/``Qrels`` or an iterable of ir_measures namedtuples as a mapping; else `value`."""
+    """A ranx ``Run``/``Qrels``, an ef ``RankedRun`` or an iterable of ir_measures namedtuples as a
+    dict of dicts; else `value`."""
     cls = type(value)
+    if cls is RankedRun:  # a fused run: its dicts made in one pass, here
+        if role != "run":
+            raise ValueError(f"{_HINT} (the {role!r} is a run that ef.fusion.fuse returned)")
+        return value.to_dict()
     if cls.__module__.partition(".")[0] == "ranx" and cls.__name__ in _RANX:
         if _RANX[cls.__name__] != role:
             raise ValueError(f"{_HINT} (the {role!r} is a ranx {cls.__name__})")

@@ -1044,6 +1044,13 @@ static PyObject *int_bytes(const int64_t *v, Py_ssize_t n) {
     return PyBytes_FromStringAndSize((const char *)v, n * (Py_ssize_t)sizeof(int64_t));
 }
 
+/* A new bytes object of n int64s in *bytes, and its buffer, for the caller to fill before anyone
+ * else sees it (no copy of a result made elsewhere); NULL on an error. */
+static int64_t *new_ints(PyObject **bytes, Py_ssize_t n) {
+    *bytes = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    return *bytes ? (int64_t *)PyBytes_AsString(*bytes) : NULL;
+}
+
 /* result() -> (num_ret, hit_query, hit_rank, hit_judgement) as int64 bytes, and the run id bytes or None. */
 static PyObject *Ranker_result(PyObject *self_, PyObject *unused) {
     Ranker *self = (Ranker *)self_;

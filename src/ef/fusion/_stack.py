@@ -178,7 +178,9 @@ def _stacked(n_runs: int, columns: tuple[Any, ...]) -> Stack:
     listed = sizes > 0
     counts = sizes[listed]
     starts = np.cumsum(counts) - counts
-    rank = np.arange(len(values), dtype=np.int64) - np.repeat(starts, counts) + 1
+    rank = np.ones(len(values), dtype=np.int64)  # 1, 2, ... in each list: ones, less each list's count where it ends
+    rank[starts[1:]] = 1 - counts[:-1]
+    np.cumsum(rank, out=rank)
     return Stack(n_runs, queries, docs, run_of, query, _ints(doc), values, rank, starts, counts,
                  lists_run[listed], lists_query[listed], pairs, heads)
 

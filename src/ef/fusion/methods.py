@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from ef.evaluation._hits import engine
 from ef.fusion._order import trec_order
 from ef.fusion._stack import Stack, stack_inputs, stack_rankings
 from ef.fusion.norms import NORMS, Lists, _ListError, normalise
 from ef.fusion.trained import BAYES_CUTOFFS, SEGFUSE_BOUNDS, fit_tables
+from ef.io.ranked import RankedRun
 
-__all__ = ["METHODS", "Method", "fit", "fuse", "fuse_rankings", "fuse_text"]
+__all__ = ["METHODS", "Method", "fit", "fuse", "fuse_rankings"]
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -172,17 +172,13 @@ class Fused:
     score: Floats
 
 
-def _lists(stack: Stack, candidates: Ints) -> Lists:
-    return Lists(stack.score, stack.rank, stack.starts, stack.counts, candidates)
-
-
-def _entry_values(stack: Stack, spec: Method, norm: str, params: Mapping[str, Any], candidates: Ints,
+def _entry_values(stack: Stack, spec: Method, norm: str, params: Mapping[str, Any], per_query: Ints,
                   names: Sequence[str]) -> Floats:
     rank = stack.rank.astype(np.float64)
     name = spec.name
     if spec.kind == "score" or name == "segfuse":
         try:
-            values = normalise(_lists(stack, candidates), norm)
+            values = normalise(Lists(stack.score, stack.rank, stack.starts, stack.counts, stack.query, per_query), norm)
         except _ListError as error:
             r, q = int(stack.list_run[error.index]), int(stack.list_query[error.index])
             raise ValueError(f"{names[r]}, query {stack.queries[q]!r}: {error}") from None
@@ -196,7 +192,7 @@ def _entry_values(stack: Stack, spec: Method, norm: str, params: Mapping[str, An
     if name == "rbc":
         return (1.0 - phi) * phi ** (rank - 1)
     if name in ("borda", "wborda"):
-        return candidates - rank + 1
+        return per_query[stack.query] - rank + 1
     if name in ("condorcet", "wcondorcet"):
         return rank
     tables = params["tables"]
@@ -246,10 +242,10 @@ def _wmnz_sum(total: Floats, listed: Ints, stack: Stack, pair_of: Ints, values: 
 
 
 # Methods that are a sum over the runs listing a doc (times a factor of how many list it), when
-# nothing is imputed: (weighted total, listed count, ...) -> fused.
+# nothing is imputed: (weighted total, listed count, ...) -> fused; the plain sums need no count.
+_PLAIN_SUMS = ("combsum", "wsum", "rrf", "rbc", "posfuse", "probfuse", "segfuse", "slidefuse", "mapfuse")
 _SUMS: dict[str, Any] = {
-    **dict.fromkeys(("combsum", "wsum", "rrf", "rbc", "posfuse", "probfuse", "segfuse", "slidefuse", "mapfuse"),
-                    lambda total, listed, *_: total),
+    **dict.fromkeys(_PLAIN_SUMS, lambda total, listed, *_: total),
     "combmnz": lambda total, listed, *_: total * listed,
     "isr": lambda total, listed, *_: total * listed,
     "combgmnz": lambda total, listed, stack, pair_of, values, weights, params, n: (
@@ -272,8 +268,7 @@ def fuse_stack(
     n_pairs = len(pair_query)
     # Each query's candidates: the distinct docs that any run lists for it.
     per_query = np.bincount(pair_query, minlength=n_queries)
-    candidates = per_query[stack.query]
-    values = _entry_values(stack, spec, norm, params, candidates, names)
+    values = _entry_values(stack, spec, norm, params, per_query, names)
     if spec.name in ("condorcet", "wcondorcet"):
         return _condorcet(stack, pair_of, pair_query, weights)
     # What a run gives a doc it does not list, per (run, query); NaN: nothing (the doc is unscored there).
@@ -291,11 +286,11 @@ def fuse_stack(
     name = spec.name
     if np.isnan(fill).all() and name in _SUMS:
         # Nothing imputed and a plain sum: add each entry to its pair, no (runs x pairs) matrix.
-        listed = np.bincount(pair_of, minlength=n_pairs)
-        weighted = values * weights[stack.run] if name in ("wsum", "rrf", "wborda", "mixed") else values
-        total = np.bincount(pair_of, weights=weighted, minlength=n_pairs)
+        weighted = name in ("wsum", "rrf", "wborda", "mixed") and not (weights == 1).all()
+        total = np.bincount(pair_of, weights=values * weights[stack.run] if weighted else values, minlength=n_pairs)
+        listed = np.bincount(pair_of, minlength=n_pairs) if name not in _PLAIN_SUMS else None
         fused = _SUMS[name](total, listed, stack, pair_of, values, weights, params, n_pairs)
-        fused = fused + 0.0
+        fused = fused + 0.0  # -0.0 prints as 0.0 in a run file
         return _ranked(stack, fused)
     matrix = np.zeros((n_runs, n_pairs))
     present = np.zeros((n_runs, n_pairs), dtype=bool)
@@ -345,7 +340,8 @@ def _ranked(stack: Stack, fused: Floats) -> Fused:
     """Each pair's fused score, the pairs in trec_eval's order query by query (``doc``: the pair)."""
     pairs = np.arange(len(fused), dtype=np.int64)
     order = trec_order(stack.pair_query, fused, pairs, stack.pair_head, stack.docs or None)
-    return Fused(stack.pair_query[order], order, fused[order])
+    # Pairs are numbered query by query, so the order keeps each query's block where it was.
+    return Fused(stack.pair_query, order, fused[order])
 
 
 def _median(matrix: Floats, scored: npt.NDArray[np.bool_]) -> Floats:
@@ -392,16 +388,12 @@ def _prepare(runs: Any, depth: int | None) -> tuple[Stack, list[str]]:
     return stack, names
 
 
-def to_run(stack: Stack, fused: Fused) -> dict[str, dict[str, float]]:
-    """The fused entries as ``{query_id: {doc_id: score}}``, queries in first-appearance order."""
-    if not len(fused.doc):
-        return {}
-    bounds = np.flatnonzero(np.r_[True, fused.query[1:] != fused.query[:-1], True])
-    queries = [stack.queries[q] for q in fused.query[bounds[:-1]].tolist()]
-    return engine.build_run(
-        queries, bounds.astype(np.int64), stack.docs, np.ascontiguousarray(fused.doc, dtype=np.int64),
-        np.ascontiguousarray(fused.score, dtype=np.float64),
-    )
+def to_run(stack: Stack, fused: Fused) -> RankedRun:
+    """The fused entries as a run (no dict made yet), queries in first-appearance order."""
+    starts = np.r_[True, fused.query[1:] != fused.query[:-1], True] if len(fused.doc) else np.ones(1, bool)
+    bounds = np.flatnonzero(starts)
+    queries = tuple(stack.queries[q] for q in fused.query[bounds[:-1]].tolist())
+    return RankedRun(queries, bounds, stack.docs, fused.doc, fused.score)
 
 
 def fit(
@@ -449,7 +441,7 @@ def fuse(
     depth: int | None = None,
     missing: Missing = "zero",
     qrels: Any = None,
-) -> dict[str, dict[str, float]]:
+) -> RankedRun:
     """Fuse runs into one run.
 
     Parameters
@@ -481,48 +473,22 @@ def fuse(
 
     Returns
     -------
-    dict
-        ``{query_id: {doc_id: score}}``: every query some run lists a document for, in order of
-        first appearance over the runs; each query's documents in trec_eval's order.
+    RankedRun
+        The fused run, a read-only ``{query_id: {doc_id: score}}`` mapping held as arrays
+        (:class:`~ef.io.ranked.RankedRun`): every query some run lists a document for, in order
+        of first appearance over the runs; each query's documents in trec_eval's order. Its
+        ``to_dict()`` is a plain dict of dicts; ``write_run`` writes it without making one.
 
     Examples
     --------
     >>> a = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
     >>> b = {"q1": {"d3": 0.9, "d1": 0.5}}
     >>> fuse([a, b], method="rrf", params={"k": 0})
-    {'q1': {'d1': 1.5, 'd3': 1.3333333333333333, 'd2': 0.5}}
-    >>> fuse([a, b], method="combsum", norm="min-max")
-    {'q1': {'d3': 1.0, 'd1': 1.0, 'd2': 0.5}}
+    RankedRun({'q1': {'d1': 1.5, 'd3': 1.3333333333333333, 'd2': 0.5}})
+    >>> fuse([a, b], method="combsum", norm="min-max")["q1"]
+    mappingproxy({'d3': 1.0, 'd1': 1.0, 'd2': 0.5})
     """
     return to_run(*_fused(runs, method, norm, weights, params, depth, missing, qrels))
-
-
-def fuse_text(
-    runs: Any,
-    *,
-    run_id: str = "fused",
-    method: str = "rrf",
-    norm: str | None = None,
-    weights: Sequence[float] | None = None,
-    params: Mapping[str, Any] | None = None,
-    depth: int | None = None,
-    missing: Missing = "zero",
-    qrels: Any = None,
-) -> Iterator[str]:
-    """The run :func:`fuse` returns, as the TREC text ``write_run`` writes for it (in pieces: a line, or a few queries).
-
-    Takes :func:`fuse`'s arguments and the run id; ``ef fuse`` writes this without building the
-    mapping (the fused entries are already in trec_eval's order; the ids are checked in one pass).
-
-    >>> "".join(fuse_text([{"q1": {"a": 2.0, "b": 1.0}}], method="rrf", params={"k": 0}, run_id="x"))
-    'q1 Q0 a 1 1.0 x\\nq1 Q0 b 2 0.5 x\\n'
-    """
-    from ef.fusion._write import fused_text
-    from ef.io.trec import format_run
-
-    stack, fused = _fused(runs, method, norm, weights, params, depth, missing, qrels)
-    text = fused_text(stack.queries, stack.docs, fused.query, fused.doc, fused.score, run_id)
-    return format_run(to_run(stack, fused), run_id=run_id) if text is None else text
 
 
 def _fused(runs: Any, method: str, norm: str | None, weights: Sequence[float] | None,

@@ -25,13 +25,20 @@ Ints = npt.NDArray[np.int64]
 @dataclass(frozen=True, slots=True)
 class Lists:
     """Entries grouped into lists (``starts``/``counts``), ranked from 1 in trec_eval's order;
-    ``candidates`` is, per entry, how many distinct docs its query has over all runs."""
+    ``query`` is each entry's query, ``per_query`` how many distinct docs a query has over all runs."""
 
     score: Floats
     rank: Ints
     starts: Ints
     counts: Ints
-    candidates: Ints
+    query: Ints
+    per_query: Ints
+
+    @property
+    def candidates(self) -> Ints:
+        """Per entry, how many distinct docs its query has over all runs (made when a norm asks)."""
+        out: Ints = self.per_query[self.query]
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,7 +230,7 @@ def tune(
         spec, chosen, w, params = resolve(c.method, c.norm, c.weights, dict(c.params), stack.n_runs)
         if spec.kind == "trained":
             params["tables"] = fit_tables(stack, training if training is not None else judged, c.method, params)
-        return to_run(stack, fuse_stack(stack, spec, chosen, w, params, missing, labels))
+        return to_run(stack, fuse_stack(stack, spec, chosen, w, params, missing, labels)).to_dict()
 
     # Per-query scores: one array per candidate, or per (candidate, fold) for trained methods,
     # whose tables are fitted on the fold's training queries.

@@ -40,8 +40,9 @@ import numpy.typing as npt
 
 from ef.io._source import Source, display_name, read_bytes
 from ef.io.ids import check_query_id, check_ranking, check_trec_id
+from ef.io.ranked import RankedRun
 
-__all__ = ["format_run", "read_qrels", "strtod", "write_lines", "write_qrels", "write_run"]
+__all__ = ["format_run", "read_qrels", "run_lines", "strtod", "write_lines", "write_qrels", "write_run"]
 
 PathLike = str | os.PathLike[str]
 
@@ -329,9 +330,23 @@ def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id:
         For an id that is not a non-empty str without whitespace, a score that is not a number
         or is NaN, or a query with no documents (a TREC run file cannot list a query without a line).
     """
+    write_lines(path, run_lines(run, run_id=run_id))
+
+
+def run_lines(run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> Iterator[str]:
+    """The text :func:`write_run` writes, in pieces (a few queries each), the whole run checked
+    first (the same errors): for standard output, or a stream of one's own.
+
+    A dict of dicts and a :class:`~ef.io.ranked.RankedRun` (``ef.fusion.fuse``'s) whose ids and
+    scores the checks would pass are written by the compiled engine; anything else, and every
+    fault, goes through :func:`format_run`, line by line.
+
+    >>> "".join(run_lines({"q1": {"d1": 0.5, "d2": 1.5}}, run_id="bm25"))
+    'q1 Q0 d2 1 1.5 bm25\\nq1 Q0 d1 2 0.5 bm25\\n'
+    """
     check_trec_id(run_id, "'run_id'")
-    text = _plain_text(run, run_id)  # the common case, in the compiled engine; the rest checked line by line
-    write_lines(path, format_run(run, run_id=run_id) if text is None else text)
+    text = _plain_text(run, run_id)
+    return format_run(run, run_id=run_id) if text is None else text
 
 
 def format_run(run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> Iterator[str]:
@@ -362,6 +377,10 @@ def _plain_text(run: Mapping[str, Mapping[str, float]], run_id: str) -> Iterator
     every score finite); ``None`` for anything else, which they then take line by line (and name)."""
     from ef.evaluation._hits import engine  # the run engine reads the run's dicts in one pass
 
+    if isinstance(run, RankedRun):  # already in trec_eval's order, each doc once: checked in one pass
+        if (np.diff(run.bounds) == 0).any():  # an empty query: for the checks
+            return None
+        return ranked_text(list(run.queries), run.bounds, run.ids, run.doc, run.score, run_id)
     columns = engine.stack_columns([run]) if type(run) is dict else None
     if columns is None:
         return None

@@ -1,0 +1,124 @@
+"""RankedRun: the fused run held as arrays, a read-only run mapping to every reader of runs in ef."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ef.evaluation import evaluate_run
+from ef.fusion import fuse
+from ef.io.ranked import RankedRun
+from ef.trec import read_run, write_run
+
+A = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 1.0}}
+B = {"q1": {"d3": 0.9, "d1": 0.5}, "q3": {"d5": 2.0, "d6": 2.0}}
+
+
+def _run() -> RankedRun:
+    ids = ["d1", "d2", "d9", "d9"]
+    return RankedRun(("q1", "q2"), np.array([0, 2, 3]), ids, np.array([1, 0, 3]), np.array([0.9, 0.5, 2.0]))
+
+
+def test_it_is_a_read_only_mapping_of_read_only_mappings() -> None:
+    run = _run()
+    assert list(run) == ["q1", "q2"]
+    assert len(run) == 2
+    assert list(run["q1"].items()) == [("d2", 0.9), ("d1", 0.5)]
+    assert run["q1"] is run["q1"]  # made once
+    assert "q2" in run
+    assert "q3" not in run
+    assert 3 not in run
+    assert run.get("q3") is None
+    with pytest.raises(KeyError, match="q3"):
+        run["q3"]
+    with pytest.raises(TypeError, match="'mappingproxy' object does not support item assignment"):
+        run["q1"]["d1"] = 1.0  # type: ignore[index]
+    with pytest.raises(TypeError, match="'RankedRun' object does not support item assignment"):
+        run["q1"] = {}  # type: ignore[index]
+    with pytest.raises(ValueError, match="assignment destination is read-only"):
+        run.score[0] = 5.0
+    assert run == {"q1": {"d2": 0.9, "d1": 0.5}, "q2": {"d9": 2.0}}
+    assert {"q1": {"d2": 0.9, "d1": 0.5}, "q2": {"d9": 2.0}}.__eq__(run) is NotImplemented  # so run.__eq__ answers
+    assert run != {"q1": {"d2": 0.9, "d1": 0.5}, "q2": {"d9": 2.5}}
+    assert run != {"q1": {"d2": 0.9, "d1": 0.5}}
+
+
+def test_to_dict_is_a_new_plain_dict_in_trec_order_each_time() -> None:
+    run = _run()
+    first = run.to_dict()
+    assert json.dumps(first) == '{"q1": {"d2": 0.9, "d1": 0.5}, "q2": {"d9": 2.0}}'
+    first["q1"]["d1"] = 7.0
+    assert run.to_dict()["q1"]["d1"] == 0.5
+    assert run["q1"]["d1"] == 0.5
+    assert repr(run) == "RankedRun({'q1': {'d2': 0.9, 'd1': 0.5}, 'q2': {'d9': 2.0}})"
+
+
+def test_the_callers_arrays_stay_writable_and_a_pickle_comes_back_equal() -> None:
+    score = np.array([0.9, 0.5, 2.0])
+    run = RankedRun(("q1", "q2"), np.array([0, 2, 3]), ["a", "b", "c"], np.array([0, 1, 2]), score)
+    score[2] = 3.0  # the caller's array is not frozen; the run holds a read-only view of it
+    assert score.flags.writeable
+    assert not run.score.flags.writeable
+    run["q1"]  # a made mapping (not picklable) is not pickled
+    back = pickle.loads(pickle.dumps(run))
+    assert type(back) is RankedRun
+    assert back.to_dict() == {"q1": {"a": 0.9, "b": 0.5}, "q2": {"c": 3.0}}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((("q1",), [0, 2], ["a"], [0, 0, 0], [1.0, 2.0]),
+         "'doc' and 'score' must have one value per entry (got 3 and 2)"),
+        ((("q1",), [0, 1], ["a"], [0, 0], [1.0, 2.0]),
+         "'bounds' must rise from 0 to the number of entries (2), one more value than 'queries' (1)"),
+        ((("q1", "q2"), [0, 2], ["a"], [0, 0], [1.0, 2.0]),
+         "'bounds' must rise from 0 to the number of entries (2), one more value than 'queries' (2)"),
+        ((("q1", "q2"), [0, 3, 2], ["a"], [0, 0], [1.0, 2.0]),
+         "'bounds' must rise from 0 to the number of entries (2), one more value than 'queries' (2)"),
+        ((("q1",), [1, 2], ["a"], [0, 0], [1.0, 2.0]),
+         "'bounds' must rise from 0 to the number of entries (2), one more value than 'queries' (1)"),
+        ((("q1",), [0, 2], ["a", "b"], [0, 2], [1.0, 2.0]), "'doc' must hold codes into 'ids' (0 to 1)"),
+        ((("q1",), [0, 2], ["a", "b"], [-1, 0], [1.0, 2.0]), "'doc' must hold codes into 'ids' (0 to 1)"),
+        ((("q1", "q1"), [0, 1, 2], ["a", "b"], [0, 1], [1.0, 2.0]), "'queries' must name each query once"),
+        ((("q1",), [[0, 2]], ["a", "b"], [0, 1], [1.0, 2.0]), "'bounds' must be one-dimensional (got shape (1, 2))"),
+    ],
+)
+def test_inconsistent_arrays_are_refused(args: tuple[Any, ...], message: str) -> None:
+    queries, bounds, ids, doc, score = args
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        RankedRun(queries, np.array(bounds), ids, np.array(doc), np.array(score))
+
+
+def test_an_empty_run() -> None:
+    run = fuse([{"q1": {}}])
+    assert run == {}
+    assert run.to_dict() == {}
+    assert list(run) == []
+
+
+def test_a_fused_run_scores_as_its_dicts_and_is_refused_as_qrels() -> None:
+    fused = fuse([A, B], method="combsum", norm="min-max")
+    assert isinstance(fused, RankedRun)
+    qrels = {"q1": {"d3": 1, "d2": 0}, "q3": {"d6": 2}}
+    assert evaluate_run(fused, qrels, ["ndcg", "P_1"]) == evaluate_run(fused.to_dict(), qrels, ["ndcg", "P_1"])
+    with pytest.raises(ValueError, match=r"the arguments look swapped.*\(the 'qrels' is a run that ef.fusion.fuse "
+                                         r"returned\)$"):
+        evaluate_run(qrels, fused, ["ndcg"])
+
+
+def test_write_run_of_a_ranked_run_reads_back_and_names_an_empty_query(tmp_path: Path) -> None:
+    fused = fuse([A, B], method="rrf")
+    write_run(tmp_path / "fused.trec", fused, run_id="x")
+    assert read_run(tmp_path / "fused.trec") == fused
+    # A hand-made run with a query of no entries: the writer's own check names it, nothing written.
+    empty = RankedRun(("q1", "q2"), np.array([0, 1, 1]), ["a"], np.array([0]), np.array([1.0]))
+    with pytest.raises(ValueError, match="query 'q2' has no documents"):
+        write_run(tmp_path / "empty.trec", empty)
+    assert not (tmp_path / "empty.trec").exists()
