@@ -32,4 +32,4 @@ def test_readme_examples(monkeypatch: pytest.MonkeyPatch) -> None:
         globs = test.globs  # DocTest copies its globals: carry them to the next block
     results = runner.summarize(verbose=False)
     assert results.failed == 0
-    assert results.attempted == 82
+    assert results.attempted == 84
