@@ -96,6 +96,30 @@ def test_inconsistent_arrays_are_refused(args: tuple[Any, ...], message: str) ->
         RankedRun(queries, np.array(bounds), ids, np.array(doc), np.array(score))
 
 
+_OUT_OF_ORDER = ("query 'q' is not in trec_eval's order (score descending, then doc id descending): doc 'b' at "
+                 "entry 1 ranks ahead of the one before it")
+
+
+@pytest.mark.parametrize(
+    ("doc", "score", "message"),
+    [
+        ([0, 1, 2], [0.1, 0.9, 0.5], _OUT_OF_ORDER),
+        ([0, 1, 2], [1.0, 1.0, 0.5], _OUT_OF_ORDER),  # a tie: 'b' ranks ahead of 'a'
+        ([0, 3, 2], [0.9, 0.5, 0.1], "query 'q' lists doc 'a' twice"),  # two codes of one id
+        ([1, 1, 0], [0.9, 0.5, 0.1], "query 'q' lists doc 'b' twice"),
+        ([1, 0, 2], [0.9, float("nan"), 0.1],
+         "'score' must hold finite numbers (a TREC run file ranks no NaN or infinity)"),
+    ],
+)
+def test_a_run_made_by_hand_must_be_in_trec_order_with_each_doc_once(doc: list[int], score: list[float],
+                                                                      message: str) -> None:
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        RankedRun(("q",), np.array([0, 3]), ["a", "b", "c", "a"], np.array(doc), np.array(score))
+    # In order (ties by doc id descending, byte-wise: "d9" before "d10"), it is taken.
+    ordered = RankedRun(("q",), np.array([0, 3]), ["d10", "d9", "x"], np.array([2, 1, 0]), np.array([2.0, 1.0, 1.0]))
+    assert list(ordered["q"]) == ["x", "d9", "d10"]
+
+
 def test_an_empty_run() -> None:
     run = fuse([{"q1": {}}])
     assert run == {}

@@ -393,7 +393,7 @@ def to_run(stack: Stack, fused: Fused) -> RankedRun:
     starts = np.r_[True, fused.query[1:] != fused.query[:-1], True] if len(fused.doc) else np.ones(1, bool)
     bounds = np.flatnonzero(starts)
     queries = tuple(stack.queries[q] for q in fused.query[bounds[:-1]].tolist())
-    return RankedRun(queries, bounds, stack.docs, fused.doc, fused.score)
+    return RankedRun(queries, bounds, stack.docs, fused.doc, fused.score, True)  # in order, each doc once
 
 
 def fit(

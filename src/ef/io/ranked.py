@@ -21,7 +21,7 @@ mappingproxy({'d2': 0.9, 'd1': 0.5})
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -37,15 +37,19 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
     """Query ``queries[k]`` holds entries ``bounds[k]:bounds[k + 1]``: doc ``ids[doc[i]]`` with ``score[i]``.
 
     Each query's entries are in trec_eval's order (score descending, then doc id descending,
-    byte-wise) and name each document once; :func:`ef.fusion.fuse` makes them so, and
-    ``write_run`` ranks them in that order. The arrays are kept read-only. Equal to any mapping
-    with the same queries, doc ids and scores.
+    byte-wise) and name each document once, and ``write_run`` ranks them in that order:
+    :func:`ef.fusion.fuse` makes them so, and a run made by hand is checked for it (a pass in
+    Python over its entries). The arrays are kept read-only (views: the caller's stay as they
+    were); each query's mapping, once made, is kept. Equal to any mapping with the same queries,
+    doc ids and scores. For pandas, make a frame from ``to_dict()``: ``DataFrame(run)`` reads any
+    mapping that is not a dict as a list of its keys.
 
     Raises
     ------
     ValueError
         For bounds that do not rise from 0 to the number of entries, a doc code out of range, a
-        query id given twice, or `doc` and `score` of different lengths.
+        query id given twice, `doc` and `score` of different lengths, a non-finite score, or a
+        query's entries out of trec_eval's order or naming a doc twice.
     """
 
     queries: tuple[str, ...]
@@ -53,10 +57,11 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
     ids: list[str]
     doc: npt.NDArray[np.int64]
     score: npt.NDArray[np.float64]
+    _in_order: InitVar[bool] = False  # True only where ef made the entries in order (fusion, a pickle)
     _index: dict[str, int] = field(init=False, repr=False)
     _made: dict[str, Mapping[str, float]] = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, _in_order: bool) -> None:
         import numpy as np
 
         def frozen(name: str, dtype: type) -> Any:
@@ -83,6 +88,29 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
             raise ValueError("'queries' must name each query once")
         object.__setattr__(self, "_index", index)
         object.__setattr__(self, "_made", {})
+        if not _in_order:
+            self._check_order()
+
+    def _check_order(self) -> None:
+        """Each query's entries ranked in trec_eval's order, each doc once (a run made by hand)."""
+        import numpy as np
+
+        if not np.isfinite(self.score).all():
+            raise ValueError("'score' must hold finite numbers (a TREC run file ranks no NaN or infinity)")
+        doc, score = self.doc.tolist(), self.score.tolist()
+        for k, query_id in enumerate(self.queries):
+            seen: set[str] = set()
+            before: tuple[float, bytes] | None = None
+            for i in range(int(self.bounds[k]), int(self.bounds[k + 1])):
+                doc_id = self.ids[doc[i]]
+                key = (score[i], doc_id.encode("utf-8", "surrogatepass"))
+                if doc_id in seen:
+                    raise ValueError(f"query {query_id!r} lists doc {doc_id!r} twice")
+                if before is not None and key > before:
+                    raise ValueError(f"query {query_id!r} is not in trec_eval's order (score descending, then doc "
+                                     f"id descending): doc {doc_id!r} at entry {i} ranks ahead of the one before it")
+                seen.add(doc_id)
+                before = key
 
     def __getitem__(self, query_id: str) -> Mapping[str, float]:
         made = self._made.get(query_id)
@@ -105,7 +133,7 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
         return f"RankedRun({self.to_dict()!r})"
 
     def __reduce__(self) -> tuple[type[RankedRun], tuple[Any, ...]]:  # the made mappings are not pickled
-        return RankedRun, (self.queries, self.bounds, self.ids, self.doc, self.score)
+        return RankedRun, (self.queries, self.bounds, self.ids, self.doc, self.score, True)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """The run as a new ``{query_id: {doc_id: score}}`` dict of dicts, each query's docs in trec_eval's order."""
