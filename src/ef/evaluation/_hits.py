@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from ef.io._source import BOM, Source, Spooled, display_name, open_binary, read_bytes
 from ef.io._source import reread as _again
-from ef.io.trec import IS_NAN, NOT_A_NUMBER
+from ef.io.numbers import IS_NAN, NOT_A_NUMBER
 from ef.measures.bulk import HitTable
 
 try:

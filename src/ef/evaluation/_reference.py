@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ef.io import trec
+from ef.io import numbers
 
 __all__ = [
     "Judged", "Ranker", "build_run", "deal", "rank_mapping", "read_run", "run_text", "stack_columns", "trec_order",
@@ -90,7 +90,7 @@ def _line(
     if len(fields) < 6:
         return ("columns", number, len(fields))
     (q0, q1), (d0, d1), (s0, s1), (r0, r1) = fields[0], fields[2], fields[4], fields[5]
-    score = trec.strtod(line[s0:s1])  # a float, or the kernel's fault code (the same numbers)
+    score = numbers.strtod(line[s0:s1])  # a float, or the kernel's fault code (the same numbers)
     if isinstance(score, int):
         return ("score", number, score, s0, s1)
     for a, b in ((q0, q1), (d0, d1)):

@@ -40,43 +40,13 @@ import numpy.typing as npt
 
 from ef.io._source import Source, display_name, read_bytes
 from ef.io.ids import check_query_id, check_ranking, check_trec_id
+from ef.io.numbers import IS_NAN, NOT_A_NUMBER, strtod
 from ef.io.ranked import RankedRun
 
 __all__ = ["format_run", "read_qrels", "run_lines", "strtod", "write_lines", "write_qrels", "write_run"]
 
 PathLike = str | os.PathLike[str]
 
-# --- fields as numbers -----------------------------------------------------------------------
-
-# strtod's spellings, read whole: decimal with optional exponent, hexadecimal, inf/infinity, nan.
-_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_HEX = re.compile(rb"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
-_INFINITY = re.compile(rb"[+-]?(?:inf|infinity)", re.IGNORECASE)
-_NAN = re.compile(rb"[+-]?nan(?:\([0-9A-Za-z_]*\))?", re.IGNORECASE)
-NOT_A_NUMBER, IS_NAN, TOO_LARGE = 1, 2, 3
-
-
-def strtod(token: bytes) -> float | int:
-    """`token` as C's ``strtod`` reads it whole: a float, or why not (an int: ``NOT_A_NUMBER``,
-    ``IS_NAN``, or ``TOO_LARGE`` for a finite spelling beyond a double, which strtod makes infinite).
-
-    >>> strtod(b"1.5"), strtod(b"-inf"), strtod(b"1.5x") == NOT_A_NUMBER, strtod(b"1e400") == TOO_LARGE
-    (1.5, -inf, True, True)
-    """
-    if _INFINITY.fullmatch(token):
-        return -math.inf if token.startswith(b"-") else math.inf
-    if _NAN.fullmatch(token):
-        return IS_NAN
-    if _DECIMAL.fullmatch(token):
-        value = float(token)
-    elif _HEX.fullmatch(token):
-        try:
-            value = float.fromhex(token.decode())
-        except OverflowError:
-            return TOO_LARGE
-    else:
-        return NOT_A_NUMBER
-    return TOO_LARGE if math.isinf(value) else value
 
 
 def _line_at(data: bytes, position: int) -> int:
