@@ -99,8 +99,7 @@ static PyObject *stack_columns(PyObject *module, PyObject *args) {
     if (k != n_lists) goto changed;
     Py_ssize_t n_queries = PyList_Size(queries);
     Py_ssize_t capacity = sort_lists(list_query.v, list_size.v, n_lists, n_queries, &start, &by_query);
-    doc = new_ints(&doc_bytes, n), score = (double *)new_ints(&score_bytes, n);
-    if (!doc || !score) goto done;
+    if (!(doc = new_ints(&doc_bytes, n)) || !(score = (double *)new_ints(&score_bytes, n))) goto done;
     if (capacity < 0 || !(table = calloc((size_t)capacity, sizeof(pair_slot)))) goto no_memory;
     for (Py_ssize_t q = 0, lo = 0; q < n_queries; lo = start[q++]) {
         Py_ssize_t entries = 0, mask = 15;
