@@ -71,17 +71,22 @@ static uint64_t hash_seed;
 
 static void multiply(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo);
 
+static inline uint64_t head_of(const char *id, Py_ssize_t len);
+
 /* Eight bytes at a time, each word folded in by a 64x64 -> 128-bit multiply (wyhash's "mum"),
- * both operands keyed by the process's seed. */
+ * both operands keyed by the process's seed. The last word is the id's last 8 bytes (overlapping
+ * the words before), or a short id's head: fixed-width loads, as a variable-length copy read back
+ * at once stalls the store buffer. */
 static uint64_t hash_bytes(const char *p, Py_ssize_t n, uint64_t seed) {
     uint64_t h = seed ^ hash_seed ^ (uint64_t)n, hi, lo, w;
+    const char *end = p + n, *start = p;
     for (; n > 8; p += 8, n -= 8) {
         memcpy(&w, p, 8);
         multiply(w ^ hash_seed, h ^ 0xa0761d6478bd642fULL, &hi, &lo);
         h = hi ^ lo;
     }
-    w = 0;
-    memcpy(&w, p, (size_t)n);
+    if (end - start < 8) w = head_of(p, n);
+    else memcpy(&w, end - 8, 8);
     multiply(w ^ hash_seed, h ^ 0xe7037ed1a0b428dbULL, &hi, &lo);
     return hi ^ lo;
 }
