@@ -8,14 +8,19 @@ import itertools
 import json
 import math
 import re
+import subprocess
+import sys
+import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from ef.cli import main
 from ef.compare import SCHEMA, compare
-from ef.comparison._stats import _bootstrap_counts, adjust_p_values, paired_statistics
+from ef.comparison._stats import _bootstrap_counts, _t_p, adjust_p_values, paired_statistics
 from ef.evaluation import RunEvalReport
 
 
@@ -42,6 +47,48 @@ def test_t_test_equals_scipy_ttest_rel(seed: int, n: int) -> None:
     expected = stats.ttest_rel(b, a).pvalue
     assert abs(c.p_value - expected) <= 1e-12
     assert c.p_adjusted == c.p_value  # one comparison: Holm changes nothing
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(2, 400),
+    st.integers(1, 5),
+    st.sampled_from(["normal", "rounded", "small integers", "offset"]),
+    st.floats(-8, 2),
+    st.integers(0, 2**32 - 1),
+)
+def test_t_test_p_values_are_scipys_to_the_bit(n: int, columns: int, kind: str, scale: float, seed: int) -> None:
+    # _t_p repeats ttest_1samp's arithmetic with scipy.special alone: equal, not close.
+    rng = np.random.default_rng(seed)
+    d = rng.normal(size=(n, columns)) * 10**scale
+    if kind == "rounded":
+        d = d.round(2)
+    elif kind == "small integers":
+        d = rng.integers(-3, 4, size=(n, columns)) / 10
+    elif kind == "offset":
+        d = d + 1e3
+    constant = (d == d[0]).all(axis=0)
+    expected = np.where(d[0] == 0.0, 1.0, 0.0)
+    if (~constant).any():
+        with warnings.catch_warnings():  # scipy warns of precision loss on near-constant columns
+            warnings.simplefilter("ignore")
+            expected[~constant] = stats.ttest_1samp(d[:, ~constant], 0.0, axis=0).pvalue
+    assert _t_p(d, constant).tolist() == expected.tolist()
+
+
+def test_a_t_test_comparison_does_not_import_scipy_stats() -> None:
+    # scipy.stats takes about a second to import: most of a small `ef compare`.
+    code = (
+        "import sys\n"
+        "from ef.compare import compare\n"
+        "from ef.evaluation import RunEvalReport\n"
+        "r = lambda v: RunEvalReport(metrics={}, per_query={f'q{i}': {'m': x} for i, x in enumerate(v)}, n_queries=4)\n"
+        "c = compare({'a': r([0.1, 0.2, 0.3, 0.4]), 'b': r([0.3, 0.1, 0.6, 0.9])}, None, ['m'], test='t')\n"
+        "print(round(c.get('b', 'm').p_value, 6), 'scipy.stats' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    expected = stats.ttest_rel([0.3, 0.1, 0.6, 0.9], [0.1, 0.2, 0.3, 0.4]).pvalue
+    assert out == f"{round(expected, 6)} False\n"
 
 
 @pytest.mark.parametrize(("seed", "n", "rounding"), [(5, 12, None), (6, 40, 1), (7, 300, 2), (8, 60, None)])
