@@ -135,7 +135,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="the cutoffs of --metrics, as ef eval --k (default: 10)",
     )
     parser.add_argument(
-        "-l", dest="level", type=lambda v: _natural(v, 1), default=None, metavar="LEVEL",
+        "-l", "--level", dest="level", type=lambda v: _natural(v, 1), default=None, metavar="LEVEL",
         help="lowest grade that counts as relevant, as ef trec-eval -l (default: the dataset's, e.g. 2 for "
              "TREC DL; else 1)",
     )

@@ -77,7 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="a measure where higher is better that neither ef nor the result knows",
     )
     parser.add_argument(
-        "-l", dest="level", type=lambda v: _natural(v, 1), default=1, metavar="LEVEL",
+        "-l", "--level", dest="level", type=lambda v: _natural(v, 1), default=1, metavar="LEVEL",
         help="for TREC runs: lowest grade that counts as relevant (1)",
     )
     parser.add_argument(

@@ -136,11 +136,12 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="measure to print, repeatable: P.5,10 / ndcg_cut / recip_rank / all_trec / ndcg@10 ...",
     )
     output = parser.add_mutually_exclusive_group()
-    # --json alone prints; --json=FILE writes FILE ('-': standard output). Only the '=' form takes
-    # a value (see _outputs_in), since '-' after the flag would also be QRELS read from stdin.
-    output.add_argument("--json", nargs="?", const="-", metavar="FILE", help="print one JSON object instead")
+    # --json alone prints; --json=FILE writes FILE ('-': standard output), and so does --json FILE
+    # when the words after it hold QRELS and RUN besides (see _parse).
+    output.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                        help="print one JSON object instead, or write it to FILE ('-': standard output)")
     output.add_argument("--csv", nargs="?", const="-", metavar="FILE",
-                        help="print CSV rows measure,query,value instead")
+                        help="print CSV rows measure,query,value instead, or write them to FILE")
     from ef.cli.report import add_output_flags
 
     add_output_flags(parser)  # --html, --png, --svg: a report with charts, besides the printed lines
@@ -219,13 +220,45 @@ def _value(measure: Measure, value: float | str) -> str:
     return str(int(value)) if measure.spec.integer else f"{value:6.4f}"
 
 
-def _outputs_in(argv: Sequence[str]) -> list[str]:
-    """`argv` with a bare ``--json``/``--csv`` spelled ``--json=-``: never takes the next word.
+def _outputs_in(argv: Sequence[str], *, take_next: bool = False) -> list[str]:
+    """`argv` with a bare ``--json``/``--csv`` spelled ``--json=-`` (it prints), or, with `take_next`,
+    spelled ``--json=WORD`` when a word that is not a flag follows it (it writes WORD).
 
     >>> _outputs_in(["--json", "qrels", "run"]), _outputs_in(["--csv=out.csv", "q", "r"])
     (['--json=-', 'qrels', 'run'], ['--csv=out.csv', 'q', 'r'])
+    >>> _outputs_in(["--json", "out.json", "q", "r"], take_next=True), _outputs_in(["q", "r", "--csv"], take_next=True)
+    (['--json=out.json', 'q', 'r'], ['q', 'r', '--csv=-'])
     """
-    return [f"{word}=-" if word in ("--json", "--csv") else word for word in argv]
+    out: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word not in ("--json", "--csv"):
+            out.append(word)
+            continue
+        following = next(words, None)
+        if following is not None and take_next and (following == "-" or not following.startswith("-")):
+            out.append(f"{word}={following}")
+            continue
+        out.append(f"{word}=-")
+        if following is not None:
+            out.append(following)
+    return out
+
+
+def _parse(argv: Sequence[str]) -> argparse.Namespace:
+    """`argv` read with a bare ``--json``/``--csv`` printing, which keeps ``--json QRELS RUN`` (and
+    ``- RUN``: QRELS from standard input) as trec_eval's two inputs; only when that leaves a word
+    over (``--json out.json QRELS RUN``) is the word after the flag its FILE, as ``ef rag`` reads it."""
+    parser = _parser()
+    args, extra = parser.parse_known_args(_outputs_in(argv))
+    if extra:
+        taking, left = parser.parse_known_args(_outputs_in(argv, take_next=True))
+        if left:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args = taking
+    if args.qrels == "-" and args.run == "-":
+        raise ValueError("QRELS and RUN are both '-': standard input can be only one of them")
+    return args
 
 
 _REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")  # trec_eval 10.0's -R formats
@@ -316,7 +349,7 @@ def main(argv: Sequence[str]) -> int:
     """Run ``ef trec-eval`` with ``argv`` (the arguments after ``trec-eval``); return the exit status."""
     from ef.evaluation.scoring import load_run_and_qrels, score_run
 
-    args = _parser().parse_args(_outputs_in(argv))
+    args = _parse(argv)
     _check_formats(args)
     missing = _missing(args)
     debug_level, debug_query = args.debug

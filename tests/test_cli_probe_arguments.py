@@ -1,0 +1,136 @@
+"""The command line as a new user types it: ``--json FILE`` as usage shows it, one standard input,
+the same long option for the same concept across commands (found by probing the CLI on SciFact)."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from ef.cli import main
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
+RUN = "q1 Q0 d2 1 0.9 r\nq1 Q0 d1 2 0.8 r\nq2 Q0 d3 1 0.5 r\nq2 Q0 d4 2 0.4 r\n"
+OTHER = "q1 Q0 d1 1 0.9 s\nq1 Q0 d2 2 0.8 s\nq2 Q0 d4 1 0.5 s\nq2 Q0 d3 2 0.4 s\n"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    out = {}
+    for name, text in (("qrels", QRELS), ("run", RUN), ("other", OTHER)):
+        path = tmp_path / f"{name}.txt"
+        path.write_text(text)
+        out[name] = str(path)
+    return out
+
+
+# --- ef trec-eval --json FILE / --csv FILE: the usage line says [--json [FILE] | --csv [FILE]] ---------------
+
+
+@pytest.mark.parametrize("flag", ["--json", "--csv"])
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_trec_eval_output_flag_takes_the_file_after_it(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str], tmp_path: Path, flag: str, where: str
+) -> None:
+    out = tmp_path / "out.txt"
+    inputs = [files["qrels"], files["run"]]
+    argv = ["-m", "P.1", flag, str(out), *inputs] if where == "before" else ["-m", "P.1", *inputs, flag, str(out)]
+    status, printed, err = run(capsys, "trec-eval", *argv)
+    assert (status, printed, err) == (0, "", "")
+    expected = run(capsys, "trec-eval", "-m", "P.1", f"{flag}=-", *inputs)[1]
+    assert out.read_text() == expected
+    if flag == "--json":
+        assert json.loads(expected)["measures"] == {"P_1": 0.5}
+    else:
+        assert expected == "measure,query,value\nP_1,all,0.5000\n"
+
+
+def test_trec_eval_bare_json_and_json_dash_still_print(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str]
+) -> None:
+    inputs = [files["qrels"], files["run"]]
+    bare = run(capsys, "trec-eval", "-m", "P.1", "--json", *inputs)
+    assert bare[0] == 0
+    assert json.loads(bare[1])["measures"] == {"P_1": 0.5}
+    assert run(capsys, "trec-eval", "-m", "P.1", "--json", "-", *inputs) == bare
+    assert run(capsys, "trec-eval", "-m", "P.1", *inputs, "--json") == bare
+
+
+def test_trec_eval_a_word_too_many_is_still_refused(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:  # argparse's usage error
+        main(["trec-eval", files["qrels"], files["run"], "extra.txt"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "ef trec-eval: error: unrecognized arguments: extra.txt"
+
+
+# --- one standard input ------------------------------------------------------------------------------------
+
+
+def test_trec_eval_refuses_qrels_and_run_both_from_standard_input(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((QRELS + RUN).encode())))
+    assert run(capsys, "trec-eval", "-", "-") == (
+        2,
+        "",
+        "ef trec-eval: error: QRELS and RUN are both '-': standard input can be only one of them\n",
+    )
+
+
+# --- --level: the long form ef eval has, on every command that takes -l ------------------------------------
+
+
+@pytest.mark.parametrize("spelling", ["-l", "--level"])
+def test_compare_reads_level(capsys: pytest.CaptureFixture[str], files: dict[str, str], spelling: str) -> None:
+    status, out, _ = run(
+        capsys,
+        "compare",
+        "-q",
+        "-m",
+        "P_1",
+        "--format",
+        "json",
+        spelling,
+        "2",
+        files["qrels"],
+        files["run"],
+        files["other"],
+    )
+    assert status == 0
+    document = json.loads(out)
+    # At level 2 only q2's d3 is relevant: run has it at rank 1 (P_1 = 0.5 over two queries), other at rank 2.
+    means = [
+        (row["system"], row["baseline"], row["system_mean"], row["baseline_mean"]) for row in document["comparisons"]
+    ]
+    assert means == [("other", "run", 0.0, 0.5)]
+
+
+@pytest.mark.parametrize("spelling", ["-l", "--level"])
+def test_gate_reads_level(capsys: pytest.CaptureFixture[str], files: dict[str, str], spelling: str) -> None:
+    status, out, _ = run(
+        capsys,
+        "gate",
+        "-q",
+        "-m",
+        "P_1",
+        "--json",
+        "-",
+        spelling,
+        "2",
+        "--qrels",
+        files["qrels"],
+        files["run"],
+        files["other"],
+    )
+    assert status == 3  # two queries cannot tell
+    (verdict,) = json.loads(out)["measures"]
+    assert (verdict["measure"], verdict["baseline_mean"], verdict["candidate_mean"]) == ("P_1", 0.5, 0.0)
