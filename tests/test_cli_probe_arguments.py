@@ -134,3 +134,32 @@ def test_gate_reads_level(capsys: pytest.CaptureFixture[str], files: dict[str, s
     assert status == 3  # two queries cannot tell
     (verdict,) = json.loads(out)["measures"]
     assert (verdict["measure"], verdict["baseline_mean"], verdict["candidate_mean"]) == ("P_1", 0.5, 0.0)
+
+
+# --- ef fuse --tune's --step and --seed: a bad value names the flag, never a traceback -----------------------
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--step", "0", "argument --step: expected a number in (0, 1] such as 0.1 or 0.05 (got '0')"),
+        ("--step", "nan", "argument --step: expected a number in (0, 1] such as 0.1 or 0.05 (got 'nan')"),
+        ("--step", "x", "argument --step: expected a number in (0, 1] such as 0.1 or 0.05 (got 'x')"),
+        ("--seed", "-1", "argument --seed: expected an integer >= 0 (got '-1')"),
+    ],
+)
+def test_fuse_tune_options_are_checked_as_flags(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str], flag: str, value: str, message: str
+) -> None:
+    argv = ["fuse", "-q", "--tune", files["qrels"], "--method", "wsum", "--folds", "2", flag, value]
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, files["run"], files["other"]])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"ef fuse: error: {message}"
+
+
+def test_fuse_tune_step_half_is_a_two_point_grid(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    argv = ["fuse", "-q", "--tune", files["qrels"], "--method", "wsum", "--folds", "2", "--step", "0.5"]
+    status, out, _ = run(capsys, *argv, files["run"], files["other"])
+    assert status == 0
+    assert out.splitlines()[-1].startswith("fusion ")

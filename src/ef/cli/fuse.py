@@ -51,8 +51,20 @@ def _positive(text: str) -> int:
     return value
 
 
+def _step(text: str) -> float:
+    # Checked here so that 0 or NaN is a usage error naming --step (tune checks that it is 1 / n).
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1] such as 0.1 or 0.05 (got {text!r})")
+    return value
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``ef fuse`` and its flags."""
+    from ef.cli.compare import _natural
     from ef.fusion import METHODS, NORMS
 
     parser = subparsers.add_parser(
@@ -94,8 +106,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tune", metavar="QRELS", help="choose the parameters by cross-validation on these qrels")
     parser.add_argument("-m", "--measure", default="ndcg@10", metavar="MEASURE", help="what --tune maximises (ndcg@10)")
     parser.add_argument("--folds", type=_positive, default=5, metavar="N", help="--tune's query folds (default 5)")
-    parser.add_argument("--seed", type=int, default=0, metavar="SEED", help="--tune's fold shuffle seed (default 0)")
-    parser.add_argument("--step", type=float, default=0.1, metavar="STEP", help="--tune's weight grid step (0.1)")
+    parser.add_argument(
+        "--seed", type=lambda v: _natural(v, 0), default=0, metavar="SEED",
+        help="--tune's fold shuffle seed (default 0)",
+    )
+    parser.add_argument("--step", type=_step, default=0.1, metavar="STEP", help="--tune's weight grid step (0.1)")
     parser.add_argument("--correction", choices=tuple(CORRECTIONS), default="holm", help="--tune's correction (holm)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no notes on standard error")
 
