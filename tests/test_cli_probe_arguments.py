@@ -163,3 +163,27 @@ def test_fuse_tune_step_half_is_a_two_point_grid(capsys: pytest.CaptureFixture[s
     status, out, _ = run(capsys, *argv, files["run"], files["other"])
     assert status == 0
     assert out.splitlines()[-1].startswith("fusion ")
+
+
+# --- ef datasets list --json NAME: the word after --json is a dataset's name, not a file to write -----------
+
+
+def test_datasets_list_json_before_a_name_prints_that_dataset(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "datasets", "list", "--json", "beir/scifact")
+    assert status == 0
+    assert [d["name"] for d in json.loads(out)["datasets"]] == ["beir/scifact"]
+    assert run(capsys, "datasets", "list", "beir/scifact", "--json") == (status, out, "")
+    both = json.loads(run(capsys, "datasets", "list", "--json", "beir/scifact", "beir/nfcorpus")[1])
+    assert [d["name"] for d in both["datasets"]] == ["beir/scifact", "beir/nfcorpus"]
+
+
+def test_datasets_list_json_file_is_checked_first(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "no" / "list.json"
+    assert run(capsys, "datasets", "list", "--json", str(target)) == (
+        2,
+        "",
+        f"ef datasets: error: --json {target}: directory {target.parent} does not exist\n",
+    )
+    status, out, _ = run(capsys, "datasets", "list", "--json", str(tmp_path / "list.json"), "beir/scifact")
+    assert (status, out.splitlines()[2].split()[0]) == (0, "beir/scifact")  # the table is printed besides
+    assert [d["name"] for d in json.loads((tmp_path / "list.json").read_text())["datasets"]] == ["beir/scifact"]

@@ -92,7 +92,15 @@ def _list(names: list[str], json_out: str | None) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run ``ef datasets ACTION``; returns the exit status."""
     if args.action == "list":
-        return _list(args.names, args.json)
+        from ef.cli import _output
+        from ef.datasets import resolve_name
+
+        names, json_out = list(args.names), args.json
+        if json_out is not None and not _output.is_stdout(json_out) and resolve_name(json_out) is not None:
+            # `--json beir/scifact`: argparse gave the flag the dataset's name; it means "print it as JSON"
+            names, json_out = [json_out, *names], _output.STDOUT
+        _output.check_output("--json", json_out)  # before looking through the caches
+        return _list(names, json_out)
     from ef.datasets import fetch
 
     if args.timeout <= 0:
