@@ -187,3 +187,26 @@ def test_datasets_list_json_file_is_checked_first(capsys: pytest.CaptureFixture[
     status, out, _ = run(capsys, "datasets", "list", "--json", str(tmp_path / "list.json"), "beir/scifact")
     assert (status, out.splitlines()[2].split()[0]) == (0, "beir/scifact")  # the table is printed besides
     assert [d["name"] for d in json.loads((tmp_path / "list.json").read_text())["datasets"]] == ["beir/scifact"]
+
+
+# --- ef sweep: an output folder that cannot be made is a usage error naming it, before any work -------------
+
+
+def test_sweep_out_under_a_file_names_the_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from ef.datasets import demo_dataset
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    config = tmp_path / "sweep.toml"
+    config.write_text(f'dataset = "{demo_dataset()}"\nout = "{blocker / "cfg"}"\n[grid]\nk1 = [1.2]\n')
+    assert run(capsys, "sweep", "-q", str(config), "--out", str(blocker / "sw")) == (
+        2,
+        "",
+        f"ef sweep: error: --out {blocker / 'sw'}: {blocker} is not a directory\n",
+    )
+    assert run(capsys, "sweep", "-q", str(config)) == (
+        2,
+        "",
+        f"ef sweep: error: {config}: 'out' {blocker / 'cfg'}: {blocker} is not a directory\n",
+    )
+    assert not (tmp_path / "cells").exists()
