@@ -210,3 +210,13 @@ def test_sweep_out_under_a_file_names_the_flag(capsys: pytest.CaptureFixture[str
         f"ef sweep: error: {config}: 'out' {blocker / 'cfg'}: {blocker} is not a directory\n",
     )
     assert not (tmp_path / "cells").exists()
+
+
+def test_fuse_output_that_cannot_be_written_names_the_flag(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str]
+) -> None:
+    assert run(capsys, "fuse", "-q", files["run"], files["other"], "-o", "/dev/full") == (
+        2,
+        "",
+        "ef fuse: error: -o /dev/full: cannot write the fused run (No space left on device)\n",
+    )

@@ -157,5 +157,10 @@ def run(args: argparse.Namespace) -> int:
     if is_stdout(args.output):
         write("-o", "-", "".join(run_lines(fused, run_id=args.run_id)).encode(), "fused run")
     else:
-        write_run(args.output, fused, run_id=args.run_id)
+        try:
+            write_run(args.output, fused, run_id=args.run_id)
+        except BrokenPipeError:  # a FIFO's reader left: the command ends quietly
+            raise
+        except OSError as error:  # as _output.write says it for every other command's output
+            raise OSError(f"-o {args.output}: cannot write the fused run ({error.strerror or error})") from error
     return 0
