@@ -811,14 +811,14 @@ def test_scifact_bm25_fused_with_itself_scores_as_bm25_and_tune_says_no_gain() -
 def test_fusion_through_the_pure_python_engine_is_the_same(monkeypatch: pytest.MonkeyPatch, method: str) -> None:
     # Without the extension, ef.fusion runs on the reference engine (the door's fallback): it takes
     # the same numpy arrays and gives the same run and the same text.
-    from ef.evaluation import _hits, _reference
+    from ef.evaluation import _engine, _hits, _reference
     from ef.fusion import _order, _stack
     from ef.io.trec import run_lines
 
     runs = _random_runs(random.Random(11), 3, n_queries=5)
     expected = fuse(runs, method=method).to_dict()
     text = "".join(run_lines(fuse(runs, method=method), run_id="r"))
-    for module in (_hits, _order, _stack):  # the writer and RankedRun take _hits.engine when called
+    for module in (_engine, _hits, _order, _stack):  # the writer and RankedRun take _engine.engine when called
         monkeypatch.setattr(module, "engine", _reference)
     assert fuse(runs, method=method).to_dict() == expected
     assert "".join(run_lines(fuse(runs, method=method), run_id="r")) == text

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ef.evaluation import _kernel, _reference
-from ef.evaluation._hits import engine
+from ef.evaluation._engine import engine
 from ef.fusion._order import trec_order
 from ef.fusion._stack import Stack, _build, stack_runs
 

@@ -10,8 +10,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ef.evaluation import evaluate_run
+from ef.evaluation import _kernel, _reference, evaluate_run
 from ef.fusion import fuse
 from ef.io.ranked import RankedRun
 from ef.trec import read_run, write_run
@@ -135,6 +137,97 @@ def test_a_fused_run_scores_as_its_dicts_and_is_refused_as_qrels() -> None:
     with pytest.raises(ValueError, match=r"the arguments look swapped.*\(the 'qrels' is a run that ef.fusion.fuse "
                                          r"returned\)$"):
         evaluate_run(qrels, fused, ["ndcg"])
+
+
+_IDS = st.sampled_from(["d1", "d2", "d10", "é", "\U0001f600", "a b", "z" * 20])
+_DOCS = st.dictionaries(_IDS, st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0]), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["q1", "q2", "q10", "é"]), _DOCS, max_size=4),
+    st.dictionaries(st.sampled_from(["q1", "q2", "q10", "é"]), _DOCS, max_size=4),
+    st.dictionaries(st.sampled_from(["q1", "q2", "q3", "é"]), st.dictionaries(_IDS, st.integers(-1, 3), max_size=5),
+                    min_size=1, max_size=4),
+    st.sampled_from([None, 1, 2, 5]),
+    st.sampled_from(["zero", "skip"]),
+    st.sampled_from(["rrf", "combsum", "combmnz"]),
+)
+def test_a_fused_run_is_scored_from_its_arrays_as_from_its_dicts(
+    a: dict[str, dict[str, float]], b: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]],
+    depth: int | None, missing: str, method: str,
+) -> None:
+    # evaluate_run reads a RankedRun's arrays (rank_ranked: an entry's rank is its place), never its dicts.
+    fused = fuse([a, b], method=method)
+    measures = ["map", "ndcg", "P_1", "recip_rank", "num_ret", "num_rel_ret", "bpref", "Rprec"]
+    try:
+        expected: Any = evaluate_run(fused.to_dict(), qrels, measures, missing=missing, max_docs=depth)
+    except ValueError as error:
+        expected = str(error)
+    try:
+        got: Any = evaluate_run(fused, qrels, measures, missing=missing, max_docs=depth)
+    except ValueError as error:
+        got = str(error)
+    assert got == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(_IDS, unique=True, max_size=6), max_size=4),
+    st.lists(st.dictionaries(_IDS, st.floats(-2, 3, allow_nan=False), max_size=5), max_size=5),
+    st.lists(st.integers(-1, 4), max_size=5),
+    st.integers(-1, 7),
+)
+def test_the_kernel_ranks_a_ranked_run_as_the_reference(
+    queries: list[list[str]], judged: list[dict[str, float]], ks: list[int], max_docs: int
+) -> None:
+    ids = sorted({d for docs in queries for d in docs})
+    doc = np.array([ids.index(d) for docs in queries for d in docs], dtype=np.int64)
+    bounds = np.cumsum([0] + [len(docs) for docs in queries]).astype(np.int64)
+    n = min(len(ks), len(judged))
+    picks = np.array([k if k < len(queries) else -1 for k in ks[:n]], dtype=np.int64)
+    args = (picks, bounds, ids, doc, judged[:n], max_docs)
+    assert _kernel.rank_ranked(*args) == _reference.rank_ranked(*args)
+
+
+def test_rank_ranked_refuses_what_it_cannot_read() -> None:
+    bounds, doc = np.array([0, 2]), np.array([0, 1])
+    one = np.array([0])
+    for engine in (_kernel, _reference):
+        with pytest.raises(TypeError, match=r"^a RankedRun's ids must be str$"):
+            engine.rank_ranked(one, bounds, ["a", 5], doc, [{"a": 1}], -1)  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"^rank_ranked takes query numbers in range and a dict per query$"):
+        _kernel.rank_ranked(np.array([1]), bounds, ["a", "b"], doc, [{"a": 1}], -1)
+    with pytest.raises(ValueError, match=r"^rank_ranked takes query numbers in range and a dict per query$"):
+        _kernel.rank_ranked(one, bounds, ["a", "b"], doc, [[("a", 1)]], -1)  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"^bounds must hold at least one number$"):
+        _kernel.rank_ranked(one, np.array([], dtype=np.int64), ["a", "b"], doc, [{"a": 1}], -1)
+    with pytest.raises(ValueError, match=r"^ks must hold 1 aligned 8-byte numbers \(got 16 bytes\)$"):
+        _kernel.rank_ranked(np.array([0, 0]), bounds, ["a", "b"], doc, [{"a": 1}], -1)
+    with pytest.raises(ValueError, match=r"^doc code 2 is out of range$"):
+        _kernel.rank_ranked(one, bounds, ["a", "b"], np.array([0, 2]), [{"a": 1}], -1)
+    ids: list[str] = []
+
+    class Emptying(str):  # a str whose == empties the caller's list while the kernel reads it
+        __hash__ = str.__hash__
+
+        def __eq__(self, other: object) -> bool:
+            ids.clear()
+            return str.__eq__(self, other)
+
+    ids += [Emptying("a"), "b"]
+    with pytest.raises(IndexError, match=r"^list index out of range$"):
+        _kernel.rank_ranked(one, bounds, ids, doc, [{"a": 1}], -1)
+
+
+def test_a_ranked_run_with_a_non_str_or_empty_doc_id_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"^'ids' must hold str doc ids \(got 7, int\)$"):
+        RankedRun(("q",), np.array([0, 1]), ["a", 7], np.array([1]), np.array([1.0]))  # type: ignore[list-item]
+    empty = RankedRun(("q",), np.array([0, 2]), ["a", ""], np.array([0, 1]), np.array([2.0, 1.0]))
+    with pytest.raises(ValueError, match=r"^'run' has an empty doc id \(''\) in query 'q'$"):
+        evaluate_run(empty, {"q": {"a": 1}}, ["P_1"])
+    unused = RankedRun(("q",), np.array([0, 1]), ["a", ""], np.array([0]), np.array([2.0]))  # "" named by no entry
+    assert evaluate_run(unused, {"q": {"a": 1}}, ["P_1"]).metrics == {"P_1": 1.0}
 
 
 def test_write_run_of_a_ranked_run_reads_back_and_names_an_empty_query(tmp_path: Path) -> None:

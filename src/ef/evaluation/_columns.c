@@ -566,6 +566,72 @@ done:
     return out;
 }
 
+/* rank_ranked(ks, bounds, ids, doc, judged, max_docs) -> rank_mapping's (num_ret, hit_query,
+ * hit_rank, hit_grade) for a run ranked already (a RankedRun's arrays): evaluated query i is the
+ * run's query ks[i] (-1: not in the run), entries bounds[k]:bounds[k + 1] in trec_eval's order,
+ * so an entry's rank is its place; judged[i] is query i's {doc_id: grade}. One dict lookup an
+ * entry, no sort and no dict of the run. */
+static PyObject *rank_ranked(PyObject *module, PyObject *args) {
+    PyObject *ids, *judged, *grades = NULL, *result = NULL;
+    Py_buffer kb, b, d;
+    long long max_docs;
+    if (!PyArg_ParseTuple(args, "y*y*O!y*O!L", &kb, &b, &PyList_Type, &ids, &d, &PyList_Type, &judged, &max_docs))
+        return NULL;
+    Py_ssize_t n = PyList_Size(judged), n_queries = b.len / 8 - 1;
+    const int64_t *ks = kb.buf, *bounds = b.buf, *doc = d.buf;
+    int64_t *num_ret = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    hits out = {0};
+    if (!num_ret) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (buffer_of(&kb, n, "ks") < 0 || n_queries < 0 || entries_of(&b, &d, &d, n_queries, PyList_Size(ids)) < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bounds must hold at least one number");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        num_ret[i] = -1;
+        if (ks[i] < 0) continue;
+        PyObject *given = PyList_GetItem(judged, i);
+        if (ks[i] >= n_queries || !given || !PyDict_Check(given)) {
+            PyErr_SetString(PyExc_ValueError, "rank_ranked takes query numbers in range and a dict per query");
+            goto done;
+        }
+        grades = Py_NewRef(given); /* a str subclass's __eq__ may run Python code: the dict is kept */
+        int64_t lo = bounds[ks[i]], count = bounds[ks[i] + 1] - lo;
+        num_ret[i] = max_docs >= 0 && count > max_docs ? max_docs : count;
+        for (int64_t j = 0; j < num_ret[i]; j++) {
+            PyObject *id = PyList_GetItem(ids, doc[lo + j]); /* NULL (IndexError): the list shrank */
+            if (!id || !PyUnicode_Check(id)) {
+                if (id) PyErr_SetString(PyExc_TypeError, "a RankedRun's ids must be str");
+                goto done;
+            }
+            PyObject *grade = PyDict_GetItemWithError(grades, id);
+            if (!grade) {
+                if (PyErr_Occurred()) goto done;
+                continue;
+            }
+            double g = PyFloat_AsDouble(grade);
+            int64_t bits;
+            memcpy(&bits, &g, 8);
+            if (g == -1.0 && PyErr_Occurred()) goto done;
+            if (ints_push(&out.query, i) < 0 || ints_push(&out.rank, j) < 0 || ints_push(&out.judgement, bits) < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        Py_CLEAR(grades);
+    }
+    /* As rank_mapping's: each hit's "judgement" is its grade's bits (float64 bytes). */
+    result = Py_BuildValue("(NNNN)", int_bytes(num_ret, n), int_bytes(out.query.v, out.query.n),
+                           int_bytes(out.rank.v, out.rank.n), int_bytes(out.judgement.v, out.judgement.n));
+done:
+    Py_XDECREF(grades);
+    PyBuffer_Release(&kb), PyBuffer_Release(&b), PyBuffer_Release(&d);
+    free(num_ret), free(out.query.v), free(out.rank.v), free(out.judgement.v);
+    return result;
+}
+
 
 /* A TREC id write_run accepts: non-empty, valid UTF-8 (no lone surrogate), no whitespace trec_eval
  * splits on and no NUL; a query id must not start with '#' either. Its UTF-8, or NULL. */

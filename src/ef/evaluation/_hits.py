@@ -2,7 +2,7 @@
 
 A run is a TREC file (a path: read once, through one descriptor, window by window of whole
 query groups), a pipe or standard input (read once, window by window too, and kept for a second
-reading) or ``{query_id: {doc_id: score}}``.
+reading), ``{query_id: {doc_id: score}}`` or a :class:`~ef.io.ranked.RankedRun` (ranked already).
 The compiled kernel (``_kernel.c``) tokenises, checks and ranks it with trec_eval's order (score
 descending, then doc id descending byte-wise); this module only opens files, words the kernel's
 faults as ``file:line: ...`` errors, validates grades and assembles the table. ``_reference.py``
@@ -24,7 +24,6 @@ import numbers
 import os
 import stat
 import struct
-import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -34,24 +33,14 @@ from typing import IO, Any
 import numpy as np
 import numpy.typing as npt
 
+from ef.evaluation._engine import engine
 from ef.io._source import BOM, Source, Spooled, display_name, open_binary, read_bytes
 from ef.io._source import reread as _again
 from ef.io.numbers import IS_NAN, NOT_A_NUMBER
+from ef.io.ranked import RankedRun
 from ef.measures.bulk import HitTable
 
-try:
-    from ef.evaluation import _kernel as engine
-except ImportError as missing:  # a source checkout never built, or a platform without a compiler
-    from ef.evaluation import _reference as engine  # type: ignore[no-redef]
-
-    print(
-        f"ef: the compiled run engine is not available ({missing}); runs are scored by the pure-Python "
-        "reference, about 30x slower (reinstall ef with a C compiler to build it)",
-        file=sys.stderr,
-    )
-
-# `engine` is exported for ef.fusion, whose column loops are the kernel's too (one door to it).
-__all__ = ["RunBytes", "RunFile", "engine", "hit_table", "open_run", "parse_run", "read_run"]
+__all__ = ["RunBytes", "RunFile", "hit_table", "open_run", "parse_run", "read_run"]
 
 Run = Mapping[str, Mapping[str, float]]
 _WINDOW = 1 << 22  # bytes read at a time: a few MiB keeps memory flat and numpy-free reading fast
@@ -521,7 +510,7 @@ def _ints(data: bytes) -> npt.NDArray[np.int64]:
 
 
 def hit_table(
-    run: Run | RunFile | RunBytes,
+    run: Run | RankedRun | RunFile | RunBytes,
     qrels: Run,
     query_ids: list[str],
     *,
@@ -556,12 +545,17 @@ def hit_table(
         judged_sizes = sizes[evaluated]
         name = "" if run_id is None else run_id.decode(errors="replace")
     else:
-        plain_run = _dicts(run)
-        kept = query_ids if missing == "zero" else [q for q in query_ids if q in plain_run]
+        kept = query_ids if missing == "zero" else [q for q in query_ids if q in run]
         grades = _grades(qrels, kept)
-        num_ret, hit_query, hit_rank, grade_bytes = engine.rank_mapping(
-            plain_run, _dicts(qrels), kept, depth, _convert, _bad_doc
-        )
+        plain_qrels = _dicts(qrels)
+        if isinstance(run, RankedRun):  # ranked already (fused): a lookup an entry, no dicts
+            index = {query_id: k for k, query_id in enumerate(run.queries)}
+            ks = np.array([index.get(q, -1) for q in kept], dtype=np.int64)
+            each = [plain_qrels[q] for q in kept]
+            ranked = engine.rank_ranked(ks, run.bounds, run.ids, run.doc, each, depth)
+        else:
+            ranked = engine.rank_mapping(_dicts(run), plain_qrels, kept, depth, _convert, _bad_doc)
+        num_ret, hit_query, hit_rank, grade_bytes = ranked
         retrieved = _ints(num_ret)
         evaluated = np.ones(len(kept), dtype=bool)
         hit_query_array = _ints(hit_query)

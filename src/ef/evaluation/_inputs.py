@@ -49,7 +49,8 @@ def normalise(run: Any, qrels: Any) -> tuple[Any, Any]:
     """
     given = run, qrels
     run, qrels = _peer(run, "run"), _peer(qrels, "qrels")
-    typed = run is not given[0] or qrels is not given[1]  # a ranx object or rows: its type said which it is
+    # A ranx object, rows or a RankedRun: its type said which it is.
+    typed = run is not given[0] or qrels is not given[1] or type(run) is RankedRun
     run_is_frame, qrels_is_frame = is_frame(run), is_frame(qrels)
     if run_is_frame or qrels_is_frame:
         _check_frame_roles(run if run_is_frame else None, qrels if qrels_is_frame else None)
@@ -74,6 +75,8 @@ def _refuse_empty_ids(data: Mapping[Any, Any], role: str) -> None:
     """
     if "" in data:
         raise ValueError(f"'{role}' has an empty query id ('')")
+    if type(data) is RankedRun and "" not in data.ids:  # its ids, once each, not a mapping a query
+        return
     for query_id, docs in data.items():
         if (type(docs) is dict or isinstance(docs, Mapping)) and "" in docs:  # the ABC check costs ~1 us
             raise ValueError(f"'{role}' has an empty doc id ('') in query {query_id!r:.80}")
@@ -98,13 +101,13 @@ _FIELDS = {("query_id", "doc_id", "score"): "run", ("query_id", "doc_id", "relev
 
 
 def _peer(value: Any, role: str) -> Any:
-    """A ranx ``Run``/``Qrels``, an ef ``RankedRun`` or an iterable of ir_measures namedtuples as a
-    dict of dicts; else `value`."""
+    """A ranx ``Run``/``Qrels`` or an iterable of ir_measures namedtuples as a dict of dicts; an ef
+    ``RankedRun`` as it is (refused as the qrels); else `value`."""
     cls = type(value)
-    if cls is RankedRun:  # a fused run: its dicts made in one pass, here
+    if cls is RankedRun:  # a fused run: scored from its arrays (no dicts made)
         if role != "run":
             raise ValueError(f"{_HINT} (the {role!r} is a run that ef.fusion.fuse returned)")
-        return value.to_dict()
+        return value
     if cls.__module__.partition(".")[0] == "ranx" and cls.__name__ in _RANX:
         if _RANX[cls.__name__] != role:
             raise ValueError(f"{_HINT} (the {role!r} is a ranx {cls.__name__})")

@@ -1414,6 +1414,7 @@ static PyMethodDef methods[] = {
     {"stack_text", stack_text, METH_VARARGS, "stack_text(texts): stack_columns of TREC run texts, or None."},
     {"trec_order", trec_order, METH_VARARGS, "trec_order(group, score, doc, heads, ids): trec_eval's order."},
     {"build_run", build_run, METH_VARARGS, "build_run(queries, bounds, ids, doc, score): a run mapping."},
+    {"rank_ranked", rank_ranked, METH_VARARGS, "rank_ranked(ks, bounds, ids, doc, judged, max_docs): a RankedRun's hits."},
     {"run_text", run_text, METH_VARARGS, "run_text(names, bounds, ids, doc, score, run_id, json): TREC lines."},
     {"writable", writable, METH_VARARGS, "writable(ids, query): whether write_run accepts every id."},
     {NULL, NULL, 0, NULL},

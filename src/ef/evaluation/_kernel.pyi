@@ -38,6 +38,9 @@ def trec_order(group: Buffer, score: Buffer, doc: Buffer, heads: Buffer, ids: li
 def build_run(
     queries: list[str], bounds: Buffer, ids: list[str], doc: Buffer, score: Buffer, /
 ) -> dict[str, dict[str, float]]: ...
+def rank_ranked(
+    ks: Buffer, bounds: Buffer, ids: list[str], doc: Buffer, judged: list[dict[str, float]], max_docs: int, /
+) -> tuple[bytes, bytes, bytes, bytes]: ...
 def run_text(
     names: list[str], bounds: Buffer, ids: list[str], doc: Buffer, score: Buffer, run_id: str, json: Buffer, /
 ) -> list[str] | None: ...

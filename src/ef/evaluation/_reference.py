@@ -19,8 +19,8 @@ from typing import Any
 from ef.io import numbers
 
 __all__ = [
-    "Judged", "Ranker", "build_run", "deal", "rank_mapping", "read_run", "run_text", "stack_columns", "trec_order",
-    "writable",
+    "Judged", "Ranker", "build_run", "deal", "rank_mapping", "rank_ranked", "read_run", "run_text", "stack_columns",
+    "trec_order", "writable",
 ]
 
 Fault = tuple[Any, ...]
@@ -406,6 +406,28 @@ def build_run(
     return {
         query: {ids[docs[i]]: scores[i] for i in range(edges[k], edges[k + 1])} for k, query in enumerate(queries)
     }
+
+
+def rank_ranked(
+    ks: bytes, bounds: bytes, ids: list[str], doc: bytes, judged: list[dict[str, float]], max_docs: int
+) -> tuple[bytes, bytes, bytes, bytes]:
+    """rank_mapping's result for a run ranked already: query i is the run's query ``ks[i]`` (-1:
+    absent), each entry's rank its place in ``bounds[k]:bounds[k + 1]``; see ``_columns.c``."""
+    edges, docs = _unpack(bounds, "q"), _unpack(doc, "q")
+    num_ret: list[int] = []
+    hits: list[tuple[int, int, float]] = []
+    for i, k in enumerate(_unpack(ks, "q")):
+        entries = [] if k < 0 else [ids[c] for c in docs[edges[k] : edges[k + 1]]][: None if max_docs < 0 else max_docs]
+        if any(type(doc_id) is not str for doc_id in entries):
+            raise TypeError("a RankedRun's ids must be str")
+        num_ret.append(-1 if k < 0 else len(entries))
+        hits += [(i, rank, float(judged[i][d])) for rank, d in enumerate(entries) if d in judged[i]]
+    return (
+        struct.pack(f"{len(num_ret)}q", *num_ret),
+        struct.pack(f"{len(hits)}q", *[h[0] for h in hits]),
+        struct.pack(f"{len(hits)}q", *[h[1] for h in hits]),
+        struct.pack(f"{len(hits)}d", *[h[2] for h in hits]),
+    )
 
 
 def _writable(text: object, query: bool) -> bool:

@@ -18,6 +18,7 @@ from ef._validate import check_choice, check_positive_int, check_positive_number
 from ef.evaluation._hits import RunBytes, RunFile, hit_table, open_run
 from ef.evaluation._inputs import normalise, refuse_swap
 from ef.io.frames import DataFrameLike, PerQueryFrames
+from ef.io.ranked import RankedRun
 from ef.io.trec import read_qrels
 from ef.measures import Measure, resolve
 from ef.measures.bulk import geometric_mean
@@ -188,7 +189,7 @@ def _load(
     (a regular file only named, a pipe opened; either read when scored)."""
     judged = _load_qrels(qrels)
     loaded = _load_run(run)
-    if isinstance(qrels, str | os.PathLike) and isinstance(loaded, Mapping):
+    if isinstance(qrels, str | os.PathLike) and isinstance(loaded, Mapping) and type(loaded) is not RankedRun:
         refuse_swap(loaded, judged)  # a run file given as the qrels shows itself once read
     return loaded, judged
 
@@ -198,7 +199,8 @@ def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunFile | RunBytes:
         return open_run(run)
     if not isinstance(run, Mapping):
         raise TypeError(f"'run' must be a mapping or a path (got {type(run).__name__})")
-    _check_nested(run, "run", "score", every_doc=False)
+    if type(run) is not RankedRun:  # a RankedRun's ids are checked str when it is made
+        _check_nested(run, "run", "score", every_doc=False)
     return run
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ef.evaluation._hits import engine
+from ef.evaluation._engine import engine
 
 __all__ = ["heads_of", "trec_order"]
 

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ef.evaluation._hits import engine, parse_run
+from ef.evaluation._engine import engine
+from ef.evaluation._hits import parse_run
 from ef.fusion._order import trec_order
 from ef.io._source import display_name, read_bytes
 from ef.io.frames import is_frame, run_from_frame

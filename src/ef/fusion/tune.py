@@ -21,6 +21,7 @@ import numpy.typing as npt
 from ef.fusion._stack import load_run, stack_runs
 from ef.fusion.methods import METHODS, Missing, _names, _qrels, fuse_stack, resolve, to_run
 from ef.fusion.trained import fit_tables
+from ef.io.ranked import RankedRun
 
 __all__ = ["Candidate", "TuneReport", "grid", "tune", "weight_grid"]
 
@@ -226,11 +227,11 @@ def tune(
     fold_of = np.empty(len(queries), dtype=np.int64)
     fold_of[order] = np.arange(len(queries)) % folds
 
-    def run_of(c: Candidate, training: Mapping[str, Any] | None) -> dict[str, dict[str, float]]:
+    def run_of(c: Candidate, training: Mapping[str, Any] | None) -> RankedRun:
         spec, chosen, w, params = resolve(c.method, c.norm, c.weights, dict(c.params), stack.n_runs)
         if spec.kind == "trained":
             params["tables"] = fit_tables(stack, training if training is not None else judged, c.method, params)
-        return to_run(stack, fuse_stack(stack, spec, chosen, w, params, missing, labels)).to_dict()
+        return to_run(stack, fuse_stack(stack, spec, chosen, w, params, missing, labels))  # scored from its arrays
 
     # Per-query scores: one array per candidate, or per (candidate, fold) for trained methods,
     # whose tables are fitted on the fold's training queries.
@@ -264,7 +265,8 @@ def tune(
         test = {q for q, g in zip(queries, fold_of, strict=True) if g == f}
         trained = METHODS[candidates[i].method].kind == "trained"
         training = {q: judged[q] for q in queries if q not in test} if trained else None
-        fused.update({q: docs for q, docs in run_of(candidates[i], training).items() if q in test})
+        run = run_of(candidates[i], training)
+        fused.update({q: dict(run[q]) for q in run if q in test})
     everything = [(float(scores(i, -1).mean()) if METHODS[c.method].kind != "trained" else
                    float(_scores(run_of(c, judged), judged, measure, queries).mean()), -i)
                   for i, c in enumerate(candidates)]

@@ -50,6 +50,8 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
         For bounds that do not rise from 0 to the number of entries, a doc code out of range, a
         query id given twice, `doc` and `score` of different lengths, a non-finite score, or a
         query's entries out of trec_eval's order or naming a doc twice.
+    TypeError
+        For a doc id that is not a str.
     """
 
     queries: tuple[str, ...]
@@ -95,6 +97,8 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
         """Each query's entries ranked in trec_eval's order, each doc once (a run made by hand)."""
         import numpy as np
 
+        for wrong in (doc_id for doc_id in self.ids if not isinstance(doc_id, str)):
+            raise TypeError(f"'ids' must hold str doc ids (got {wrong!r}, {type(wrong).__name__})")
         if not np.isfinite(self.score).all():
             raise ValueError("'score' must hold finite numbers (a TREC run file ranks no NaN or infinity)")
         doc, score = self.doc.tolist(), self.score.tolist()
@@ -140,6 +144,6 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
         return self._dicts(list(self.queries), self.bounds)
 
     def _dicts(self, queries: list[str], bounds: npt.NDArray[np.int64]) -> dict[str, dict[str, float]]:
-        from ef.evaluation._hits import engine  # the compiled engine makes the dicts in one pass
+        from ef.evaluation._engine import engine  # the compiled engine makes the dicts in one pass
 
         return engine.build_run(queries, bounds, self.ids, self.doc, self.score)

@@ -345,7 +345,7 @@ def _plain_text(run: Mapping[str, Mapping[str, float]], run_id: str) -> Iterator
     """format_run's text, a few queries a piece, made by the compiled engine, for a dict of dicts
     of str ids and float scores that its checks would pass (no empty query, every id writable,
     every score finite); ``None`` for anything else, which they then take line by line (and name)."""
-    from ef.evaluation._hits import engine  # the run engine reads the run's dicts in one pass
+    from ef.evaluation._engine import engine  # the run engine reads the run's dicts in one pass
 
     if isinstance(run, RankedRun):  # already in trec_eval's order, each doc once: checked in one pass
         if (np.diff(run.bounds) == 0).any():  # an empty query: for the checks
@@ -373,7 +373,7 @@ def ranked_text(names: list[str], bounds: npt.NDArray[np.int64], ids: list[str],
     queries at a time (a few MB of text each). ``None`` when a name or one of `ids` is not one
     write_run accepts, or a score is not finite: the caller then takes the checks' path, whose
     error names it."""
-    from ef.evaluation._hits import engine
+    from ef.evaluation._engine import engine
 
     if not (engine.writable(names, True) and engine.writable(ids, False) and np.isfinite(score).all()):
         return None
