@@ -29,6 +29,7 @@ q1 Q0 d1 2 0.5 ef
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import math
 import os
@@ -255,17 +256,35 @@ def _check_id(value: object, what: str) -> str:
 
 
 def write_lines(path: PathLike, lines: Iterable[str]) -> None:
-    """Write text ``lines`` to ``path`` atomically (gzip-compressed when it ends in ``.gz``, any case)."""
+    """Write text ``lines`` to ``path`` atomically (gzip-compressed when it ends in ``.gz``, any case).
+
+    A line that is not a str stops the write: the old file stays as it was.
+    """
     from ef.io._atomic import atomic_writer  # only a writer needs it (and its imports)
 
+    _check_path(path)
+    if isinstance(lines, str):  # its characters would be written as lines, whatever it holds
+        raise TypeError("'lines' must be an iterable of str lines, not a single str")
     with atomic_writer(path) as raw:
-        if os.fspath(path).lower().endswith(".gz"):
-            with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
-                for line in lines:
-                    out.write(line.encode())
-        else:
-            for line in lines:
-                raw.write(line.encode())
+        gz = os.fspath(path).lower().endswith(".gz")
+        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if gz else contextlib.nullcontext(raw) as out:
+            for k, line in enumerate(lines):
+                if not isinstance(line, str):
+                    raise TypeError(f"'lines'[{k}] must be a str (got {type(line).__name__})")
+                out.write(line.encode())
+
+
+def _check_path(path: object) -> None:
+    """A path the writers take: a str or an ``os.PathLike`` of a str (not bytes, which they cannot name)."""
+    if not isinstance(path, str | os.PathLike) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"'path' must be a str or os.PathLike[str] (got {type(path).__name__})")
+
+
+def _check_mapping(value: object, name: str, what: str) -> None:
+    """`value` (the argument `name`) must be a ``{query_id: {doc_id: what}}`` mapping: a list, a
+    generator or a DataFrame would otherwise fail inside, on ``.items()``, or write its columns."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"'{name}' must be a mapping {{query_id: {{doc_id: {what}}}}} (got {type(value).__name__})")
 
 
 def _real(value: object) -> bool:
@@ -300,6 +319,7 @@ def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id:
         For an id that is not a non-empty str without whitespace, a score that is not a number
         or is NaN, or a query with no documents (a TREC run file cannot list a query without a line).
     """
+    _check_path(path)
     write_lines(path, run_lines(run, run_id=run_id))
 
 
@@ -315,6 +335,7 @@ def run_lines(run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> 
     'q1 Q0 d2 1 1.5 bm25\\nq1 Q0 d1 2 0.5 bm25\\n'
     """
     check_trec_id(run_id, "'run_id'")
+    _check_mapping(run, "run", "score")
     text = _plain_text(run, run_id)
     return format_run(run, run_id=run_id) if text is None else text
 
@@ -326,6 +347,7 @@ def format_run(run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") ->
     ['q1 Q0 d2 1 1.5 bm25\\n', 'q1 Q0 d1 2 0.5 bm25\\n']
     """
     check_trec_id(run_id, "'run_id'")
+    _check_mapping(run, "run", "score")
     rows: list[tuple[str, list[tuple[float, str]]]] = []
     for query_id, docs in run.items():
         check_query_id(query_id)
@@ -410,19 +432,29 @@ def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> Non
     >>> read_qrels(path)
     {'q1': {'d1': 2, 'd2': 0}}
     """
+    _check_path(path)
+    _check_mapping(qrels, "qrels", "grade")
     for query_id, docs in qrels.items():
         _check_query_id(query_id)
+        if not isinstance(docs, Mapping):
+            raise TypeError(f"the judgements of query {query_id!r:.80} must be a mapping {{doc_id: grade}} "
+                            f"(got {type(docs).__name__})")
         if not docs:
             raise ValueError(f"query {query_id!r} has no judgements: a qrels file cannot hold it (leave it out)")
         for doc_id, grade in docs.items():
             _check_id(doc_id, f"a doc id of query {query_id!r}")
             if not _real(grade):
                 raise ValueError(f"grade of doc {doc_id!r} in query {query_id!r} must be a number (got {grade!r})")
-            if not math.isfinite(grade) or not float(grade).is_integer():
+            # An int is checked whole (math.isfinite(10**400) would overflow); read_qrels refuses what
+            # does not fit 64 bits, so the writer does too.
+            if not isinstance(grade, int | np.integer) and (not math.isfinite(grade) or not float(grade).is_integer()):
                 raise ValueError(
                     f"grade of doc {doc_id!r} in query {query_id!r} must be a finite integer: TREC qrels hold "
                     f"integer grades (got {grade!r})"
                 )
+            if not -_INT64 <= int(grade) < _INT64:
+                raise ValueError(f"grade of doc {doc_id!r} in query {query_id!r} does not fit a 64-bit integer, "
+                                 f"as trec_eval reads it (got {grade!r:.80})")
 
     def lines() -> Iterator[str]:
         for query_id, docs in qrels.items():
