@@ -220,3 +220,52 @@ def test_fuse_output_that_cannot_be_written_names_the_flag(
         "",
         "ef fuse: error: -o /dev/full: cannot write the fused run (No space left on device)\n",
     )
+
+
+# --- one measure under two spellings is tested once: the correction's family is not inflated ----------------
+
+
+@pytest.mark.parametrize(
+    "spellings", [["ndcg@10", "ndcg_cut_10"], ["P_1", "P@1", "precision@1"], ["mrr", "recip_rank"]]
+)
+def test_compare_tests_a_measure_once_whatever_its_spellings(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str], spellings: list[str]
+) -> None:
+    status, out, _ = run(
+        capsys,
+        "compare",
+        "-q",
+        "--format",
+        "json",
+        "-m",
+        ",".join(spellings),
+        files["qrels"],
+        files["run"],
+        files["other"],
+    )
+    assert status == 0
+    document = json.loads(out)
+    assert [row["measure"] for row in document["comparisons"]] == spellings[:1]
+    assert document["family"]["size"] == 1
+
+
+def test_gate_tests_a_measure_once_whatever_its_spellings(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str]
+) -> None:
+    status, out, _ = run(
+        capsys,
+        "gate",
+        "-q",
+        "--json",
+        "-",
+        "-m",
+        "ndcg@10",
+        "-m",
+        "ndcg_cut_10",
+        "--qrels",
+        files["qrels"],
+        files["run"],
+        files["other"],
+    )
+    assert status == 3
+    assert [m["measure"] for m in json.loads(out)["measures"]] == ["ndcg@10"]

@@ -219,6 +219,7 @@ def _expand_measures(names: Sequence[str]) -> tuple[list[str], dict[str, bool], 
     labels: list[str] = []
     direction: dict[str, bool] = {}
     left_out: list[str] = []
+    taken: set[object] = set()  # the measures already labelled: ndcg@10 and ndcg_cut_10 are one
     for name in names:
         try:
             pairs = resolve([name], rankings=False)
@@ -239,8 +240,11 @@ def _expand_measures(names: Sequence[str]) -> tuple[list[str], dict[str, bool], 
                     f"'measures': {label!r} is summarised as a {spec.aggregate}, not a mean over queries; "
                     "compare tests mean differences, so pick a per-query score"
                 )
-            if label in direction:  # P.5,10 and P both hold P_5: compared once, as ef trec-eval does
+            if label in direction or measure in taken:
+                # P.5,10 and P both hold P_5, ndcg@10 is ndcg_cut_10: compared once, as ef trec-eval
+                # prints it once; a second test of one measure would only widen the correction's family.
                 continue
+            taken.add(measure)
             labels.append(label)
             direction[label] = spec.higher_is_better
     if not labels:
