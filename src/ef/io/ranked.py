@@ -51,7 +51,8 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
         query id given twice, `doc` and `score` of different lengths, a non-finite score, or a
         query's entries out of trec_eval's order or naming a doc twice.
     TypeError
-        For a doc id that is not a str.
+        For a query or doc id that is not a str, or an array a cast would change: `bounds` or
+        `doc` not of integers, `score` not of real numbers (bool, str, object, complex).
     """
 
     queries: tuple[str, ...]
@@ -67,7 +68,13 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
         import numpy as np
 
         def frozen(name: str, dtype: type) -> Any:
-            view: Any = np.ascontiguousarray(getattr(self, name), dtype=dtype).view()
+            given = np.asarray(getattr(self, name))
+            # The cast below would truncate 1.5 to 1, read '1.0' as 1.0 and True as 1: refuse instead
+            # (an empty list comes as float64 and is taken).
+            if given.size and given.dtype.kind not in ("iu" if dtype is np.int64 else "iuf"):
+                kind = "integers" if dtype is np.int64 else "real numbers"
+                raise TypeError(f"'{name}' must hold {kind} (got an array of {given.dtype})")
+            view: Any = np.ascontiguousarray(given, dtype=dtype).view()
             view.flags.writeable = False  # a view: the caller's own array stays as it was
             object.__setattr__(self, name, view)
             if view.ndim != 1:
@@ -97,6 +104,8 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
         """Each query's entries ranked in trec_eval's order, each doc once (a run made by hand)."""
         import numpy as np
 
+        for wrong in (query_id for query_id in self.queries if not isinstance(query_id, str)):
+            raise TypeError(f"'queries' must hold str query ids (got {wrong!r}, {type(wrong).__name__})")
         for wrong in (doc_id for doc_id in self.ids if not isinstance(doc_id, str)):
             raise TypeError(f"'ids' must hold str doc ids (got {wrong!r}, {type(wrong).__name__})")
         if not np.isfinite(self.score).all():
