@@ -18,6 +18,7 @@ import copy
 import json
 import math
 import random
+import re
 import statistics
 from pathlib import Path
 from typing import Any
@@ -631,8 +632,15 @@ def test_weight_grid_is_exact() -> None:
     assert len(grid) == 66
     assert all(round(sum(w) * 10) == 10 for w in grid)
     assert len(set(grid)) == 66
-    with pytest.raises(ValueError, match=r"'step' must be 1 / n for a whole n >= 1, such as 0.1 or 0.05 \(got 0.3\)"):
-        weight_grid(2, 0.3)
+    a, b = ({f"q{i}": {"a": 1.0, "b": 0.5} for i in range(5)}, {f"q{i}": {"b": 1.0} for i in range(5)})
+    judged = {f"q{i}": {"a": 1} for i in range(5)}
+    for step in (0.3, 0, -0.1, float("nan"), float("inf"), 1e-9, "0.1", True):
+        message = f"'step' must be 1 / n for a whole n >= 1, such as 0.1 or 0.05 (got {step!r})"
+        with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+            weight_grid(2, step)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):  # tune says so before any fusion
+            tune([a, b], judged, method="wsum", step=step)  # type: ignore[arg-type]
+    assert weight_grid(2, 1) == [(0.0, 1.0), (1.0, 0.0)]
 
 
 def _tuning_data() -> tuple[Run, Run, dict[str, dict[str, int]]]:

@@ -64,9 +64,13 @@ def weight_grid(n_runs: int, step: float) -> list[tuple[float, ...]]:
     >>> len(weight_grid(3, 0.1)), weight_grid(2, 0.5)
     (66, [(0.0, 1.0), (0.5, 0.5), (1.0, 0.0)])
     """
-    parts = Fraction(1) / Fraction(step).limit_denominator(10**6)
-    if parts.denominator != 1 or parts < 1:
-        raise ValueError(f"'step' must be 1 / n for a whole n >= 1, such as 0.1 or 0.05 (got {step!r})")
+    wrong = ValueError(f"'step' must be 1 / n for a whole n >= 1, such as 0.1 or 0.05 (got {step!r})")
+    if isinstance(step, bool) or not isinstance(step, int | float | Fraction) or not 0 < step <= 1:
+        raise wrong  # 0, a negative, NaN (no comparison holds) or infinity, a str ...
+    approximated = Fraction(step).limit_denominator(10**6)
+    if approximated == 0 or (Fraction(1) / approximated).denominator != 1:
+        raise wrong
+    parts = Fraction(1) / approximated
     n = int(parts)
     out: list[tuple[float, ...]] = []
     for cuts in itertools.combinations(range(n + n_runs - 1), n_runs - 1):
