@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from ef.fusion._order import trec_order
 from ef.fusion._stack import Stack, stack_inputs, stack_rankings
-from ef.fusion.norms import NORMS, Lists, _ListError, normalise
+from ef.fusion.norms import NORMS, Lists, _ListError, normalise, overflow_message
 from ef.fusion.trained import BAYES_CUTOFFS, SEGFUSE_BOUNDS, fit_tables
 from ef.io.ranked import RankedRun
 
@@ -182,6 +182,10 @@ def _entry_values(stack: Stack, spec: Method, norm: str, params: Mapping[str, An
         except _ListError as error:
             r, q = int(stack.list_run[error.index]), int(stack.list_query[error.index])
             raise ValueError(f"{names[r]}, query {stack.queries[q]!r}: {error}") from None
+        if not np.isfinite(values).all():  # finite scores whose spread overflows (1.7e308 - -1.7e308)
+            at = int(np.searchsorted(stack.starts, np.flatnonzero(~np.isfinite(values))[0], side="right")) - 1
+            r, q = int(stack.list_run[at]), int(stack.list_query[at])
+            raise ValueError(f"{names[r]}, query {stack.queries[q]!r}: {overflow_message(norm)}")
         if name != "segfuse":
             return values
     k, phi = float(params.get("k", 0.0)), float(params.get("phi", 0.5))
@@ -258,11 +262,15 @@ _SUMS: dict[str, Any] = {
 }
 
 
+@np.errstate(over="ignore", invalid="ignore")  # an overflow is found, and named, where it surfaces
 def fuse_stack(
     stack: Stack, spec: Method, norm: str, weights: Floats, params: Mapping[str, Any], missing: Missing,
     names: Sequence[str],
 ) -> Fused:
-    """Fuse the lists of `stack`; the result is in trec_eval's order, query by query."""
+    """Fuse the lists of `stack`; the result is in trec_eval's order, query by query.
+
+    Raises ``ValueError`` where finite scores overflow a float once normalised or combined.
+    """
     n_runs, n_queries = stack.n_runs, max(len(stack.queries), 1)
     pair_of, pair_query = stack.doc, stack.pair_query
     n_pairs = len(pair_query)
@@ -291,7 +299,7 @@ def fuse_stack(
         listed = np.bincount(pair_of, minlength=n_pairs) if name not in _PLAIN_SUMS else None
         fused = _SUMS[name](total, listed, stack, pair_of, values, weights, params, n_pairs)
         fused = fused + 0.0  # -0.0 prints as 0.0 in a run file
-        return _ranked(stack, fused)
+        return _ranked(stack, _finite(stack, fused, name, norm))
     matrix = np.zeros((n_runs, n_pairs))
     present = np.zeros((n_runs, n_pairs), dtype=bool)
     matrix[stack.run, pair_of] = values
@@ -333,7 +341,18 @@ def fuse_stack(
     else:  # pragma: no cover - every registered method is handled above
         raise AssertionError(name)
     fused = fused + 0.0  # -0.0 prints as 0.0 in a run file
-    return _ranked(stack, fused)
+    return _ranked(stack, _finite(stack, fused, name, norm))
+
+
+def _finite(stack: Stack, fused: Floats, method: str, norm: str) -> Floats:
+    """`fused`, if every score is finite: a sum of scores near the largest float is not."""
+    if np.isfinite(fused).all():
+        return fused
+    pair = int(np.flatnonzero(~np.isfinite(fused))[0])
+    doc = stack.docs[pair] if stack.docs else pair
+    raise ValueError(f"method={method!r} with norm={norm!r} overflows a float: the fused score of doc {doc!r} in "
+                     f"query {stack.queries[int(stack.pair_query[pair])]!r} is beyond about 1.8e308; normalise the "
+                     "scores (norm='min-max') or scale them down")
 
 
 def _ranked(stack: Stack, fused: Floats) -> Fused:

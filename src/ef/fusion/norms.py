@@ -80,14 +80,32 @@ def _none(lists: Lists) -> Floats:
     return lists.score.copy()
 
 
+def _finite(per_list: Floats, norm: str) -> None:
+    """A per-list quantity of `norm` (a spread, a length) must be finite: finite scores near the
+    largest float can overflow it, and dividing by infinity would map every score to 0 silently."""
+    bad = np.flatnonzero(~np.isfinite(per_list))
+    if len(bad):
+        raise _ListError(int(bad[0]), overflow_message(norm))
+
+
+def overflow_message(norm: str) -> str:
+    """What a normalisation that overflows says (after the run and query)."""
+    return (f"norm={norm!r} overflows a float on these scores (they lie beyond what it can compute with, "
+            "about 1.8e308); scale them down first")
+
+
 def _min_max(lists: Lists) -> Floats:
-    low = _each(lists, _min(lists))
-    return _ratio(lists.score - low, _each(lists, _max(lists)) - low, 1.0)
+    low, high = _min(lists), _max(lists)
+    _finite(high - low, "min-max")
+    low = _each(lists, low)
+    return _ratio(lists.score - low, _each(lists, high) - low, 1.0)
 
 
 def _min_max_inverted(lists: Lists) -> Floats:
-    high = _each(lists, _max(lists))
-    return _ratio(high - lists.score, high - _each(lists, _min(lists)), 1.0)
+    low, high = _min(lists), _max(lists)
+    _finite(high - low, "min-max-inverted")
+    high = _each(lists, high)
+    return _ratio(high - lists.score, high - _each(lists, low), 1.0)
 
 
 def _max_norm(lists: Lists) -> Floats:
@@ -101,7 +119,9 @@ def _max_norm(lists: Lists) -> Floats:
 
 def _sum_norm(lists: Lists) -> Floats:
     shifted = lists.score - _each(lists, _min(lists))
-    total = _each(lists, _sum(lists, shifted))
+    total = _sum(lists, shifted)
+    _finite(total, "sum")
+    total = _each(lists, total)
     return np.where(total == 0, 1.0 / np.repeat(lists.counts, lists.counts), _ratio(shifted, total, 0.0))
 
 
@@ -110,6 +130,7 @@ def _moments(lists: Lists) -> tuple[Floats, Floats]:
     mean = _sum(lists, lists.score) / n
     centred = lists.score - _each(lists, mean)
     std = np.sqrt(_sum(lists, centred * centred) / n)  # population deviation, as ranx's np.std
+    _finite(std, "z-score")  # an infinite mean makes it NaN
     return _each(lists, mean), _each(lists, std)
 
 
@@ -128,6 +149,7 @@ def _borda(lists: Lists) -> Floats:
 
 def _l2(lists: Lists) -> Floats:
     length = np.sqrt(_sum(lists, lists.score * lists.score))
+    _finite(length, "l2")
     return _ratio(lists.score, _each(lists, length), 0.0)
 
 
@@ -138,6 +160,7 @@ def _dbsf(lists: Lists) -> Floats:
     mean = _each(lists, _sum(lists, lists.score) / n)
     centred = lists.score - mean
     spread = _sum(lists, centred * centred)
+    _finite(spread, "dbsf")
     std = _each(lists, np.sqrt(_ratio(spread, n - 1, 0.0)))
     return _ratio(lists.score - (mean - 3 * std), 6 * std, 0.5)
 
