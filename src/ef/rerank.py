@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -169,10 +169,23 @@ def rerank(
     ValueError
         If the reranker returns another number of scores than candidates, or a NaN or infinite score.
     TypeError
-        If a score is not a number.
+        If `candidates` is not a sequence of str (a single str would be reranked character by
+        character), `reranker` is not callable, or it returns anything but a sequence of numbers.
     """
     check_str(query, "query")
-    scores = list(reranker(query, candidates))
+    if isinstance(candidates, str):
+        raise TypeError("'candidates' must be a sequence of str texts, not a single str")
+    if not isinstance(candidates, Sequence):
+        raise TypeError(f"'candidates' must be a sequence of str texts (got {type(candidates).__name__})")
+    for k, text in enumerate(candidates):
+        check_str(text, f"'candidates'[{k}]")
+    if not callable(reranker):
+        raise TypeError("'reranker' must be a Reranker or a callable (query, candidates) -> scores "
+                        f"(got {type(reranker).__name__})")
+    returned: object = reranker(query, candidates)
+    if isinstance(returned, str | bytes) or not isinstance(returned, Iterable):
+        raise TypeError(f"the reranker must return one score per candidate (got {describe(returned)})")
+    scores = list(returned)
     if len(scores) != len(candidates):
         raise ValueError(f"the reranker returned {len(scores)} scores for {len(candidates)} candidates")
     checked = [_score(s, i) for i, s in enumerate(scores)]
