@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from fastrag.benchmark.samples import EvalSample, QueryOutcome
 from fastrag.benchmark.summary import DistributionSummary
@@ -34,6 +35,29 @@ class Metric(ABC):
     >>> metric.aggregate([5.0, None]).missing
     1
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Check the arguments of each subclass's own :meth:`score` before it runs.
+
+        A dict for the sample or ``None`` for the outcome would otherwise fail inside every
+        metric with an AttributeError; the check is done once here for all of them, and for
+        metrics of one's own.
+        """
+        super().__init_subclass__(**kwargs)
+        score = cls.__dict__.get("score")
+        if score is None or getattr(score, "__isabstractmethod__", False):
+            return
+
+        @functools.wraps(score)
+        async def checked(self: Metric, sample: EvalSample, outcome: QueryOutcome) -> float | None:
+            if not isinstance(sample, EvalSample):
+                raise TypeError(f"'sample' must be an EvalSample (got {type(sample).__name__})")
+            if not isinstance(outcome, QueryOutcome):
+                raise TypeError(f"'outcome' must be a QueryOutcome (got {type(outcome).__name__})")
+            result: float | None = await score(self, sample, outcome)
+            return result
+
+        cls.score = checked  # type: ignore[method-assign]
 
     higher_is_better: ClassVar[bool] = True
     """Which direction improves. False for latency_ms, total_tokens, and cost_usd."""
