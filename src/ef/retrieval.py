@@ -182,7 +182,7 @@ def retrieval_function(retriever: object) -> Callable[[str, int], Sequence[objec
     An ef index's ``search(query, limit=...)``; any :class:`Retriever`'s ``retrieve``, with
     ``limit=`` when it takes that keyword (a SourceManager), else by position (a fastrag
     ``retrieve(query, k)``; an async one is run to completion); else a callable
-    ``retriever(query, limit=...)``.
+    ``retriever(query, limit=...)``, or ``retriever(query)`` when it takes no ``limit``.
 
     Raises
     ------
@@ -210,7 +210,10 @@ def retrieval_function(retriever: object) -> Callable[[str, int], Sequence[objec
             return lambda q, n: _resolved(retrieve(q, limit=n))  # type: ignore[return-value]
         return lambda q, n: _resolved(retrieve(q, n))  # type: ignore[return-value]  # fastrag's (query, k)
     if callable(retriever):
-        return lambda q, n: _resolved(retriever(q, limit=n))  # type: ignore[return-value]
+        if _takes_limit_keyword(retriever):
+            return lambda q, n: _resolved(retriever(q, limit=n))  # type: ignore[return-value]
+        # A plain `query -> results` (the spec's "any callable"): its ranking is cut at the cutoffs.
+        return lambda q, n: _resolved(retriever(q))  # type: ignore[return-value]
     raise TypeError(
         "'retriever' must be a SearchableCorpus, a SourceManager, a fastrag Retriever or a callable "
         f"query -> results (got {describe(retriever)})"

@@ -103,7 +103,8 @@ def as_ragas_dataset(samples: Iterable[RagSample | Mapping[str, Any]]) -> Any:
         If `samples` is empty, or a sample has a key Ragas' ``SingleTurnSample`` cannot hold or
         a value Ragas would not store unchanged (the message names the sample's index and key).
     TypeError
-        If a sample is not a mapping or one of the :class:`RagSample` fields has the wrong type.
+        If `samples` is not an iterable of mappings, or one of the :class:`RagSample` fields has
+        the wrong type.
     """
     _no_telemetry()
     try:
@@ -115,8 +116,13 @@ def as_ragas_dataset(samples: Iterable[RagSample | Mapping[str, Any]]) -> Any:
         ) from error
     from pydantic import ValidationError  # a dependency of ragas, so present once ragas imports
 
-    if isinstance(samples, Mapping):
+    given: object = samples
+    if isinstance(given, Mapping):
         raise TypeError("'samples' must be an iterable of samples, not a single mapping")
+    if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+        raise TypeError(
+            f"'samples' must be an iterable of samples (mappings of RagSample fields) (got {type(given).__name__})"
+        )
     # The installed ragas is the authority on what a SingleTurnSample can hold.
     fields = tuple(SingleTurnSample.model_fields)
     converted: list[Any] = []

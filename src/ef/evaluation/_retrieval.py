@@ -89,8 +89,12 @@ class RetrievalEvalReport(PerQueryFrames):
         return self.primary_at(10)
 
     def primary_at(self, k: int) -> float | None:
-        """Mean NDCG at cutoff `k` — ``None`` if NDCG@``k`` was not computed."""
-        return self.metrics.get(f"{_PRIMARY}@{k}")
+        """Mean NDCG at cutoff `k` — ``None`` if NDCG@``k`` was not computed.
+
+        Raises ``TypeError`` for a `k` that is not an integer (``"10"`` would find ``ndcg@10``,
+        ``True`` nothing) and ``ValueError`` for one below 1.
+        """
+        return self.metrics.get(f"{_PRIMARY}@{_check_k(k, name='k')}")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: ``metrics``, ``per_query``, ``n_queries``, ``k_values``, and the
