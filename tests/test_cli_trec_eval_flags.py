@@ -6,6 +6,7 @@ convention said on every output. Compared line for line with the binary built fr
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -216,3 +217,39 @@ def test_ignore_identical_ids(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     # BEIR's ignore_identical_ids: q1 is not its own answer, so x leads (num_rel still counts q1's judgement)
     expected = _lines(("num_ret", "all", "2"), ("P_1", "all", "0.0000"))
     assert _ef(["--ignore-identical-ids", *argv], capsys)[1] == expected
+
+
+@pytest.mark.parametrize("text", ["", "# a comment\n\n   \n"], ids=["zero bytes", "no ranking line"])
+@pytest.mark.parametrize("flags", [[], ["-c"], ["-q", "-c", "-m", "P.1"]])
+def test_a_run_with_no_ranking_line_is_refused_as_trec_eval_refuses_an_empty_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, files: dict[str, str],
+    text: str, flags: list[str],
+) -> None:
+    # Scored, it would be 0 on every query (-c), which a gate would take as a baseline anything beats.
+    empty = tmp_path / "empty.trec"
+    empty.write_text(text)
+    expected = f"ef trec-eval: error: {empty}: the run holds no ranking line (it would score 0 on every query)\n"
+    assert _ef([*flags, files["qrels"], str(empty)], capsys) == (2, "", expected)
+    monkeypatch.setattr("sys.stdin", open(empty))  # noqa: SIM115  # closed with the test's tmp_path
+    assert _ef([*flags, files["qrels"], "-"], capsys) == (2, "", expected.replace(str(empty), "<stdin>"))
+    with pytest.raises(ValueError, match="^" + re.escape(expected.split("error: ")[1].rstrip("\n")) + "$"):
+        evaluate_run(str(empty), files["qrels"], ["P_1"], missing="zero")
+    assert main(["gate", "-q", "--qrels", files["qrels"], str(empty), files["run"]]) == 2  # not a PASS
+    assert capsys.readouterr().err == expected.replace("trec-eval", "gate")
+
+
+def test_a_qrels_file_with_no_judgement_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 files: dict[str, str]) -> None:
+    empty = tmp_path / "empty.qrels"
+    empty.write_text("")
+    assert _ef([str(empty), files["run"]], capsys) == (
+        2, "", f"ef trec-eval: error: {empty}: the qrels hold no judgement\n"
+    )
+    if BUILD.exists():  # trec_eval 10.0 refuses both, exit status 2
+        binary = tmp_path / "trec_eval"
+        subprocess.run([str(BUILD), str(binary)], check=True, capture_output=True)
+        for qrels, run in ((empty, files["run"]), (files["qrels"], tmp_path / "none")):
+            Path(run).touch()
+            done = subprocess.run([str(binary), str(qrels), str(run)], capture_output=True, text=True, check=False)
+            assert (done.returncode, done.stdout) == (2, "")
+            assert "Cannot read" in done.stderr

@@ -532,6 +532,9 @@ def hit_table(
             read = run.pipe.reader()
             ranked = _rank_stream(read, bytearray(read(_WINDOW)), run.name, judged, depth, run.pipe.again)
             num_ret, hit_query, hit_rank, hit_judgement, run_id = ranked
+        if run_id is None:  # not one ranking line (the run id is the last one's): as trec_eval, refused
+            raise ValueError(f"{display_name(run.path) if isinstance(run, RunFile) else run.name}: the run holds no "
+                             "ranking line (it would score 0 on every query)")
         retrieved = _ints(num_ret)
         evaluated = retrieved >= 0 if missing == "skip" else np.ones(len(query_ids), dtype=bool)
         kept = [q for q, e in zip(query_ids, evaluated.tolist(), strict=True) if e]

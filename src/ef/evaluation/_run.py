@@ -17,6 +17,7 @@ from ef._console import format_table
 from ef._validate import check_choice, check_positive_int, check_positive_number
 from ef.evaluation._hits import RunBytes, RunFile, hit_table, open_run
 from ef.evaluation._inputs import normalise, refuse_swap
+from ef.io._source import display_name
 from ef.io.frames import DataFrameLike, PerQueryFrames
 from ef.io.ranked import RankedRun
 from ef.io.trec import read_qrels
@@ -144,7 +145,10 @@ def _evaluate(
 
 def _load_qrels(qrels: Run | str | os.PathLike[str]) -> Run:
     if isinstance(qrels, str | os.PathLike):
-        return read_qrels(qrels)
+        judged = read_qrels(qrels)
+        if not judged:  # as trec_eval, which refuses an empty qrels file
+            raise ValueError(f"{display_name(qrels)}: the qrels hold no judgement")
+        return judged
     if not isinstance(qrels, Mapping):
         raise TypeError(f"'qrels' must be a mapping or a path (got {type(qrels).__name__})")
     _check_nested(qrels, "qrels", "grade", every_doc=True)
