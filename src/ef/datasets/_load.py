@@ -303,6 +303,8 @@ def locate(
     text = os.fspath(name_or_path)
     if not isinstance(text, str):
         raise TypeError(f"'name_or_path' must be a str path, not {type(text).__name__}")
+    if not text:  # Path("") is the current directory, which would be read as the dataset
+        raise ValueError("'name_or_path' must not be empty (a dataset name or a path)")
     resolved = None if os.path.exists(text) else resolve_name(text)
     if resolved is None:
         if text == "beir/cqadupstack":

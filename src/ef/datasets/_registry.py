@@ -216,6 +216,8 @@ def resolve_name(name: str) -> tuple[KnownDataset, str | None] | None:
     >>> resolve_name("nope") is None
     True
     """
+    if not isinstance(name, str):  # None would fail inside, on .rpartition
+        raise TypeError(f"'name' must be a str (got {type(name).__name__})")
     if name in KNOWN:
         return KNOWN[name], None
     if name in ALIASES:

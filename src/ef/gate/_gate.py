@@ -259,6 +259,8 @@ def gate(
     options: dict[str, Any] = {
         "qrels": qrels, "missing": missing, "relevance_level": relevance_level, "max_docs": max_docs
     }
+    if isinstance(measures, str):  # its characters would be read as measure names
+        raise TypeError(f"'measures' must be a sequence of measure names (got {measures!r})")
     given = None if measures is None else _expand(list(measures))
     saved = [s for s in (*base_sources, *cand_sources) if not _is_run(s)]
     if len(saved) == len(base_sources) + len(cand_sources) and (

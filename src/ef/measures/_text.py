@@ -32,6 +32,8 @@ def normalize(text: str) -> str:
     >>> normalize('  The Eiffel-Tower, a landmark!')
     'eiffeltower landmark'
     """
+    if not isinstance(text, str):  # None or bytes would fail inside, on .lower()
+        raise TypeError(f"'text' must be a str (got {type(text).__name__})")
     text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
     return " ".join(_ARTICLES.sub(" ", text).split())
 
