@@ -113,6 +113,13 @@ def _read_texts(path: str, *, corpus: bool) -> dict[str, str]:
     return dict(iter_texts(path, corpus=corpus))
 
 
+def _directory(directory: object) -> str:
+    """`directory` as a str path; bytes or None would fail inside ``os.path.join`` naming neither."""
+    if not isinstance(directory, str | os.PathLike) or not isinstance(path := os.fspath(directory), str):
+        raise TypeError(f"'directory' must be a str or os.PathLike[str] (got {type(directory).__name__})")
+    return path
+
+
 def read_beir(directory: str | os.PathLike[str], *, qrels: str | None = None) -> Triple:
     """Load a BEIR-format dataset from disk into the in-memory evaluation triple.
 
@@ -166,7 +173,9 @@ def read_beir(directory: str | os.PathLike[str], *, qrels: str | None = None) ->
     >>> corpus, queries, qrels
     ({'d1': 'Paris is in France.'}, {'q1': 'Where is Paris?'}, {'q1': {'d1': 1}})
     """
-    root = os.fspath(directory)
+    root = _directory(directory)
+    if qrels is not None and not isinstance(qrels, str):
+        raise TypeError(f"'qrels' must be a str path relative to 'directory', or None (got {type(qrels).__name__})")
     if qrels is None:
         for candidate in _DEFAULT_QRELS_PATHS:
             path = os.path.join(root, candidate)
@@ -322,7 +331,7 @@ def write_beir(
     corpus = _check_texts(corpus, "corpus")
     queries = _check_texts(queries, "queries")
     qrels = _check_qrels(qrels)
-    root = os.fspath(directory)
+    root = _directory(directory)
     os.makedirs(root, exist_ok=True)
 
     def corpus_lines() -> Iterator[tuple[str, str]]:
