@@ -164,6 +164,12 @@ def test_grid_errors_name_the_combination_or_the_key() -> None:
         expand_grid({"chunk_size": [100]})
     with pytest.raises(ValueError, match=r"^grid parameter 'k' has no value$"):
         expand_grid({"k": []})
+    # One value twice in a list is a typo that would sweep the cell once, silently.
+    with pytest.raises(ValueError, match=r"^grid parameter 'size' lists 16 twice$"):
+        expand_grid({"size": [16, 32, 16]})
+    with pytest.raises(ValueError, match=r"^grid parameter 'size' lists None twice$"):  # "whole" is None
+        expand_grid({"size": ["whole", None]})
+    assert len(expand_grid({"size": [16, 32], "k1": [0.9, 1.2]})) == 4
     with pytest.raises(ValueError) as caught:
         expand_grid([Pipeline(k=10), {"k": [5, 10]}])
     assert str(caught.value) == "'grid' lists pipeline 'bm25 k1=1.2 b=0.75 | whole docs | k=10' twice (items 0 and 1)"

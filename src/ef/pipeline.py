@@ -385,7 +385,11 @@ def _product(grid: Mapping[str, Any]) -> list[Pipeline]:
         options = list(value) if isinstance(value, list | tuple) else [value]
         if not options:
             raise ValueError(f"grid parameter {name!r} has no value")
-        axes.append([(name, _grid_value(name, v)) for v in options])
+        read = [_grid_value(name, v) for v in options]
+        for i, v in enumerate(read):
+            if v in read[:i]:  # a typo, most likely: the cell would be swept once, silently
+                raise ValueError(f"grid parameter {name!r} lists {options[i]!r} twice")
+        axes.append([(name, v) for v in read])
     out: dict[str, Pipeline] = {}
     for combination in itertools.product(*axes):
         values: dict[str, Any] = _applicable(dict(combination))
