@@ -136,6 +136,8 @@ def resolve(
         if len(values) != n_runs:
             raise ValueError(f"'weights' must hold one weight per run ({n_runs}) (got {len(values)})")
         w = np.array(values)
+    if params is not None and not isinstance(params, Mapping):  # dict() would take a list of pairs
+        raise TypeError(f"'params' must be a mapping {{name: value}} (got {type(params).__name__})")
     given = dict(params or {})
     known = {name for name, _ in spec.defaults} | ({"tables"} if spec.kind == "trained" else set())
     unknown = sorted(set(given) - known)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ef._validate import check_non_negative_int
 from ef.fusion._stack import load_run, stack_runs
 from ef.fusion.methods import METHODS, Missing, _names, _qrels, fuse_stack, resolve, to_run
 from ef.fusion.trained import fit_tables
@@ -214,10 +215,17 @@ def tune(
         stack = stack.cut(depth)
     judged = _qrels(qrels)
     queries = sorted(judged)
+    if not queries:
+        raise ValueError("'qrels' judge no query: there is nothing to tune on")
+    seed = check_non_negative_int(seed, "seed")  # numpy's own messages name no argument
     if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= len(queries):
         raise ValueError(f"'folds' must be an integer from 2 to the {len(queries)} judged queries (got {folds!r})")
     methods = [method] if isinstance(method, str) else list(method)
     norms = [norm] if norm is None or isinstance(norm, str) else list(norm)
+    if not methods:
+        raise ValueError(f"'method' must name at least one method (got {method!r})")
+    if not norms:
+        raise ValueError(f"'norm' must name at least one norm, or be None (got {norm!r})")
     candidates: list[Candidate] = []
     for m in methods:
         for n in norms:
