@@ -57,11 +57,11 @@ def write_jsonl(path: str | os.PathLike[str], records: Iterable[dict[str, Any]])
     give it (``0o666`` less the umask), an existing one keeps its own, a symlink's target is
     written (see :mod:`ef.io._atomic`).
     """
-    lines: list[str] = []
+    lines: list[bytes] = []
     for index, record in enumerate(records):
-        try:
-            lines.append(dump_line(record))
+        try:  # encoded here too: a lone surrogate has no UTF-8 form (UnicodeEncodeError is a ValueError)
+            lines.append(dump_line(record).encode("utf-8"))
         except (ValueError, TypeError) as error:
             raise ValueError(f"{os.fspath(path)}: {_describe(index, record)}: {error}") from None
     with atomic_writer(path) as stream:
-        stream.write("".join(lines).encode("utf-8"))
+        stream.write(b"".join(lines))
