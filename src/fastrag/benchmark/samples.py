@@ -58,6 +58,16 @@ def _json_metadata(metadata: object, where: str) -> Mapping[str, Any]:
     return plain  # type: ignore[return-value]
 
 
+def _check_utf8(value: str, name: str) -> str:
+    """`value` if UTF-8 can encode it: a lone surrogate cannot, so no results file could hold the
+    sample and a benchmark would fail midway (a Chunk refuses it the same way)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(f"'{name}' is not encodable as UTF-8: {error.reason} at {error.start}") from None
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class EvalSample:
     """One evaluation query with its ground truth.
@@ -94,20 +104,23 @@ class EvalSample:
     metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        check_non_empty_str(self.id, "id")
-        check_str(self.query, "query")
+        _check_utf8(check_non_empty_str(self.id, "id"), "id")
+        _check_utf8(check_str(self.query, "query"), "query")
         given: object = self.relevant_ids  # checked as object: callers may pass anything
         if isinstance(given, str):
             raise TypeError("'relevant_ids' must be a sequence of str ids, not a single str")
         if not isinstance(given, Iterable):
             raise TypeError(f"'relevant_ids' must be a sequence of str ids (got {describe(given)})")
         relevant = tuple(check_id(doc_id, "relevant_ids") for doc_id in given)
+        for i, doc_id in enumerate(relevant):
+            _check_utf8(doc_id, f"relevant_ids[{i}]")
         if len(set(relevant)) != len(relevant):
             duplicate = next(d for i, d in enumerate(relevant) if d in relevant[:i])
             raise ValueError(f"'relevant_ids' must list each id once (got {duplicate!r} twice or more)")
         object.__setattr__(self, "relevant_ids", relevant)
         if self.reference_answer is not None:
             check_str(self.reference_answer, "reference_answer", what="a str or None")
+            _check_utf8(self.reference_answer, "reference_answer")
         object.__setattr__(self, "metadata", _json_metadata(self.metadata, f"sample {self.id!r}"))
 
     def to_dict(self) -> dict[str, Any]:
