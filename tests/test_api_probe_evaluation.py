@@ -65,3 +65,36 @@ def test_as_ragas_dataset_names_samples_that_are_not_iterable(samples: object, k
         rf"\(got {kind}\)$",
     ):
         as_ragas_dataset(samples)  # type: ignore[arg-type]
+
+
+SAMPLES = [
+    {
+        "user_input": "capital of France?",
+        "response": "Paris",
+        "reference": "Paris",
+        "retrieved_contexts": ["Paris is the capital of France."],
+    },
+    {"user_input": "2 + 2?", "response": "five", "reference": "four", "retrieved_contexts": []},
+]
+
+
+def test_evaluate_rag_says_how_to_pass_a_dataframe() -> None:
+    # Iterating a DataFrame gives its column names: the error named samples[0] a str.
+    pd = pytest.importorskip("pandas")
+    from ef.evaluation import evaluate_rag
+
+    frame = pd.DataFrame(SAMPLES)
+    with pytest.raises(
+        TypeError,
+        match=r"^'samples' is a DataFrame, and iterating one gives its column names, not its "
+        r"rows: pass samples\.to_dict\('records'\) \(pandas\) or samples\.to_dicts\(\) \(polars\)$",
+    ):
+        evaluate_rag(frame)
+    assert evaluate_rag(frame.to_dict("records")).metrics["exact_match"] == 0.5
+
+
+def test_as_ragas_dataset_says_how_to_pass_a_dataframe() -> None:
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("ragas")
+    with pytest.raises(TypeError, match=r"^'samples' is a DataFrame, and iterating one gives its column names"):
+        as_ragas_dataset(pd.DataFrame(SAMPLES))

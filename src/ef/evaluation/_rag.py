@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 
 from ef._console import format_table
 from ef._validate import finite_float
+from ef.io.frames import is_frame
 from ef.measures import RAG_MEASURES
 from ef.measures.answers import check_contexts
 from ef.measures.claims import CLAIM_METRICS, SupportJudge, analyse_claims
@@ -408,6 +409,11 @@ def evaluate_rag(
     given: object = samples
     if isinstance(given, Mapping):
         raise TypeError("'samples' must be an iterable of samples, not a single mapping")
+    if is_frame(given):  # iterating one gives its column names
+        raise TypeError(
+            "'samples' is a DataFrame, and iterating one gives its column names, not its rows: pass "
+            "samples.to_dict('records') (pandas) or samples.to_dicts() (polars)"
+        )
     if isinstance(given, str | bytes) or not isinstance(given, Iterable):
         raise TypeError(
             f"'samples' must be an iterable of samples (mappings of RagSample fields) (got {type(given).__name__})"

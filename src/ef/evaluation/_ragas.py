@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ef.evaluation._rag import RagSample, _check_sample
+from ef.io.frames import is_frame
 
 __all__ = ["RepeatedScores", "as_ragas_dataset", "evaluate_ragas_repeated"]
 
@@ -119,6 +120,11 @@ def as_ragas_dataset(samples: Iterable[RagSample | Mapping[str, Any]]) -> Any:
     given: object = samples
     if isinstance(given, Mapping):
         raise TypeError("'samples' must be an iterable of samples, not a single mapping")
+    if is_frame(given):  # iterating one gives its column names
+        raise TypeError(
+            "'samples' is a DataFrame, and iterating one gives its column names, not its rows: pass "
+            "samples.to_dict('records') (pandas) or samples.to_dicts() (polars)"
+        )
     if isinstance(given, str | bytes) or not isinstance(given, Iterable):
         raise TypeError(
             f"'samples' must be an iterable of samples (mappings of RagSample fields) (got {type(given).__name__})"
