@@ -47,3 +47,9 @@ def test_tune_refuses_an_empty_list_of_norms() -> None:
 def test_tune_says_the_qrels_judge_no_query() -> None:
     with pytest.raises(ValueError, match=r"^'qrels' judge no query: there is nothing to tune on$"):
         tune([A, B], {}, folds=2)
+
+
+@pytest.mark.parametrize(("measure", "kind"), [(["ndcg@10"], "list"), (None, "NoneType")])
+def test_tune_names_a_measure_that_is_not_a_str(measure: object, kind: str) -> None:
+    with pytest.raises(TypeError, match=rf"^'measure' must be one measure name as a str \(got {kind}\)$"):
+        tune([A, B], QRELS, folds=2, measure=measure)  # type: ignore[arg-type]

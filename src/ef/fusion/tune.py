@@ -218,6 +218,8 @@ def tune(
     if not queries:
         raise ValueError("'qrels' judge no query: there is nothing to tune on")
     seed = check_non_negative_int(seed, "seed")  # numpy's own messages name no argument
+    if not isinstance(measure, str):  # else found only once the folds are fused, named 'measures'
+        raise TypeError(f"'measure' must be one measure name as a str (got {type(measure).__name__})")
     if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= len(queries):
         raise ValueError(f"'folds' must be an integer from 2 to the {len(queries)} judged queries (got {folds!r})")
     methods = [method] if isinstance(method, str) else list(method)
