@@ -49,16 +49,26 @@ _CHUNK = 1 << 23
 Source = str | os.PathLike[str]
 
 
+def _fspath(source: object) -> str:
+    """`source` as a path; a type ``os.fspath`` refuses (None, a file object) is named here, as
+    the readers' ``path`` argument, rather than in ``os.fspath``'s message, which names none."""
+    if not isinstance(source, str | bytes | os.PathLike):
+        raise TypeError(
+            f"'path' must be a str or os.PathLike path, or '-' for standard input (got {type(source).__name__})"
+        )
+    return os.fspath(source)  # type: ignore[return-value]  # bytes pass through, as they always did
+
+
 def display_name(source: Source) -> str:
     """How errors name `source`: its path, or ``<stdin>`` for ``-``."""
-    name = os.fspath(source)
+    name = _fspath(source)
     return "<stdin>" if name == "-" else name
 
 
 def is_plain_file(source: Source) -> bool:
     """Whether `source` is a regular file whose bytes are its text: not ``-``, not gzip by its
     name or its magic bytes, so it can be read in place or from any offset."""
-    name = os.fspath(source)
+    name = _fspath(source)
     if name == "-" or name.lower().endswith(".gz") or not os.path.isfile(name):
         return False
     with open(name, "rb") as stream:
@@ -68,7 +78,7 @@ def is_plain_file(source: Source) -> bool:
 @contextlib.contextmanager
 def open_binary(source: Source) -> Iterator[IO[bytes]]:
     """A binary stream of `source`'s decompressed bytes, BOM not removed (see :func:`iter_chunks`)."""
-    name = os.fspath(source)
+    name = _fspath(source)
     if name == "-":
         raw: IO[bytes] = sys.stdin.buffer
         owned = False
