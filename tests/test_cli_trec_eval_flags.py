@@ -245,6 +245,8 @@ def test_a_qrels_file_with_no_judgement_is_named(tmp_path: Path, capsys: pytest.
     assert _ef([str(empty), files["run"]], capsys) == (
         2, "", f"ef trec-eval: error: {empty}: the qrels hold no judgement\n"
     )
+    assert main(["gate", "-q", "--qrels", str(empty), files["run"], files["run"]]) == 2
+    assert capsys.readouterr().err == f"ef gate: error: {empty}: the qrels hold no judgement\n"
     if BUILD.exists():  # trec_eval 10.0 refuses both, exit status 2
         binary = tmp_path / "trec_eval"
         subprocess.run([str(BUILD), str(binary)], check=True, capture_output=True)

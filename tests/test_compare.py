@@ -76,6 +76,16 @@ def test_t_test_p_values_are_scipys_to_the_bit(n: int, columns: int, kind: str, 
     assert _t_p(d, constant).tolist() == expected.tolist()
 
 
+def test_a_variance_that_underflows_warns_no_more_than_scipy() -> None:
+    d = np.array([[1e-300, 5e-324], [2e-300, 0.0], [1e-300, 5e-324]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # scipy is silent here; numpy's divide-by-zero must not show
+        got = _t_p(d, np.array([False, False]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert got.tolist() == stats.ttest_1samp(d, 0.0, axis=0).pvalue.tolist()
+
+
 def test_a_t_test_comparison_does_not_import_scipy_stats() -> None:
     # scipy.stats takes about a second to import: most of a small `ef compare`.
     code = (

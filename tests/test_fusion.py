@@ -20,6 +20,8 @@ import math
 import random
 import re
 import statistics
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -641,6 +643,11 @@ def test_weight_grid_is_exact() -> None:
         with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):  # tune says so before any fusion
             tune([a, b], judged, method="wsum", step=step)  # type: ignore[arg-type]
     assert weight_grid(2, 1) == [(0.0, 1.0), (1.0, 0.0)]
+    assert weight_grid(2, Decimal("0.5")) == weight_grid(2, np.float64(0.5)) == weight_grid(2, Fraction(1, 2))
+    assert weight_grid(2, np.int64(1)) == [(0.0, 1.0), (1.0, 0.0)]
+    for method in ("rrf", "combsum"):  # methods without weights check the step too
+        with pytest.raises(ValueError, match=r"^'step' must be 1 / n for a whole n >= 1, .* \(got 0\)$"):
+            tune([a, b], judged, method=method, step=0)
 
 
 def _tuning_data() -> tuple[Run, Run, dict[str, dict[str, int]]]:

@@ -64,13 +64,13 @@ def test_to_dict_is_a_new_plain_dict_in_trec_order_each_time() -> None:
 def test_the_callers_arrays_stay_writable_and_a_pickle_comes_back_equal() -> None:
     score = np.array([0.9, 0.5, 2.0])
     run = RankedRun(("q1", "q2"), np.array([0, 2, 3]), ["a", "b", "c"], np.array([0, 1, 2]), score)
-    score[2] = 3.0  # the caller's array is not frozen; the run holds a read-only view of it
+    score[2] = 3.0  # the caller's array is not frozen; the run holds a read-only copy of it
     assert score.flags.writeable
     assert not run.score.flags.writeable
     run["q1"]  # a made mapping (not picklable) is not pickled
     back = pickle.loads(pickle.dumps(run))
     assert type(back) is RankedRun
-    assert back.to_dict() == {"q1": {"a": 0.9, "b": 0.5}, "q2": {"c": 3.0}}
+    assert back.to_dict() == run.to_dict() == {"q1": {"a": 0.9, "b": 0.5}, "q2": {"c": 2.0}}
 
 
 @pytest.mark.parametrize(
@@ -194,8 +194,9 @@ def test_rank_ranked_refuses_what_it_cannot_read() -> None:
     bounds, doc = np.array([0, 2]), np.array([0, 1])
     one = np.array([0])
     for engine in (_kernel, _reference):
-        with pytest.raises(TypeError, match=r"^a RankedRun's ids must be str$"):
-            engine.rank_ranked(one, bounds, ["a", 5], doc, [{"a": 1}], -1)  # type: ignore[list-item]
+        for depth in (-1, 1):  # every id is checked, past max_docs too, as the dicts' path checks every doc
+            with pytest.raises(TypeError, match=r"^a RankedRun's doc ids must be str \(got 5\)$"):
+                engine.rank_ranked(one, bounds, ["a", 5], doc, [{"a": 1}], depth)  # type: ignore[list-item]
     with pytest.raises(ValueError, match=r"^rank_ranked takes query numbers in range and a dict per query$"):
         _kernel.rank_ranked(np.array([1]), bounds, ["a", "b"], doc, [{"a": 1}], -1)
     with pytest.raises(ValueError, match=r"^rank_ranked takes query numbers in range and a dict per query$"):
@@ -218,6 +219,32 @@ def test_rank_ranked_refuses_what_it_cannot_read() -> None:
     ids += [Emptying("a"), "b"]
     with pytest.raises(IndexError, match=r"^list index out of range$"):
         _kernel.rank_ranked(one, bounds, ids, doc, [{"a": 1}], -1)
+
+
+def test_a_run_made_by_hand_keeps_copies_and_the_kernel_survives_python_code_run_mid_call(tmp_path: Path) -> None:
+    bounds, doc, score, ids = np.array([0, 2]), np.array([0, 1]), np.array([2.0, 1.0]), ["a", "b"]
+    run = RankedRun(("q",), bounds, ids, doc, score)
+    bounds[1], doc[0], ids[0] = 99, 5, "x"  # the caller's own arrays and list, changed after the checks
+    assert run.to_dict() == {"q": {"a": 2.0, "b": 1.0}}
+    assert evaluate_run(run, {"q": {"b": 1}}, ["P_2", "recip_rank"]).metrics == {"P_2": 0.5, "recip_rank": 0.5}
+
+    class Emptying(str):  # a doc id whose == with the qrels' "a" (in the kernel's lookup) empties the run's list
+        __hash__ = str.__hash__
+
+        def __eq__(self, other: object) -> bool:
+            if isinstance(other, str) and str.__eq__(other, "a"):
+                hostile.ids.clear()
+            return str.__eq__(self, other)
+
+    hostile = RankedRun(("q",), np.array([0, 2]), [Emptying("a"), "b"], np.array([0, 1]), np.array([2.0, 1.0]))
+    with pytest.raises(IndexError, match=r"^list index out of range$"):  # an error, not a freed id read
+        evaluate_run(hostile, {"q": {"a": 1, "b": 1}}, ["P_2"])
+    # Given with a qrels file, a RankedRun is checked for swapped arguments as a ranx Run is.
+    swapped = RankedRun(("q",), np.array([0, 1]), ["a"], np.array([0]), np.array([1.0]))
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text("query-id\tcorpus-id\tscore\nq\ta\t0.81\nq\tb\t0.52\n")
+    with pytest.raises(ValueError, match=r"^the arguments look swapped"):
+        evaluate_run(swapped, str(qrels), ["P_1"])
 
 
 def test_a_ranked_run_with_a_non_str_or_empty_doc_id_is_refused() -> None:

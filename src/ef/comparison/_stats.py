@@ -176,7 +176,8 @@ def _t_p(diffs: Matrix, constant: npt.NDArray[np.bool_]) -> Matrix:
         d = diffs[:, varying]
         n = d.shape[0]
         variance = ((d - d.mean(axis=0, keepdims=True)) ** 2).mean(axis=0) * (n / (n - 1))
-        t = d.mean(axis=0) / np.sqrt(variance / n)
+        with np.errstate(divide="ignore", invalid="ignore"):  # as scipy: a variance that underflows gives an infinite t
+            t = d.mean(axis=0) / np.sqrt(variance / n)
         p[varying] = 2 * special.stdtr(np.float64(n - 1), -np.abs(t))
     return p
 

@@ -590,28 +590,36 @@ static PyObject *rank_ranked(PyObject *module, PyObject *args) {
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
+        /* Python code may run below (a str subclass's __eq__, a grade's __float__) and change the
+         * caller's arrays or lists: each number is read once and checked where it is used. */
+        int64_t k = ks[i], lo = 0, hi = 0;
+        if (k >= 0 && k < n_queries) lo = bounds[k], hi = bounds[k + 1];
         num_ret[i] = -1;
-        if (ks[i] < 0) continue;
+        if (k < 0) continue;
         PyObject *given = PyList_GetItem(judged, i);
-        if (ks[i] >= n_queries || !given || !PyDict_Check(given)) {
+        if (k >= n_queries || lo < 0 || hi < lo || hi > d.len / 8 || !given || !PyDict_Check(given)) {
             PyErr_SetString(PyExc_ValueError, "rank_ranked takes query numbers in range and a dict per query");
             goto done;
         }
-        grades = Py_NewRef(given); /* a str subclass's __eq__ may run Python code: the dict is kept */
-        int64_t lo = bounds[ks[i]], count = bounds[ks[i] + 1] - lo;
-        num_ret[i] = max_docs >= 0 && count > max_docs ? max_docs : count;
-        for (int64_t j = 0; j < num_ret[i]; j++) {
+        grades = Py_NewRef(given);
+        num_ret[i] = max_docs >= 0 && hi - lo > max_docs ? max_docs : hi - lo;
+        for (int64_t j = 0; j < hi - lo; j++) { /* every id checked, as the dicts' path checks every doc */
             PyObject *id = PyList_GetItem(ids, doc[lo + j]); /* NULL (IndexError): the list shrank */
             if (!id || !PyUnicode_Check(id)) {
-                if (id) PyErr_SetString(PyExc_TypeError, "a RankedRun's ids must be str");
+                if (id) PyErr_Format(PyExc_TypeError, "a RankedRun's doc ids must be str (got %R)", id);
                 goto done;
             }
+            if (j >= num_ret[i]) continue;
+            Py_INCREF(id); /* kept through the lookup, whatever its __eq__ does to the list */
             PyObject *grade = PyDict_GetItemWithError(grades, id);
+            Py_DECREF(id);
             if (!grade) {
                 if (PyErr_Occurred()) goto done;
                 continue;
             }
+            Py_INCREF(grade); /* its __float__, if any, may empty the dict */
             double g = PyFloat_AsDouble(grade);
+            Py_DECREF(grade);
             int64_t bits;
             memcpy(&bits, &g, 8);
             if (g == -1.0 && PyErr_Occurred()) goto done;

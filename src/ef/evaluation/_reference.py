@@ -417,9 +417,11 @@ def rank_ranked(
     num_ret: list[int] = []
     hits: list[tuple[int, int, float]] = []
     for i, k in enumerate(_unpack(ks, "q")):
-        entries = [] if k < 0 else [ids[c] for c in docs[edges[k] : edges[k + 1]]][: None if max_docs < 0 else max_docs]
-        if any(type(doc_id) is not str for doc_id in entries):
-            raise TypeError("a RankedRun's ids must be str")
+        every = [] if k < 0 else [ids[c] for c in docs[edges[k] : edges[k + 1]]]
+        for doc_id in every:
+            if not isinstance(doc_id, str):
+                raise TypeError(f"a RankedRun's doc ids must be str (got {doc_id!r})")
+        entries = every[: None if max_docs < 0 else max_docs]
         num_ret.append(-1 if k < 0 else len(entries))
         hits += [(i, rank, float(judged[i][d])) for rank, d in enumerate(entries) if d in judged[i]]
     return (

@@ -193,7 +193,7 @@ def _load(
     (a regular file only named, a pipe opened; either read when scored)."""
     judged = _load_qrels(qrels)
     loaded = _load_run(run)
-    if isinstance(qrels, str | os.PathLike) and isinstance(loaded, Mapping) and type(loaded) is not RankedRun:
+    if isinstance(qrels, str | os.PathLike) and isinstance(loaded, Mapping):
         refuse_swap(loaded, judged)  # a run file given as the qrels shows itself once read
     return loaded, judged
 

@@ -10,8 +10,10 @@ the same queries (paired, corrected over the family).
 from __future__ import annotations
 
 import itertools
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -56,6 +58,21 @@ class Candidate:
         return " ".join(parts)
 
 
+def _parts(step: object) -> int:
+    """``1 / step``, a whole number >= 1, or the ValueError naming `step`."""
+    wrong = ValueError(f"'step' must be 1 / n for a whole n >= 1, such as 0.1 or 0.05 (got {step!r})")
+    approximated = Fraction(0)
+    if not isinstance(step, bool) and isinstance(step, numbers.Real | Decimal):
+        try:  # 0, a negative, NaN (no comparison holds; a Decimal's raises) or infinity: refused
+            if 0 < step <= 1:  # type: ignore[operator]  # numbers.Real declares no comparison
+                approximated = Fraction(step).limit_denominator(10**6)  # type: ignore[arg-type]
+        except ArithmeticError:
+            pass
+    if approximated == 0 or (1 / approximated).denominator != 1:
+        raise wrong
+    return int(1 / approximated)
+
+
 def weight_grid(n_runs: int, step: float) -> list[tuple[float, ...]]:
     """Every weight vector of `n_runs` multiples of `step` summing to 1, counted in integers (exact).
 
@@ -65,14 +82,7 @@ def weight_grid(n_runs: int, step: float) -> list[tuple[float, ...]]:
     >>> len(weight_grid(3, 0.1)), weight_grid(2, 0.5)
     (66, [(0.0, 1.0), (0.5, 0.5), (1.0, 0.0)])
     """
-    wrong = ValueError(f"'step' must be 1 / n for a whole n >= 1, such as 0.1 or 0.05 (got {step!r})")
-    if isinstance(step, bool) or not isinstance(step, int | float | Fraction) or not 0 < step <= 1:
-        raise wrong  # 0, a negative, NaN (no comparison holds) or infinity, a str ...
-    approximated = Fraction(step).limit_denominator(10**6)
-    if approximated == 0 or (Fraction(1) / approximated).denominator != 1:
-        raise wrong
-    parts = Fraction(1) / approximated
-    n = int(parts)
+    n = _parts(step)
     out: list[tuple[float, ...]] = []
     for cuts in itertools.combinations(range(n + n_runs - 1), n_runs - 1):
         bounds = (-1, *cuts, n + n_runs - 1)
@@ -218,6 +228,7 @@ def tune(
     if not queries:
         raise ValueError("'qrels' judge no query: there is nothing to tune on")
     seed = check_non_negative_int(seed, "seed")  # numpy's own messages name no argument
+    _parts(step)  # checked for every method, weighted or not
     if not isinstance(measure, str):  # else found only once the folds are fused, named 'measures'
         raise TypeError(f"'measure' must be one measure name as a str (got {type(measure).__name__})")
     if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= len(queries):

@@ -417,12 +417,10 @@ def _from_run(
     if qrels is None:
         raise ValueError(f"{source}: a TREC run is gated against qrels: give them (--qrels)")
     from ef.evaluation import evaluate_run
-    from ef.evaluation._run import DEFAULT_MEASURES
+    from ef.evaluation._run import DEFAULT_MEASURES, _load_qrels
 
     if isinstance(qrels, str | os.PathLike):
-        from ef.trec import read_qrels
-
-        qrels = read_qrels(qrels)
+        qrels = _load_qrels(qrels)  # read as evaluate_run reads it: a file with no judgement is named
     names = list(measures) if measures is not None else list(DEFAULT_MEASURES)
     report = evaluate_run(run, qrels, names, missing=missing, relevance_level=relevance_level,  # type: ignore[arg-type]
                           max_docs=max_docs)

@@ -39,8 +39,9 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
     Each query's entries are in trec_eval's order (score descending, then doc id descending,
     byte-wise) and name each document once, and ``write_run`` ranks them in that order:
     :func:`ef.fusion.fuse` makes them so, and a run made by hand is checked for it (a pass in
-    Python over its entries). The arrays are kept read-only (views: the caller's stay as they
-    were); each query's mapping, once made, is kept. Equal to any mapping with the same queries,
+    Python over its entries). The arrays are kept read-only, and those of a run made by hand are
+    copied, as is its list of ids, so that a caller's later change cannot undo the checks; each
+    query's mapping, once made, is kept. Equal to any mapping with the same queries,
     doc ids and scores. For pandas, make a frame from ``to_dict()``: ``DataFrame(run)`` reads any
     mapping that is not a dict as a list of its keys.
 
@@ -74,7 +75,9 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
             if given.size and given.dtype.kind not in ("iu" if dtype is np.int64 else "iuf"):
                 kind = "integers" if dtype is np.int64 else "real numbers"
                 raise TypeError(f"'{name}' must hold {kind} (got an array of {given.dtype})")
-            view: Any = np.ascontiguousarray(given, dtype=dtype).view()
+            # A run made by hand keeps copies (checked once, a caller's later change cannot reach
+            # them); ef.fusion's arrays are its own.
+            view: Any = (np.ascontiguousarray(given, dtype=dtype) if _in_order else np.array(given, dtype=dtype)).view()
             view.flags.writeable = False  # a view: the caller's own array stays as it was
             object.__setattr__(self, name, view)
             if view.ndim != 1:
@@ -83,7 +86,7 @@ class RankedRun(Mapping[str, Mapping[str, float]]):
 
         bounds, doc, score = frozen("bounds", np.int64), frozen("doc", np.int64), frozen("score", np.float64)
         object.__setattr__(self, "queries", tuple(self.queries))
-        object.__setattr__(self, "ids", self.ids if type(self.ids) is list else list(self.ids))
+        object.__setattr__(self, "ids", self.ids if _in_order and type(self.ids) is list else list(self.ids))
         if len(doc) != len(score):
             raise ValueError(f"'doc' and 'score' must have one value per entry (got {len(doc)} and {len(score)})")
         rise = len(bounds) == len(self.queries) + 1 and bounds[0] == 0 and bounds[-1] == len(doc)
