@@ -310,6 +310,22 @@ def _judge(checker: object) -> SupportJudge | None:
     )
 
 
+def _check_samples(given: object) -> None:
+    """The TypeError for `samples` that are not an iterable of samples: a single mapping, a
+    DataFrame (iterating one gives its column names), a str or a non-iterable."""
+    if isinstance(given, Mapping):
+        raise TypeError("'samples' must be an iterable of samples, not a single mapping")
+    if is_frame(given):  # iterating one gives its column names
+        raise TypeError(
+            "'samples' is a DataFrame, and iterating one gives its column names, not its rows: pass "
+            "samples.to_dict('records') (pandas) or samples.to_dicts() (polars)"
+        )
+    if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+        raise TypeError(
+            f"'samples' must be an iterable of samples (mappings of RagSample fields) (got {type(given).__name__})"
+        )
+
+
 def evaluate_rag(
     samples: Iterable[RagSample | Mapping[str, Any]],
     *,
@@ -406,18 +422,7 @@ def evaluate_rag(
     (0.5, 0.5, 2)
     """
     names = _check_metric_names(metrics)
-    given: object = samples
-    if isinstance(given, Mapping):
-        raise TypeError("'samples' must be an iterable of samples, not a single mapping")
-    if is_frame(given):  # iterating one gives its column names
-        raise TypeError(
-            "'samples' is a DataFrame, and iterating one gives its column names, not its rows: pass "
-            "samples.to_dict('records') (pandas) or samples.to_dicts() (polars)"
-        )
-    if isinstance(given, str | bytes) or not isinstance(given, Iterable):
-        raise TypeError(
-            f"'samples' must be an iterable of samples (mappings of RagSample fields) (got {type(given).__name__})"
-        )
+    _check_samples(samples)
     checked = [_check_sample(sample, f"samples[{i}]", forwarded=True) for i, sample in enumerate(samples)]
     if not checked:
         raise ValueError("'samples' is empty; there is nothing to evaluate")

@@ -18,8 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ef.evaluation._rag import RagSample, _check_sample
-from ef.io.frames import is_frame
+from ef.evaluation._rag import RagSample, _check_sample, _check_samples
 
 __all__ = ["RepeatedScores", "as_ragas_dataset", "evaluate_ragas_repeated"]
 
@@ -117,18 +116,7 @@ def as_ragas_dataset(samples: Iterable[RagSample | Mapping[str, Any]]) -> Any:
         ) from error
     from pydantic import ValidationError  # a dependency of ragas, so present once ragas imports
 
-    given: object = samples
-    if isinstance(given, Mapping):
-        raise TypeError("'samples' must be an iterable of samples, not a single mapping")
-    if is_frame(given):  # iterating one gives its column names
-        raise TypeError(
-            "'samples' is a DataFrame, and iterating one gives its column names, not its rows: pass "
-            "samples.to_dict('records') (pandas) or samples.to_dicts() (polars)"
-        )
-    if isinstance(given, str | bytes) or not isinstance(given, Iterable):
-        raise TypeError(
-            f"'samples' must be an iterable of samples (mappings of RagSample fields) (got {type(given).__name__})"
-        )
+    _check_samples(samples)
     # The installed ragas is the authority on what a SingleTurnSample can hold.
     fields = tuple(SingleTurnSample.model_fields)
     converted: list[Any] = []
