@@ -585,6 +585,7 @@ static PyObject *rank_ranked(PyObject *module, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
+    /* entries_of checks bounds and codes; `doc` stands in for the scores a RankedRun's ranks need not read */
     if (buffer_of(&kb, n, "ks") < 0 || n_queries < 0 || entries_of(&b, &d, &d, n_queries, PyList_Size(ids)) < 0) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bounds must hold at least one number");
         goto done;

@@ -546,7 +546,7 @@ def hit_table(
         position = np.cumsum(evaluated) - 1
         hit_query_array = position[_ints(hit_query)]
         judged_sizes = sizes[evaluated]
-        name = "" if run_id is None else run_id.decode(errors="replace")
+        name = run_id.decode(errors="replace")  # a run with no ranking line was refused above
     else:
         kept = query_ids if missing == "zero" else [q for q in query_ids if q in run]
         grades = _grades(qrels, kept)
