@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from ef.gate import _stats as stats
 from ef.gate._report import GateReport, MeasureVerdict, Outcome
-from ef.gate._result import OPTION_NAMES, Result, load_result
+from ef.gate._result import OPTION_NAMES, READABLE, Result, load_result, readable
 
 __all__ = ["DEFAULT_MARGIN", "Margin", "gate", "parse_margin"]
 
@@ -203,6 +203,26 @@ def _margins(
     return dict.fromkeys(measures, default), default
 
 
+def _check_keywords(measures: object, qrels: object, higher_is_better: object) -> None:
+    """Name a wrong type before anything is read (inside, each failed naming nothing, or not at all)."""
+    if measures is not None and (isinstance(measures, str) or not isinstance(measures, Iterable)):
+        # a str's characters would be read as measure names
+        raise TypeError(f"'measures' must be a sequence of measure names, or None (got {measures!r})")
+    if qrels is not None and not isinstance(qrels, Mapping | str | os.PathLike):
+        raise TypeError(
+            f"'qrels' must be a mapping query -> {{doc: relevance}}, a path (str or os.PathLike) or None "
+            f"(got {type(qrels).__name__})"
+        )
+    if higher_is_better is not None:
+        if not isinstance(higher_is_better, Mapping):
+            raise TypeError(
+                f"'higher_is_better' must be a mapping measure -> bool, or None (got {higher_is_better!r})"
+            )
+        for measure, value in higher_is_better.items():
+            if not isinstance(value, bool):  # bool('no') is True: a str or a number would pass silently
+                raise TypeError(f"'higher_is_better'[{measure!r}] must be True or False (got {value!r})")
+
+
 def gate(
     baseline: Any,
     candidate: Any,
@@ -246,6 +266,8 @@ def gate(
 
     Raises
     ------
+    TypeError
+        For an argument of the wrong type, named (``gate(None, ...)``: 'baseline').
     ValueError
         When the two sides hold different queries, qrels, datasets, options or measures (the
         message names the difference), or for a bad option.
@@ -254,13 +276,18 @@ def gate(
 
     check_options("randomization", "holm", alpha, 0.95, resamples, seed)
     base_sources, cand_sources = _members(baseline), _members(candidate)
-    if not base_sources or not cand_sources:
-        raise ValueError("'baseline' and 'candidate' must each be a result or a non-empty list of results")
+    for side, given_side, sources in (("baseline", baseline, base_sources), ("candidate", candidate, cand_sources)):
+        if not sources:
+            raise ValueError(f"{side!r} must be a result or a non-empty list of results (got {given_side!r})")
+        for i, source in enumerate(sources):
+            if not readable(source):
+                where = f"{side!r}[{i}]" if isinstance(given_side, list | tuple) else repr(side)
+                got = "None" if source is None else type(source).__name__
+                raise TypeError(f"{where} must be a result ({READABLE}), or a list of them (got {got})")
+    _check_keywords(measures, qrels, higher_is_better)
     options: dict[str, Any] = {
         "qrels": qrels, "missing": missing, "relevance_level": relevance_level, "max_docs": max_docs
     }
-    if isinstance(measures, str):  # its characters would be read as measure names
-        raise TypeError(f"'measures' must be a sequence of measure names (got {measures!r})")
     given = None if measures is None else _expand(list(measures))
     saved = [s for s in (*base_sources, *cand_sources) if not _is_run(s)]
     if len(saved) == len(base_sources) + len(cand_sources) and (
@@ -270,12 +297,23 @@ def gate(
             "'missing', 'relevance_level' and 'max_docs' score TREC runs, and both sides are saved results "
             "(their options are in their metadata)"
         )
+
+    def load_one(source: Any, where: str, measures_of: Callable[[Any], Sequence[str] | None]) -> Result:
+        try:
+            return load_result(source, measures=measures_of(source), **options)
+        except ValueError as error:
+            if isinstance(source, str | os.PathLike):  # the message names the file already
+                raise
+            # an in-memory result is called "result" or "run" inside: say which side it is
+            raise ValueError(f"the {where}: {error}") from error
+
     # A TREC run is scored with the measures asked for, else with those of the saved result on
     # the other side, else with evaluate_run's defaults.
     if given is not None:
         run_measures = given
     elif saved:
-        run_measures = list(load_result(saved[0], **options).measures)
+        first = "baseline" if any(saved[0] is s for s in base_sources) else "candidate"
+        run_measures = list(load_one(saved[0], first, lambda _: None).measures)
     else:
         from ef.evaluation._run import DEFAULT_MEASURES
 
@@ -283,7 +321,9 @@ def gate(
 
     def load_side(sources: list[Any], side: str) -> list[Result]:
         results = [
-            load_result(s, measures=run_measures if _is_run(s) else given, **options) for s in sources
+            load_one(s, side if len(sources) == 1 else f"{side}'s seed {i + 1}",
+                     lambda one: run_measures if _is_run(one) else given)
+            for i, s in enumerate(sources)
         ]
         for r in results[1:]:
             _check_same(results[0], r, (f"{side}'s first seed", f"{side}'s other seed"), [])

@@ -23,11 +23,13 @@ from typing import Any
 
 __all__ = [
     "OPTION_NAMES",
+    "READABLE",
     "RESULT_SCHEMA",
     "Result",
     "dataset_checksum",
     "load_result",
     "qrels_hash",
+    "readable",
     "result_metadata",
     "save_result",
 ]
@@ -328,6 +330,27 @@ def _from_samples(
     return Result(checked, names, direction, {}, source)
 
 
+READABLE = (
+    "a path (str or os.PathLike) of a saved result or a TREC run, a mapping, a report with per_query, "
+    "a fastrag BenchmarkResult or an ef.gate.Result"
+)
+"""What :func:`load_result` reads, said in its TypeError (and ``ef.gate.gate``'s, which names its side)."""
+
+
+def _shown(value: object) -> str:
+    """``None`` or the type's name: a wrong object's repr can be long, and says less than its type."""
+    return "None" if value is None else type(value).__name__
+
+
+def readable(source: object) -> bool:
+    """Whether `source` is of a kind :func:`load_result` reads (its content is checked there)."""
+    if isinstance(source, Result | Mapping | str | os.PathLike):
+        return True
+    if hasattr(source, "outcomes") and hasattr(source, "scores"):
+        return True
+    return isinstance(getattr(source, "per_query", None), Mapping)
+
+
 def load_result(
     source: Any,
     *,
@@ -381,7 +404,7 @@ def _load(
             return _from_mapping(source, "result", measures)
         return _from_run(source, "run", qrels, measures, missing, relevance_level, max_docs)
     if not isinstance(source, str | os.PathLike):
-        raise TypeError(f"cannot read a result from {type(source).__name__}")
+        raise TypeError(f"'source' must be a result: {READABLE} (got {_shown(source)})")
     path = Path(source)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
