@@ -41,7 +41,7 @@ def test_specs_name_the_reranker() -> None:
     assert repr(make_reranker("bi:/some/model")) == "BiEncoderReranker('/some/model')"
     with pytest.raises(ValueError, match=r"^cross-encoder '/no/such' is not a local directory: ef never downloads"):
         make_reranker("cross:/no/such")
-    with pytest.raises(ValueError, match=r"^'rerank' must be 'bi:MODEL'"):
+    with pytest.raises(ValueError, match=r"^'spec' must be 'bi:MODEL'"):
         make_reranker("bi:")
 
 

@@ -58,8 +58,11 @@ _DEFAULTS: dict[str, Any] = {
 _RERANK_ALIASES = {"minilm": f"bi:{DEFAULT_MODEL}"}
 
 
-def parse_rerank(spec: str) -> tuple[str, str]:
+def parse_rerank(spec: str, name: str = "rerank") -> tuple[str, str]:
     """``(kind, model)`` of a reranker spec: ``bi:MODEL``, ``cross:PATH`` or ``minilm``.
+
+    `name` is the argument the spec came in, said in the error (``Pipeline.rerank``'s by default;
+    :func:`ef.rerank.make_reranker` names its ``spec``).
 
     >>> parse_rerank("minilm")
     ('bi', 'all-MiniLM-L6-v2')
@@ -68,12 +71,12 @@ def parse_rerank(spec: str) -> tuple[str, str]:
     ...
     ValueError: 'rerank' must be 'bi:MODEL' (bi-encoder cosine), 'cross:PATH' (...) or 'minilm' (got 'colbert')
     """
-    check_non_empty_str(spec, "rerank")
+    check_non_empty_str(spec, name)
     spec = _RERANK_ALIASES.get(spec, spec)
     kind, _, model = spec.partition(":")
     if kind not in RERANK_KINDS or not model.strip():
         raise ValueError(
-            "'rerank' must be 'bi:MODEL' (bi-encoder cosine), 'cross:PATH' (a local CrossEncoder) "
+            f"{name!r} must be 'bi:MODEL' (bi-encoder cosine), 'cross:PATH' (a local CrossEncoder) "
             f"or 'minilm' (got {spec!r})"
         )
     return kind, model

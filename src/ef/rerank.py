@@ -56,7 +56,7 @@ class BiEncoderReranker:
 
     def __init__(self, model: str = "all-MiniLM-L6-v2", *, device: str | None = None, batch_size: int = 32) -> None:
         self.model = check_non_empty_str(model, "model")
-        self.device = device
+        self.device = _device(device)
         self.batch_size = check_positive_int(batch_size, "batch_size")
         self._vectors: dict[str, npt.NDArray[np.float32]] = {}
         self.encoded = 0  # texts this reranker encoded itself (not remembered ones)
@@ -106,6 +106,7 @@ class CrossEncoderReranker:
 
     def __init__(self, path: str, *, device: str | None = None, batch_size: int = 32) -> None:
         check_non_empty_str(path, "path")
+        _device(device)
         directory = Path(path).expanduser()
         if not directory.is_dir():
             raise ValueError(
@@ -146,12 +147,16 @@ def make_reranker(
 
     >>> make_reranker("minilm")
     BiEncoderReranker('all-MiniLM-L6-v2')
+    >>> make_reranker("colbert")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: 'spec' must be 'bi:MODEL' (bi-encoder cosine), 'cross:PATH' (...) or 'minilm' (got 'colbert')
     >>> make_reranker("cross:/no/such/model")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: cross-encoder '/no/such/model' is not a local directory: ef never downloads models; ...
     """
-    kind, model = parse_rerank(spec)
+    kind, model = parse_rerank(spec, "spec")
     if kind == "bi":
         return BiEncoderReranker(model, device=device, batch_size=batch_size)
     return CrossEncoderReranker(model, device=device, batch_size=batch_size)
@@ -191,6 +196,15 @@ def rerank(
     checked = [_score(s, i) for i, s in enumerate(scores)]
     order = sorted(range(len(checked)), key=lambda i: -checked[i])  # stable: ties keep the first stage's order
     return [(i, checked[i]) for i in order]
+
+
+def _device(device: object) -> str | None:
+    """A device's type, checked where it is given: the model loads (and says more) only when first used."""
+    if device is not None and not isinstance(device, str):
+        raise TypeError(
+            f"'device' must be a torch device name such as 'cpu' or 'cuda:0', or None (got {describe(device)})"
+        )
+    return device
 
 
 def _score(value: object, position: int) -> float:

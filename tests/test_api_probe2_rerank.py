@@ -1,0 +1,55 @@
+"""make_reranker names its own parameter, 'spec', for a bad spec (it said 'rerank', the Pipeline
+field the parser was written for), and both rerankers name a device that is not a str."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+
+from ef.pipeline import Pipeline
+from ef.rerank import BiEncoderReranker, make_reranker
+
+SPEC_RULE = "must be 'bi:MODEL' (bi-encoder cosine), 'cross:PATH' (a local CrossEncoder) or 'minilm'"
+
+
+def exactly(message: str) -> str:
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    ("spec", "error", "message"),
+    [
+        (None, TypeError, "'spec' must be a non-empty str (got None)"),
+        (3, TypeError, "'spec' must be a non-empty str (got 3)"),
+        (b"minilm", TypeError, "'spec' must be a non-empty str (got b'minilm')"),
+        ("", ValueError, "'spec' must be a non-empty str (got '')"),
+        ("colbert", ValueError, f"'spec' {SPEC_RULE} (got 'colbert')"),
+        ("bi:", ValueError, f"'spec' {SPEC_RULE} (got 'bi:')"),
+        ("cross:  ", ValueError, f"'spec' {SPEC_RULE} (got 'cross:  ')"),
+        ("MINILM", ValueError, f"'spec' {SPEC_RULE} (got 'MINILM')"),
+    ],
+)
+def test_a_bad_spec_names_spec(spec: object, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=exactly(message)):
+        make_reranker(spec)  # type: ignore[arg-type]
+
+
+def test_the_pipeline_field_is_still_named_rerank() -> None:
+    with pytest.raises(ValueError, match=exactly(f"'rerank' {SPEC_RULE} (got 'colbert')")):
+        Pipeline(rerank="colbert")
+
+
+@pytest.mark.parametrize(
+    ("make", "got"),
+    [
+        (lambda: make_reranker("minilm", device=3), "3"),  # type: ignore[arg-type]
+        (lambda: BiEncoderReranker(device=["cpu"]), "list"),  # type: ignore[arg-type]
+        (lambda: make_reranker("cross:/no/such", device=0), "0"),  # type: ignore[arg-type]  # before the directory is looked at
+    ],
+)
+def test_a_device_that_is_not_a_str_is_named(make: Callable[[], object], got: str) -> None:
+    rule = "'device' must be a torch device name such as 'cpu' or 'cuda:0', or None"
+    with pytest.raises(TypeError, match=exactly(f"{rule} (got {got})")):
+        make()
