@@ -42,7 +42,7 @@ from ef.datasets import (
     load,
     resolve_name,
 )
-from ef.datasets._registry import Download
+from ef.datasets._registry import _KNOWN, Download  # KNOWN is a read-only view of _KNOWN
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir" / "scifact"
 
@@ -98,14 +98,14 @@ def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.setenv("EF_NO_PROGRESS", "1")
     archive = Download("http://127.0.0.1:1/tiny.zip", TINY_MD5, len(TINY_ZIP), "beir/tiny.zip", "beir/tiny/source.zip")
     tiny = KnownDataset("beir/tiny", "beir", ("train", "test"), 1, False, archive, "tiny", "beir/tiny", "BeIR/tiny")
-    monkeypatch.setitem(KNOWN, "beir/tiny", tiny)
+    monkeypatch.setitem(_KNOWN, "beir/tiny", tiny)
     return roots
 
 
 def tiny_url(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
     known = KNOWN["beir/tiny"]
     assert known.archive is not None
-    monkeypatch.setitem(KNOWN, "beir/tiny", replace(known, archive=replace(known.archive, url=url)))
+    monkeypatch.setitem(_KNOWN, "beir/tiny", replace(known, archive=replace(known.archive, url=url)))
 
 
 def triple(dataset: object) -> tuple[object, ...]:
@@ -314,7 +314,7 @@ def test_msmarco_files_from_the_ir_datasets_cache(homes: dict[str, Path], monkey
         replace(part, download=replace(part.download, md5=hashlib.md5(qrels).hexdigest()))
         if part.role == "qrels" else part for part in known.parts
     )
-    monkeypatch.setitem(KNOWN, "trec-dl-2019", replace(known, parts=parts))  # the fixture's qrels, not NIST's
+    monkeypatch.setitem(_KNOWN, "trec-dl-2019", replace(known, parts=parts))  # the fixture's qrels, not NIST's
     dataset = load("msmarco-passage/trec-dl-2019/judged")
     assert triple(dataset) == ({"0": "The sky is blue.", "1": "Grass is green."}, {"7": "what colour is the sky"},
                                {"7": {"0": 3, "1": 1}})
@@ -616,7 +616,7 @@ def test_cli_errors_are_one_line(homes: dict[str, Path], capsys: pytest.CaptureF
 
 def test_ef_eval_takes_a_name_and_the_dataset_s_facts(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    monkeypatch.setitem(KNOWN, "beir/tiny", replace(KNOWN["beir/tiny"], query_ids_are_doc_ids=True))
+    monkeypatch.setitem(_KNOWN, "beir/tiny", replace(KNOWN["beir/tiny"], query_ids_are_doc_ids=True))
     write_folder(homes["ef"] / "datasets" / "beir" / "tiny")
     out = tmp_path / "report.json"
     assert main(["eval", "beir/tiny", "--quiet", "--k", "1", "--metrics", "ndcg", "--json", str(out)]) == 0
@@ -660,7 +660,7 @@ def test_msmarco_dev_small_from_the_tar_archive_in_ef_s_cache(homes: dict[str, P
     known = KNOWN["msmarco-passage/dev/small"]
     md5 = hashlib.md5(buffer.getvalue()).hexdigest()
     parts = tuple(replace(part, download=replace(part.download, md5=md5)) for part in known.parts)
-    monkeypatch.setitem(KNOWN, known.name, replace(known, parts=parts))
+    monkeypatch.setitem(_KNOWN, known.name, replace(known, parts=parts))
     dataset = load("msmarco-passage/dev/small")
     assert (dataset.split, triple(dataset)) == (
         "dev", ({"0": "The sky is blue.", "1": "Grass is green."}, {"5": "sky colour"}, {"5": {"0": 1}}))
@@ -701,7 +701,7 @@ def test_ef_eval_names_trec_dl_s_relevance_level(homes: dict[str, Path], monkeyp
             "qrels": hashlib.md5(qrels).hexdigest()}
     parts = tuple(replace(p, download=replace(p.download, md5=md5s[p.role])) if p.role in md5s else p
                   for p in known.parts)
-    monkeypatch.setitem(KNOWN, "trec-dl-2020", replace(known, parts=parts))
+    monkeypatch.setitem(_KNOWN, "trec-dl-2020", replace(known, parts=parts))
     assert main(["eval", "trec-dl-2020", "--quiet", "--k", "1", "--metrics", "ndcg"]) == 0
     captured = capsys.readouterr()
     assert captured.err == ("ef eval: note: trec-dl-2020's official binary measures count grade >= 2 as relevant, "
@@ -722,7 +722,7 @@ def _trec_dl_2020(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch, qrels
             "qrels": hashlib.md5(qrels).hexdigest()}
     parts = tuple(replace(p, download=replace(p.download, md5=md5s[p.role])) if p.role in md5s else p
                   for p in known.parts)
-    monkeypatch.setitem(KNOWN, "trec-dl-2020", replace(known, parts=parts))
+    monkeypatch.setitem(_KNOWN, "trec-dl-2020", replace(known, parts=parts))
 
 
 def test_ef_eval_takes_trec_dl_s_level_as_its_default_l(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
@@ -865,7 +865,7 @@ def test_every_layout_reads_the_same_triple(tmp_path_factory: pytest.TempPathFac
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HF_HUB_CACHE", str(hub))
         patch.setenv("EF_HOME", str(root / "ef"))
-        patch.setitem(KNOWN, "beir/prop", known)
+        patch.setitem(_KNOWN, "beir/prop", known)
         from_hub = load("beir/prop")
         streamed_hub = load("beir/prop", corpus=False)
     expected = (corpus, queries, qrels)
@@ -933,7 +933,7 @@ def test_ef_compare_judges_the_runs_with_a_dataset_s_qrels(homes: dict[str, Path
 def test_ef_compare_takes_the_dataset_s_level_as_its_default_l(homes: dict[str, Path], tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setitem(KNOWN, "beir/tiny", replace(KNOWN["beir/tiny"], relevance_level=2))
+    monkeypatch.setitem(_KNOWN, "beir/tiny", replace(KNOWN["beir/tiny"], relevance_level=2))
     write_folder(homes["ef"] / "datasets" / "beir" / "tiny")
     a, b = _runs(tmp_path)
     # q1's d1 has grade 2, q2's q2 grade 1: at level 2 run a's first hit for q2 is not relevant.

@@ -12,6 +12,7 @@ import pytest
 
 from ef.cli import _scale, main
 from ef.datasets import KNOWN, Dataset
+from ef.datasets._registry import _KNOWN  # KNOWN is a read-only view of it
 from test_scale_ray import SCIFACT, Cluster, cluster, scifact_slice  # noqa: F401 - cluster is a fixture
 
 pytestmark = pytest.mark.slow
@@ -32,7 +33,7 @@ def slice_dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
     write_beir(tmp_path / "ef" / "datasets" / "beir" / "ray-slice", docs, queries, qrels)
     known = replace(KNOWN["beir/scifact"], name="beir/ray-slice", archive=None, hf_repo=None, irds_dir=None)
-    monkeypatch.setitem(KNOWN, "beir/ray-slice", known)
+    monkeypatch.setitem(_KNOWN, "beir/ray-slice", known)
     return "beir/ray-slice"
 
 

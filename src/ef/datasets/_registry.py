@@ -15,7 +15,9 @@ ArguAna and Quora hold queries that are themselves documents of the corpus, unde
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 __all__ = ["ALIASES", "CQADUPSTACK_FORUMS", "KNOWN", "Download", "KnownDataset", "Part", "resolve_name"]
 
@@ -189,8 +191,12 @@ def _msmarco() -> list[KnownDataset]:
     return [dev_small, *years]
 
 
-KNOWN: dict[str, KnownDataset] = {known.name: known for known in (*_beir(), *_msmarco())}
-"""Every dataset ef knows, by its name."""
+_KNOWN: dict[str, KnownDataset] = {known.name: known for known in (*_beir(), *_msmarco())}
+
+KNOWN: Mapping[str, KnownDataset] = MappingProxyType(_KNOWN)
+"""Every dataset ef knows, by its name: a read-only view (``KNOWN["x"] = ...`` is a TypeError),
+since :func:`resolve_name`, :func:`~ef.datasets.load` and ``fetch`` all read it: a user's change
+would make ef verify a dataset against a checksum it never published."""
 
 
 def _aliases() -> dict[str, tuple[str, str | None]]:
@@ -202,7 +208,8 @@ def _aliases() -> dict[str, tuple[str, str | None]]:
     return aliases
 
 
-ALIASES = _aliases()
+ALIASES: Mapping[str, tuple[str, str | None]] = MappingProxyType(_aliases())
+"""ir_datasets' ids ef also reads -> (name, split or None); read-only, as :data:`KNOWN`."""
 
 
 def resolve_name(name: str) -> tuple[KnownDataset, str | None] | None:
