@@ -1,17 +1,44 @@
 """Naming the runs given on the command line: ``PATH`` (named by its stem) or ``NAME=PATH``.
 
-``ef compare``, ``ef report`` and ``ef fuse`` read their ``RUN`` arguments through here.
+``ef compare``, ``ef report`` and ``ef fuse`` read their ``RUN`` arguments through here. ``-`` is
+standard input, named ``stdin`` (or ``NAME=-``); it can be read once, so one ``RUN`` at most is ``-``.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["run_groups", "run_names"]
+__all__ = ["STDIN", "STDIN_NAME", "check_one_stdin", "run_groups", "run_names"]
+
+STDIN = "-"
+STDIN_NAME = "stdin"  # what a RUN given as '-' is called in tables and reports
+
+
+def check_one_stdin(**arguments: str | Sequence[str | None] | None) -> None:
+    """Refuse standard input (``-``) given to two arguments (keyword: the argument's name as
+    usage shows it; value: its path or paths): a pipe can be read only once.
+
+    >>> check_one_stdin(QRELS="-", RUN=["a.trec", "-"])
+    Traceback (most recent call last):
+    ...
+    ValueError: QRELS and RUN are both '-': standard input can be only one of them
+    >>> check_one_stdin(QRELS="q.txt", RUN=["-", "b.trec"])
+    """
+    taken = [
+        name for name, value in arguments.items()
+        for path in ([value] if value is None or isinstance(value, str) else value) if path == STDIN
+    ]
+    if len(taken) == 2 and taken[0] == taken[1]:
+        raise ValueError(f"two {taken[0]}s are '-': standard input can be only one of them")
+    if len(taken) > 1:
+        raise ValueError(f"{' and '.join(taken)} are both '-': standard input can be only one of them")
 
 
 def _stem(path: str) -> str:
+    if path == STDIN:
+        return STDIN_NAME
     name = Path(path).name
     if name.endswith(".gz"):
         name = name[:-3]
@@ -34,11 +61,13 @@ def run_names(arguments: list[str]) -> dict[str, str]:
 
 def run_groups(arguments: list[str]) -> dict[str, list[str]]:
     """``RUN`` arguments -> {name: [path, ...]}: a NAME given with ``NAME=PATH`` several times
-    is one system's seeds or folds; two files with the same stem are an error.
+    is one system's seeds or folds; two files with the same stem are an error, and so is ``-``
+    (standard input, named ``stdin``) given twice.
 
-    >>> run_groups(["runs/bm25.trec", "dense=s1.trec", "dense=s2.trec"])
-    {'bm25': ['runs/bm25.trec'], 'dense': ['s1.trec', 's2.trec']}
+    >>> run_groups(["runs/bm25.trec", "dense=s1.trec", "dense=s2.trec", "-"])
+    {'bm25': ['runs/bm25.trec'], 'dense': ['s1.trec', 's2.trec'], 'stdin': ['-']}
     """
+    check_one_stdin(RUN=[a.split("=", 1)[1] if "=" in a and not os.path.exists(a) else a for a in arguments])
     out: dict[str, list[str]] = {}
     named: set[str] = set()
     for argument in arguments:

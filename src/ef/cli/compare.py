@@ -22,7 +22,7 @@ from typing import Any
 
 import ef
 from ef.cli._output import check_output
-from ef.cli._runs import run_groups
+from ef.cli._runs import STDIN, check_one_stdin, run_groups
 from ef.compare import CORRECTIONS, TESTS
 
 __all__ = ["add_parser", "run"]
@@ -196,6 +196,8 @@ def _render(report: object, form: str, layout: str = "comparisons") -> str:
 
 def _names_dataset(text: str) -> bool:
     """Whether QRELS names a dataset, not a qrels file: a BEIR folder or zip, or a name that is no path."""
+    if text == STDIN:  # qrels on standard input
+        return False
     if os.path.isdir(text):
         return True
     if os.path.isfile(text):
@@ -243,9 +245,9 @@ def run(args: argparse.Namespace) -> int:
 
     dataset = _dataset(args)
     groups = run_groups(args.runs)
+    check_one_stdin(QRELS=args.qrels, RUN=[path for paths in groups.values() for path in paths])
     if len(groups) < 2:
         raise ValueError(f"give at least 2 runs to compare (got {len(groups)})")
-    names = {name: paths[0] for name, paths in groups.items()}  # the HTML report shows the first of each
     if args.layout == "systems" and args.format not in ("table", "markdown", "latex"):
         raise ValueError(f"--layout systems prints a table, markdown or latex (got --format {args.format})")
     measures = list(args.measures or [])
@@ -259,11 +261,20 @@ def run(args: argparse.Namespace) -> int:
 
     check_outputs(args, inputs)
     for path in inputs[len(judges) if dataset is not None else 0 :]:
-        if not os.path.exists(path):  # a pipe or <(zcat run.gz) exists too
+        if path != STDIN and not os.path.exists(path):  # a pipe or <(zcat run.gz) exists too
             raise FileNotFoundError(f"{path}: no such file")
+    runs: dict[str, list[Any]] = {name: list(paths) for name, paths in groups.items()}
+    qrels: Any = args.qrels if dataset is None else dataset.qrels
+    if wants_report(args):
+        # The report reads the rankings (and qrels) again: standard input is read once, here, and
+        # both get what it held. Without a report, compare streams it as it streams a file.
+        from ef.trec import read_qrels, read_run
+
+        runs = {name: [read_run(p) if p == STDIN else p for p in paths] for name, paths in runs.items()}
+        qrels = read_qrels(STDIN) if qrels == STDIN else qrels
     report = compare(
-        {name: paths[0] if len(paths) == 1 else paths for name, paths in groups.items()},
-        args.qrels if dataset is None else dataset.qrels,
+        {name: paths[0] if len(paths) == 1 else paths for name, paths in runs.items()},
+        qrels,
         measures or None,
         baseline=args.baseline,
         test=args.test,
@@ -277,7 +288,8 @@ def run(args: argparse.Namespace) -> int:
         max_docs=args.max_docs,
     )
     if wants_report(args):
-        write_comparison_report(args, report, names, dataset=dataset)
+        shown = {name: paths[0] for name, paths in runs.items()}  # the HTML report shows the first of each
+        write_comparison_report(args, report, shown, dataset=dataset, qrels=qrels)
     text = _render(report, args.format, args.layout)
     if output is None:
         print(text, end="")

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ef.gate import GateReport
 
 __all__ = ["add_parser", "run"]
 
@@ -26,6 +29,41 @@ def _margin(text: str) -> tuple[str, str]:
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return (name if equals else "*"), value
+
+
+def _read_stdin() -> Any:
+    """What ``-`` names, read once: a saved result (a JSON object) or a TREC run, told by the
+    first byte that is not white space."""
+    from ef.cli._runs import STDIN
+
+    buffer = sys.stdin.buffer
+    peek = getattr(buffer, "peek", None)  # a pipe's first bytes, left to be read
+    head = peek(64).lstrip() if peek is not None else b""
+    if head.startswith(b"{"):
+        import json
+
+        try:
+            return json.load(buffer)
+        except ValueError as error:  # not JSON, or not UTF-8
+            raise ValueError(f"<stdin>: not a saved result (JSON): {error}") from None
+    from ef.trec import read_run
+
+    return read_run(STDIN)
+
+
+def _named_stdin(report: GateReport, sides: dict[str, list[str]]) -> GateReport:
+    """`report` with ``-`` as the name of a side whose first source was standard input (read here,
+    so :func:`ef.gate.gate` got a mapping and names it by its type)."""
+    import dataclasses
+
+    from ef.cli._runs import STDIN
+
+    names = {}
+    for side, sources in sides.items():
+        name = getattr(report, side)
+        if sources[0] == STDIN and (name == "dict" or name.startswith("dict and ")):
+            names[side] = STDIN + name[len("dict"):]
+    return dataclasses.replace(report, **names) if names else report
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -98,8 +136,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``ef gate``; the exit status is the outcome (pass 0, fail 1, inconclusive 3)."""
     from ef.cli import _output
+    from ef.cli._runs import STDIN, check_one_stdin
     from ef.gate import gate
 
+    check_one_stdin(**{"BASELINE": args.baseline, "--baseline-seed": args.baseline_seed,
+                       "CANDIDATE": args.candidates, "--qrels": args.qrels})
     inputs = [args.baseline, *args.baseline_seed, *args.candidates, args.qrels]
     outputs = {"--markdown": args.markdown, "--junit": args.junit, "--json": args.json, "--html": args.html}
     _output.one_stdout(**{flag.lstrip("-"): path for flag, path in outputs.items() if flag != "--html"})
@@ -116,13 +157,21 @@ def run(args: argparse.Namespace) -> int:
         if name in margins:
             raise ValueError(f"--margin is given twice for {'every measure' if name == '*' else repr(name)}")
         margins[name] = value
-    baseline = [args.baseline, *args.baseline_seed]
+    sides = {"baseline": [args.baseline, *args.baseline_seed], "candidate": list(args.candidates)}
+    # Standard input is read once, here: gate reads a path more than once (the qrels for each side).
+    if args.qrels == STDIN:
+        from ef.trec import read_qrels
+
+        qrels: Any = read_qrels(STDIN)
+    else:
+        qrels = args.qrels
+    given = {side: [_read_stdin() if s == STDIN else s for s in sources] for side, sources in sides.items()}
     report = gate(
-        baseline if len(baseline) > 1 else baseline[0],
-        args.candidates if len(args.candidates) > 1 else args.candidates[0],
+        given["baseline"] if len(given["baseline"]) > 1 else given["baseline"][0],
+        given["candidate"] if len(given["candidate"]) > 1 else given["candidate"][0],
         args.measures,
         margin=margins or None,
-        qrels=args.qrels,
+        qrels=qrels,
         alpha=args.alpha,
         resamples=args.resamples,
         seed=args.seed,
@@ -131,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
         relevance_level=args.level,
         max_docs=args.max_docs,
     )
+    report = _named_stdin(report, sides)
     texts = {"--markdown": report.to_markdown, "--junit": report.to_junit, "--json": report.to_json}
     for flag, render in texts.items():
         path = outputs[flag]

@@ -154,7 +154,7 @@ def write_run_report(
 
 
 def write_comparison_report(
-    args: argparse.Namespace, report: Any, runs: Mapping[str, str], *, dataset: Any = None
+    args: argparse.Namespace, report: Any, runs: Mapping[str, Any], *, dataset: Any = None, qrels: Any = None
 ) -> None:
     """``ef compare``'s report outputs; the largest losses show the runs' rankings side by side.
 
@@ -165,9 +165,11 @@ def write_comparison_report(
     from ef.report import comparison_report
     from ef.trec import read_qrels, read_run
 
-    rankings = {name: read_run(path) for name, path in runs.items()}
+    # A run (or qrels) already read (standard input, which cannot be read twice) is taken as it is.
+    rankings = {name: path if isinstance(path, Mapping) else read_run(path) for name, path in runs.items()}
     if dataset is None:
-        qrels, queries, corpus, facts = read_qrels(args.qrels), None, None, {"qrels": str(args.qrels)}
+        judged = qrels if isinstance(qrels, Mapping) else read_qrels(args.qrels)
+        qrels, queries, corpus, facts = judged, None, None, {"qrels": str(args.qrels)}
     else:
         import heapq
 
