@@ -6,6 +6,12 @@ benchmarks on the same normalization; the context measures (:func:`context_recal
 :func:`context_precision`) are lexical proxies built on it too. ROUGE-L and chrF come from
 :mod:`ef.measures.overlap`, the claim diagnostics (claim recall, faithfulness …) from
 :mod:`ef.measures.claims`.
+Two answers that are both empty (after normalization) score as each measure's reference
+implementation scores them, so that a number can be checked against it: ``1.0`` for exact match,
+token F1 and answer-contains (SQuAD v2's ``compute_exact`` / ``compute_f1``: an unanswerable
+question answered with nothing is right), ``0.0`` for ROUGE-L and chrF (``rouge_score`` and
+``sacrebleu`` give 0 when a side has no word or character: nothing in common to measure).
+
 :data:`RAG_SCORERS` says, for each, how it scores a sample (a mapping of Ragas'
 ``SingleTurnSample`` fields) and which samples it applies to; the registry
 (:data:`ef.measures.MEASURES`) holds them as its ``origin="rag"`` entries.
@@ -58,7 +64,8 @@ def exact_match(response: str, reference: str) -> float:
 
     Normalization is the official SQuAD v1.1 script's: lower case, ASCII punctuation removed,
     the articles *a*, *an*, *the* removed, white space collapsed. Two answers that both normalize
-    to nothing match (SQuAD v2's rule for unanswerable questions).
+    to nothing match (SQuAD v2's rule for unanswerable questions; :func:`rouge_l` and :func:`chrf`
+    score that pair ``0.0``, as ``rouge_score`` and ``sacrebleu`` do).
 
     Parameters
     ----------
@@ -97,7 +104,8 @@ def token_f1(response: str, reference: str) -> float:
     The harmonic mean of token precision and recall over the normalized token bags — a graded
     credit where :func:`exact_match` is all-or-nothing. A token counts as often as it occurs in
     both bags. If either side normalizes to no tokens, the score is ``1.0`` when both do and
-    ``0.0`` otherwise (SQuAD v2).
+    ``0.0`` otherwise (SQuAD v2's ``compute_f1``; the v1.1 script gave ``0.0`` to both empty,
+    :func:`rouge_l` and :func:`chrf` still do, as ``rouge_score`` and ``sacrebleu``).
 
     Parameters
     ----------
@@ -145,7 +153,8 @@ def answer_contains(response: str, reference: str) -> float:
     credit that :func:`exact_match` denies it. Both sides are normalized as in
     :func:`exact_match` and compared as token sequences, so ``'Paris'`` is found in ``'It is
     Paris.'`` but ``'cat'`` is not found in ``'concatenate'`` (a plain substring test would find
-    it). A reference that normalizes to nothing matches only a response that does too (SQuAD v2).
+    it). A reference that normalizes to nothing matches only a response that does too (SQuAD v2,
+    as :func:`exact_match`).
 
     Parameters
     ----------

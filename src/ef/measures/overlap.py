@@ -49,7 +49,9 @@ def rouge_l(response: str, reference: str) -> float:
     Precision is the LCS length over the response's words, recall over the reference's; words are
     :func:`ef.measures._text.words` (lower case, letters and digits, a CJK character alone). As in
     ``rouge_score``, no stemming, and ``0.0`` when either side has no word (two empty answers
-    included: there is no sequence to have in common).
+    included, as ``rouge_score`` scores them: there is no sequence to have in common; the SQuAD
+    measures, :func:`~ef.measures.answers.exact_match` and
+    :func:`~ef.measures.answers.token_f1`, give that pair ``1.0``, as SQuAD v2 does).
 
     Parameters
     ----------
@@ -107,7 +109,8 @@ def chrf(response: str, reference: str) -> float:
     white space is removed, case kept; precision and recall are averaged over the n-gram orders
     that both texts have, then combined with recall weighted twice as much as precision. It reads
     characters, so it needs no tokenizer and works the same for every script. ``0.0`` when either
-    side has no character besides white space.
+    side has no character besides white space, two empty answers included (sacreBLEU's
+    ``sentence_chrf('', [''])`` is 0 too; the SQuAD measures give that pair ``1.0``).
 
     Parameters
     ----------
@@ -132,8 +135,8 @@ def chrf(response: str, reference: str) -> float:
     1.0
     >>> round(chrf('ab', 'abc'), 4)  # P = 1, R = (2/3 + 1/2) / 2 = 7/12: 5PR / (4P + R)
     0.6364
-    >>> chrf('', 'Paris'), chrf('Paris', 'Rome')
-    (0.0, 0.0)
+    >>> chrf('', 'Paris'), chrf('Paris', 'Rome'), chrf('', '')
+    (0.0, 0.0, 0.0)
     """
     hyp = _char_ngrams(check_str(response, "response"))
     ref = _char_ngrams(check_str(reference, "reference"))
