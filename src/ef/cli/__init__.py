@@ -48,6 +48,11 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self.commands: dict[str, argparse.ArgumentParser] = {}  # name -> parser, on ``ef`` itself
+        # A word that starts with '-' and a digit is a value, not an unknown flag: `--margin -5%`
+        # and `--weights -0.5,1` reach their flag's check ("a margin is a number >= 0 ...")
+        # instead of "expected one argument". Python 3.11's pattern takes only plain numbers
+        # (-5, -.5); 3.13 reads '-' + digit as ef does here. No ef flag looks like a number.
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str) -> NoReturn:
         super().error(message + _suggestion(self, message))

@@ -59,6 +59,54 @@ def _metrics(text: str) -> tuple[str, ...]:
     return names
 
 
+def _measures(text: str) -> list[tuple[str, int | None]]:
+    """``-m``: comma-separated ``NAME`` (at every cutoff) or ``NAME@K`` -> [(NAME, K or None)].
+
+    >>> _measures("ndcg@10,recall@100, map")
+    [('ndcg', 10), ('recall', 100), ('map', None)]
+    """
+    out: list[tuple[str, int | None]] = []
+    for piece in (part.strip() for part in text.split(",")):
+        name, at, cutoff = piece.rpartition("@") if "@" in piece else (piece, "", "")
+        try:
+            k = int(cutoff) if at else None
+        except ValueError:
+            k = 0
+        try:
+            _metrics(name)
+        except argparse.ArgumentTypeError:
+            k = 0
+        if k is not None and k < 1:
+            raise argparse.ArgumentTypeError(
+                f"expected NAME or NAME@K such as ndcg@10,recall@100 (got {piece!r} in {text!r}); NAME is one of "
+                f"{','.join(sorted(_retrieval_metrics()))} or a ranking measure of ef.measures with a cutoff "
+                "(hit_rate, err, judged ...)"
+            )
+        out.append((name, k))
+    return out
+
+
+def _retrieval_metrics() -> tuple[str, ...]:
+    from ef.evaluation import RETRIEVAL_METRICS
+
+    return tuple(RETRIEVAL_METRICS)
+
+
+def _grid(args: argparse.Namespace) -> None:
+    """Set ``args.metrics`` and ``args.k`` from ``--metrics``, ``-k`` and ``-m`` (the report is a grid:
+    each metric at each cutoff): ``-m NAME@K`` adds NAME and K; without ``-k``, the cutoffs ``-m``
+    names are the only ones (else the defaults)."""
+    named = [name for name, _ in args.measures or []]
+    cutoffs = {k for _, k in args.measures or [] if k is not None}
+    metrics = list(args.metrics if args.metrics is not None else ([] if named else _DEFAULT_METRICS))
+    args.metrics = tuple(dict.fromkeys([*metrics, *named]))
+    given = args.k if args.k is not None else (() if cutoffs else _DEFAULT_K)
+    args.k = tuple(sorted({*given, *cutoffs}))
+
+
+_DEFAULT_K = (1, 3, 5, 10, 100)
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "eval",
@@ -82,12 +130,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--split", default=None, help="the qrels split: reads qrels/SPLIT.tsv (default: test, or a dataset name's)"
     )
     parser.add_argument(
-        "--k", type=_k_values, default=(1, 3, 5, 10, 100), metavar="K[,K...]",
-        help="rank cutoffs (default: 1,3,5,10,100)",
+        "--k", type=_k_values, default=None, metavar="K[,K...]",
+        help=f"rank cutoffs, or -k K[,K...] as in ef compare (default: {','.join(map(str, _DEFAULT_K))}, "
+             "or the K of -m NAME@K)",
+    )
+    # ef compare's short form; its own argument, so that an error still names --k as the user wrote it.
+    parser.add_argument("-k", dest="k", type=_k_values, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--metrics", type=_metrics, default=None, metavar="NAME[,NAME...]",
+        help=f"metrics to report at every cutoff (default: {','.join(_DEFAULT_METRICS)}, or those of -m)",
     )
     parser.add_argument(
-        "--metrics", type=_metrics, default=_DEFAULT_METRICS, metavar="NAME[,NAME...]",
-        help=f"metrics to report (default: {','.join(_DEFAULT_METRICS)})",
+        "-m", "--measure", dest="measures", action="extend", type=_measures, metavar="MEASURE",
+        help="a metric to report, as ef compare -m: NAME@K (ndcg@10) or NAME; repeatable or comma-separated. "
+             "The table shows each metric at each cutoff (-m ndcg@10 -m recall@100: both at 10 and 100)",
     )
     parser.add_argument(
         "-l", "--level", type=_level, default=None, metavar="LEVEL",
@@ -217,6 +273,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``ef eval`` for parsed `args`; returns the exit status."""
     from ef.cli._scale import check_scale_flags, ray_scope
 
+    _grid(args)  # --metrics, -k and -m -> the metrics and the cutoffs
     check_scale_flags(args)
     with ray_scope(args):  # one Ray session for building and retrieving
         return _run(args)

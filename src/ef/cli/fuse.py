@@ -93,9 +93,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="a method parameter (k=60, gamma=1, sigma=0.01, phi=0.8, segments=10, w=2); repeatable",
     )
     parser.add_argument("--depth", type=_positive, metavar="N", help="fuse each run's top N documents per query only")
+    # Not --missing: in ef compare, gate and trec-eval that is a judged query a run lacks.
     parser.add_argument(
-        "--missing", choices=("zero", "min"), default="zero",
-        help="what a run gives a document it does not list, for score methods (default zero)",
+        "--missing-doc", dest="missing", choices=("zero", "min"), default="zero",
+        help="what a run gives a document it does not list, for score methods: zero (default) or the "
+             "list's lowest normalised score (ef.fusion.fuse's missing=)",
     )
     parser.add_argument(
         "--qrels", metavar="QRELS", help="training qrels of a trained method (bayesfuse, posfuse ...)"
@@ -122,6 +124,12 @@ def run(args: argparse.Namespace) -> int:
     from ef.trec import read_run, write_run
 
     runs = run_names(args.runs)
+    if len(runs) == 1 and args.tune is not None:
+        raise ValueError(f"RUN: --tune needs at least 2 runs to fuse (got 1: {args.runs[0]})")
+    if len(runs) == 1 and not args.quiet:  # a run left out, or a wish to re-score one run: say which it is
+        print(f"ef fuse: warning: one RUN ({args.runs[0]}): the output is that run re-scored by {args.method[0]}"
+              f"{'' if args.norm is None else ' after ' + args.norm[0]}, not a fusion (-q: no warning)",
+              file=sys.stderr)
     if args.output is None and args.tune is None:
         raise ValueError("-o is required (a file, or '-' for standard output) unless --tune is given")
     check_output("-o", args.output, list(runs.values()))

@@ -1,0 +1,147 @@
+"""Flags as a new user types them (found by probing the CLI on SciFact): a value that starts with
+'-' and a digit reaches its flag's check (``--margin -5%``), ``ef eval -m`` as ``ef compare -m``,
+``ef fuse --missing-doc`` (``--missing`` elsewhere is a judged query a run lacks), and ``ef fuse``
+given one run says so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ef.cli import main
+
+QRELS = "".join(f"q{i} 0 d{i} 1\n" for i in range(6))
+A = "".join(f"q{i} Q0 d{i} 1 3 a\nq{i} Q0 x{i} 2 2 a\n" for i in range(6))
+B = "".join(f"q{i} Q0 x{i} 1 3.5 b\nq{i} Q0 d{i} 2 0.5 b\nq{i} Q0 y{i} 3 0.25 b\n" for i in range(6))
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    out = {}
+    for name, text in (("qrels", QRELS), ("a", A), ("b", B)):
+        path = tmp_path / f"{name}.txt"
+        path.write_text(text)
+        out[name] = str(path)
+    return out
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    with pytest.raises(SystemExit) as caught:
+        main(list(argv))
+    assert caught.value.code == 2
+    return capsys.readouterr().err.splitlines()[-1]
+
+
+# --- a value that starts with '-' and a digit ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", [["--margin", "-5%"], ["--margin=-5%"], ["--margin", "-0.01"]])
+def test_a_negative_margin_reaches_the_margin_check(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str], form: list[str]
+) -> None:
+    # argparse read '-5%' as an unknown flag: "argument --margin: expected one argument".
+    value = form[-1].removeprefix("--margin=")
+    assert usage_error(capsys, "gate", "--qrels", files["qrels"], files["a"], files["b"], *form) == (
+        f"ef gate: error: argument --margin: a margin is a number >= 0, or a percentage such as 2% (got '{value}')"
+    )
+
+
+def test_a_negative_cutoff_list_reaches_the_k_check(capsys: pytest.CaptureFixture[str]) -> None:
+    assert usage_error(capsys, "eval", "--k", "-5,10") == (
+        "ef eval: error: argument --k: expected comma-separated positive integers such as 1,10,100 (got '-5,10')"
+    )
+
+
+def test_an_unknown_short_flag_is_still_unknown(capsys: pytest.CaptureFixture[str]) -> None:
+    assert usage_error(capsys, "eval", "-z") == "ef eval: error: unrecognized arguments: -z"
+
+
+# --- ef eval -m, as ef compare / gate / sweep / fuse -m ---------------------------------------------------------
+
+
+def _eval_metrics(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, float]:
+    status, out, _ = run(capsys, "eval", "-q", "--json", "-", *argv)
+    assert status == 0
+    return dict(json.loads(out)["metrics"])
+
+
+def test_eval_measure_names_metric_and_cutoff(capsys: pytest.CaptureFixture[str]) -> None:
+    grid = _eval_metrics(capsys, "--metrics", "ndcg,recall", "--k", "10,100")
+    assert sorted(grid) == ["ndcg@10", "ndcg@100", "recall@10", "recall@100"]
+    assert _eval_metrics(capsys, "-m", "ndcg@10,recall@100") == grid
+    assert _eval_metrics(capsys, "-m", "ndcg@10", "--measure", "recall@100") == grid
+    assert round(grid["ndcg@10"], 4) == 0.8078  # the demo dataset's BM25 NDCG@10 (README)
+
+
+def test_eval_measure_without_cutoff_takes_k(capsys: pytest.CaptureFixture[str]) -> None:
+    assert sorted(_eval_metrics(capsys, "-m", "mrr", "-k", "1,5")) == ["mrr@1", "mrr@5"]
+    assert sorted(_eval_metrics(capsys, "-m", "hit_rate@3", "--metrics", "ndcg")) == ["hit_rate@3", "ndcg@3"]
+    default_k = ["map@1", "map@10", "map@100", "map@3", "map@5"]
+    assert sorted(_eval_metrics(capsys, "-m", "map")) == default_k
+
+
+@pytest.mark.parametrize("value", ["P_5", "ndcg@0", "ndcg@x", "bleu"])
+def test_eval_measure_refuses_a_name_it_cannot_grid(capsys: pytest.CaptureFixture[str], value: str) -> None:
+    assert usage_error(capsys, "eval", "-m", value) == (
+        f"ef eval: error: argument -m/--measure: expected NAME or NAME@K such as ndcg@10,recall@100 (got "
+        f"{value!r} in {value!r}); NAME is one of map,mrr,ndcg,precision,recall or a ranking measure of "
+        "ef.measures with a cutoff (hit_rate, err, judged ...)"
+    )
+
+
+# --- ef fuse --missing-doc ----------------------------------------------------------------------------------
+
+
+def test_fuse_missing_doc_is_fusions_missing(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    from ef.fusion import fuse
+    from ef.io.trec import run_lines
+
+    argv = ["fuse", files["a"], files["b"], "--method", "combsum", "--norm", "none", "-o", "-"]
+    status, out, _ = run(capsys, *argv, "--missing-doc", "min")
+    fused = fuse([files["a"], files["b"]], method="combsum", norm="none", missing="min")
+    assert (status, out) == (0, "".join(run_lines(fused, run_id="fused")))
+    assert out.splitlines()[:3] == ["q0 Q0 x0 1 5.5 fused", "q0 Q0 d0 2 3.5 fused", "q0 Q0 y0 3 2.25 fused"]
+    # zero, the default: y0 gets nothing from run a, which does not list it
+    assert run(capsys, *argv)[1].splitlines()[:3] == [
+        "q0 Q0 x0 1 5.5 fused", "q0 Q0 d0 2 3.5 fused", "q0 Q0 y0 3 0.25 fused"
+    ]
+
+
+def test_fuse_missing_is_not_its_flag(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    # --missing is a judged query a run lacks in ef compare, gate and trec-eval: fuse's is another thing.
+    assert usage_error(capsys, "fuse", files["a"], files["b"], "--missing", "min", "-o", "-") == (
+        "ef fuse: error: unrecognized arguments: --missing min; did you mean '--missing-doc'?"
+    )
+
+
+# --- ef fuse with one run -----------------------------------------------------------------------------------
+
+
+def test_fuse_one_run_warns(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    status, out, err = run(capsys, "fuse", files["a"], "-o", "-")
+    assert status == 0
+    assert out.splitlines()[0] == "q0 Q0 d0 1 0.01639344262295082 fused"  # 1 / (60 + 1)
+    assert err == (
+        f"ef fuse: warning: one RUN ({files['a']}): the output is that run re-scored by rrf, not a fusion "
+        "(-q: no warning)\n"
+    )
+    status, _, err = run(capsys, "fuse", files["b"], "--method", "combsum", "--norm", "min-max", "-o", "-")
+    assert err == (
+        f"ef fuse: warning: one RUN ({files['b']}): the output is that run re-scored by combsum after min-max, "
+        "not a fusion (-q: no warning)\n"
+    )
+    assert run(capsys, "fuse", files["a"], "-o", "-", "-q")[2] == ""
+
+
+def test_fuse_tune_refuses_one_run(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    assert run(capsys, "fuse", files["a"], "--tune", files["qrels"]) == (
+        2, "", f"ef fuse: error: RUN: --tune needs at least 2 runs to fuse (got 1: {files['a']})\n"
+    )
