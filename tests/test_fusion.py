@@ -765,7 +765,9 @@ def test_writing_a_fused_run_checks_the_run_id() -> None:
         run_lines(fuse([A]), run_id="my run")
     with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
         fuse([A], nope=1)  # type: ignore[call-arg]
-    assert list(run_lines(fuse([{"q1": {}}]), run_id="r")) == []
+    assert len(fuse([{"q1": {}}])) == 0  # a query with no document is no query of the fused run
+    with pytest.raises(ValueError, match=r"^'run' holds no query: its file would hold no ranking line"):
+        run_lines(fuse([{"q1": {}}]), run_id="r")  # an empty file, which evaluate_run refuses
 
 
 # --- the command line ----------------------------------------------------------------------------

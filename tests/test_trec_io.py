@@ -70,7 +70,8 @@ def test_write_run_rejects_bad_input(tmp_path: Path, run: dict, message: str) ->
 
 
 ids = st.text(alphabet="abcXYZ019-_.é", min_size=1, max_size=6)
-runs = st.dictionaries(ids, st.dictionaries(ids, st.floats(allow_nan=False), min_size=1, max_size=8), max_size=5)
+runs = st.dictionaries(ids, st.dictionaries(ids, st.floats(allow_nan=False), min_size=1, max_size=8),
+                     min_size=1, max_size=5)  # an empty run is refused (test_api_probe2_empty_writes)
 
 
 @settings(max_examples=60, deadline=None)
@@ -104,7 +105,7 @@ _WRITTEN = st.one_of(st.text(alphabet="ab9é \t#\x00", min_size=0, max_size=4), 
 @settings(max_examples=150, deadline=None)
 @given(run=st.dictionaries(_WRITTEN, st.dictionaries(
     _WRITTEN, st.one_of(st.sampled_from([0.5, -0.0, 0.0, 1.0, 1e16, 5e-324]), st.floats(allow_nan=False)),
-    max_size=40), max_size=5))
+    max_size=40), min_size=1, max_size=5))  # an empty run: test_api_probe2_empty_writes
 def test_write_run_in_the_engine_writes_what_format_run_does(
     tmp_path_factory: pytest.TempPathFactory, run: dict[str, dict[str, float]]
 ) -> None:

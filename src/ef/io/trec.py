@@ -280,6 +280,14 @@ def _check_path(path: object) -> None:
         raise TypeError(f"'path' must be a str or os.PathLike[str] (got {type(path).__name__})")
 
 
+# An empty run or qrels mapping: its file would be empty, and every reader of ef refuses an empty
+# one (trec_eval too), so a writer does not make a file ef itself cannot read back.
+_NO_QUERY = (
+    "{name!r} holds no query: its file would hold no {line}, which trec_eval, evaluate_run and ef trec-eval "
+    "refuse to score"
+)
+
+
 def _check_mapping(value: object, name: str, what: str) -> None:
     """`value` (the argument `name`) must be a ``{query_id: {doc_id: what}}`` mapping: a list, a
     generator or a DataFrame would otherwise fail inside, on ``.items()``, or write its columns."""
@@ -317,7 +325,15 @@ def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id:
     ------
     ValueError
         For an id that is not a non-empty str without whitespace, a score that is not a number
-        or is NaN, or a query with no documents (a TREC run file cannot list a query without a line).
+        or is NaN, a query with no documents (a TREC run file cannot list a query without a line),
+        or a run of no query at all: its file would hold no line, which ef's scorers refuse, as
+        trec_eval does ("the run holds no ranking line"). Nothing is written then.
+
+    >>> import tempfile
+    >>> write_run(os.path.join(tempfile.mkdtemp(), "run.txt"), {})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: 'run' holds no query: its file would hold no ranking line, which trec_eval, evaluate_run and ef ...
     """
     _check_path(path)
     write_lines(path, run_lines(run, run_id=run_id))
@@ -336,12 +352,17 @@ def run_lines(run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> 
     """
     check_trec_id(run_id, "'run_id'")
     _check_mapping(run, "run", "score")
+    if not run:  # format_run writes a block of a run, which may be empty; a whole run may not
+        raise ValueError(_NO_QUERY.format(name="run", line="ranking line"))
     text = _plain_text(run, run_id)
     return format_run(run, run_id=run_id) if text is None else text
 
 
 def format_run(run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> Iterator[str]:
     """The lines :func:`write_run` writes, the whole run checked first (the same errors).
+
+    `run` may be one block of a run written piece by piece, so an empty one yields no line
+    (where :func:`write_run` and :func:`run_lines`, which make a whole file, refuse it).
 
     >>> list(format_run({"q1": {"d1": 0.5, "d2": 1.5}}, run_id="bm25"))
     ['q1 Q0 d2 1 1.5 bm25\\n', 'q1 Q0 d1 2 0.5 bm25\\n']
@@ -421,8 +442,9 @@ def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> Non
     ------
     ValueError
         For an id that is empty or contains whitespace, a grade that is not a finite integer
-        (trec_eval reads qrels grades as integers), or a query with no judgements (a qrels
-        file cannot hold it, and dropping it would change ``-c`` averages).
+        (trec_eval reads qrels grades as integers), a query with no judgements (a qrels
+        file cannot hold it, and dropping it would change ``-c`` averages), or qrels of no query
+        (an empty file, which evaluate_run and trec_eval refuse to score with).
 
     Examples
     --------
@@ -434,6 +456,8 @@ def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> Non
     """
     _check_path(path)
     _check_mapping(qrels, "qrels", "grade")
+    if not qrels:
+        raise ValueError(_NO_QUERY.format(name="qrels", line="judgement"))
     for query_id, docs in qrels.items():
         _check_query_id(query_id)
         if not isinstance(docs, Mapping):

@@ -96,8 +96,22 @@ class SweepStore:
         return data
 
     def save(self, pipeline: Pipeline, record: Mapping[str, Any], run: Mapping[str, Mapping[str, float]]) -> None:
-        """Write the cell's run, then its record (the record's presence marks the cell done)."""
+        """Write the cell's run, then its record (the record's presence marks the cell done).
+
+        A cell that retrieved nothing for any query has no run file (a TREC run of no line is one
+        trec_eval and ef refuse to score): :meth:`saved_run` is then ``None``.
+        """
         from ef.io.trec import write_run
 
-        write_run(self.run_path(pipeline), {q: docs for q, docs in run.items() if docs}, run_id=pipeline.id)
+        retrieved = {q: docs for q, docs in run.items() if docs}
+        path = self.run_path(pipeline)
+        if retrieved:
+            write_run(path, retrieved, run_id=pipeline.id)
+        else:
+            path.unlink(missing_ok=True)  # an older sweep's run of this cell is not this one's
         _write_json(self.cell_path(pipeline), record)
+
+    def saved_run(self, pipeline: Pipeline) -> Path | None:
+        """The cell's run file, or ``None`` when the cell retrieved nothing (see :meth:`save`)."""
+        path = self.run_path(pipeline)
+        return path if path.is_file() else None

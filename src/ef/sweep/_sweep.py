@@ -281,7 +281,7 @@ def sweep(
             rerank_ms=float(record["rerank_ms"]),
             index_bytes=int(record["index_bytes"]),
             build_seconds=float(record["build_seconds"]),
-            run_path=None if store is None else str(store.run_path(pipeline)),
+            run_path=None if store is None or store.saved_run(pipeline) is None else str(store.run_path(pipeline)),
             loaded=pipeline.id in loaded,
         ))
 
