@@ -260,9 +260,10 @@ def run(args: argparse.Namespace) -> int:
     from ef.cli.report import check_outputs, wants_report, write_comparison_report
 
     check_outputs(args, inputs)
-    for path in inputs[len(judges) if dataset is not None else 0 :]:
-        if path != STDIN and not os.path.exists(path):  # a pipe or <(zcat run.gz) exists too
-            raise FileNotFoundError(f"{path}: no such file")
+    from ef.cli._inputs import check_inputs
+
+    runs_given = [path for paths in groups.values() for path in paths]
+    check_inputs(QRELS=args.qrels if dataset is None else None, RUN=runs_given)  # a pipe passes
     runs: dict[str, list[Any]] = {name: list(paths) for name, paths in groups.items()}
     qrels: Any = args.qrels if dataset is None else dataset.qrels
     if wants_report(args):

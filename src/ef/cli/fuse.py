@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ef.cli._inputs import check_inputs
 from ef.cli._output import check_output, is_stdout, write
 from ef.cli._runs import run_names
 from ef.compare import CORRECTIONS
@@ -124,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
     from ef.trec import read_run, write_run
 
     runs = run_names(args.runs)
+    check_inputs(RUN=list(runs.values()), **{"--tune": args.tune, "--qrels": args.qrels})
     if len(runs) == 1 and args.tune is not None:
         raise ValueError(f"RUN: --tune needs at least 2 runs to fuse (got 1: {args.runs[0]})")
     if len(runs) == 1 and not args.quiet:  # a run left out, or a wish to re-score one run: say which it is

@@ -141,6 +141,10 @@ def run(args: argparse.Namespace) -> int:
 
     check_one_stdin(**{"BASELINE": args.baseline, "--baseline-seed": args.baseline_seed,
                        "CANDIDATE": args.candidates, "--qrels": args.qrels})
+    from ef.cli._inputs import check_inputs
+
+    check_inputs(**{"BASELINE": args.baseline, "--baseline-seed": args.baseline_seed,
+                    "CANDIDATE": args.candidates, "--qrels": args.qrels})
     inputs = [args.baseline, *args.baseline_seed, *args.candidates, args.qrels]
     outputs = {"--markdown": args.markdown, "--junit": args.junit, "--json": args.json, "--html": args.html}
     _output.one_stdout(**{flag.lstrip("-"): path for flag, path in outputs.items() if flag != "--html"})

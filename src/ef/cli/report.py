@@ -356,6 +356,10 @@ def run(args: argparse.Namespace) -> int:
     from ef.cli._runs import run_names
 
     inputs += run_names(args.run or []).values()
+    from ef.cli._inputs import check_inputs
+
+    check_inputs(**{"RESULT.json": args.result, "--run": list(run_names(args.run or []).values()),
+                    "--qrels": args.qrels})
     check_outputs(args, inputs)
     data = read_result(args.result)
     write_outputs(args, report_for(data, args, where=args.result))

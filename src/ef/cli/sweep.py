@@ -64,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.ray_address is not None and args.engine != "ray":
         raise ValueError("--ray-address needs --engine ray")
+    from ef.cli._inputs import check_inputs
+
+    check_inputs(CONFIG=args.config)
     config = read_config(args.config)
     dataset = args.dataset or config.dataset
     if dataset is None:
