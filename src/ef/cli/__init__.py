@@ -54,6 +54,13 @@ class Parser(argparse.ArgumentParser):
         # (-5, -.5); 3.13 reads '-' + digit as ef does here. No ef flag looks like a number.
         self._negative_number_matcher = re.compile(r"^-\.?\d")
 
+    def format_help(self) -> str:
+        """argparse's help, then the command's examples (kept as written: argparse would refill them)."""
+        from ef.cli._examples import examples_text
+
+        examples = examples_text(" ".join(self.prog.split()[1:]))  # "ef eval" -> "eval"
+        return super().format_help() + ("\n" + examples if examples else "")
+
     def error(self, message: str) -> NoReturn:
         super().error(message + _suggestion(self, message))
 
