@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -108,9 +108,12 @@ def _names(runs: Any) -> tuple[list[Any], list[str]]:
 def _check_number(value: object, name: str, low: float | None, high: float | None, rule: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise TypeError(f"{name} must be {rule} (got {value!r})")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond a float's range (10**400)
+        number = math.inf
     if not math.isfinite(number) or (low is not None and number < low) or (high is not None and number > high):
-        raise ValueError(f"{name} must be {rule} (got {value!r})")
+        raise ValueError(f"{name} must be {rule} (got {value!r:.80})")
     return number
 
 
@@ -132,6 +135,8 @@ def resolve(
         if not spec.weighted:
             raise ValueError(f"'weights' do not apply to method {method!r} (weighted methods: "
                              f"{', '.join(repr(m.name) for m in METHODS.values() if m.weighted)})")
+        if isinstance(weights, str | bytes) or not isinstance(weights, Iterable):  # a str: each character a weight
+            raise TypeError(f"'weights' must be a sequence of numbers, one per run (got {type(weights).__name__})")
         values = [_check_number(x, f"'weights[{i}]'", None, None, "a finite number") for i, x in enumerate(weights)]
         if len(values) != n_runs:
             raise ValueError(f"'weights' must hold one weight per run ({n_runs}) (got {len(values)})")
@@ -433,8 +438,7 @@ def fit(
         raise ValueError(f"'method' must be a trained method, one of {', '.join(map(repr, trained))} (got {method!r})")
     stack, _ = _prepare(runs, depth)
     _, _, _, checked = resolve(method, None, None, params, stack.n_runs)
-    judged = _qrels(qrels)
-    checked["tables"] = fit_tables(stack, judged, method, checked)
+    checked["tables"] = _fit_on(stack, qrels, method, checked)
     return checked
 
 
@@ -448,8 +452,37 @@ def _qrels(qrels: Any) -> Mapping[str, Mapping[str, Any]]:
     if is_frame(qrels):
         return qrels_from_frame(qrels)
     if isinstance(qrels, Mapping):
-        return qrels
+        return _checked_qrels(qrels)
     raise TypeError(f"'qrels' must be a mapping, a qrels file or a DataFrame (got {type(qrels).__name__})")
+
+
+def _checked_qrels(qrels: Mapping[Any, Any]) -> Mapping[str, Mapping[str, Any]]:
+    """`qrels` as given, each id, judgement list and grade checked: a grade that is NaN, a str or
+    None, or judgements that are not a mapping, failed inside the fit or were read as "not relevant"."""
+    for query_id, judged in qrels.items():
+        if not isinstance(query_id, str):
+            raise TypeError(f"'qrels' must have str query ids (got {query_id!r})")
+        if not isinstance(judged, Mapping):
+            raise TypeError(f"'qrels'[{query_id!r}] must be a mapping {{doc_id: grade}} (got {type(judged).__name__})")
+        for doc_id, grade in judged.items():
+            if not isinstance(doc_id, str):
+                raise TypeError(f"'qrels'[{query_id!r}] must have str doc ids (got {doc_id!r})")
+            _check_number(grade, f"'qrels'[{query_id!r}][{doc_id!r}]", None, None, "a finite number")
+    return qrels
+
+
+def _fit_on(stack: Stack, qrels: Any, method: str, params: Mapping[str, Any]) -> list[Any]:
+    """The tables of a trained method fitted on `qrels`, which must judge one of the runs' queries:
+    qrels of none fitted all-zero tables, and every fused score was 0, silently."""
+    judged = _qrels(qrels)
+    if not judged:
+        raise ValueError(f"'qrels' judge no query: method {method!r} has nothing to fit on")
+    if stack.queries and not any(query_id in judged for query_id in stack.queries):
+        raise ValueError(
+            f"'qrels' judge none of the runs' queries (they judge {len(judged)}, first {next(iter(judged))!r}): "
+            f"method {method!r} has nothing to fit on"
+        )
+    return fit_tables(stack, judged, method, params)
 
 
 def fuse(
@@ -521,7 +554,7 @@ def _fused(runs: Any, method: str, norm: str | None, weights: Sequence[float] | 
     if spec.kind == "trained" and "tables" not in checked:
         if qrels is None:
             raise ValueError(f"method {method!r} is trained: pass qrels= (or params from ef.fusion.fit)")
-        checked["tables"] = fit_tables(stack, _qrels(qrels), method, checked)
+        checked["tables"] = _fit_on(stack, qrels, method, checked)
     if spec.kind == "trained" and len(checked["tables"]) != stack.n_runs:
         raise ValueError(f"'params['tables']' must hold one table per run ({stack.n_runs}) "
                          f"(got {len(checked['tables'])})")

@@ -10,6 +10,7 @@ the same queries (paired, corrected over the family).
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,12 +22,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ef._validate import check_non_negative_int
+from ef.comparison._options import check_options
 from ef.fusion._stack import load_run, stack_runs
 from ef.fusion.methods import METHODS, Missing, _names, _qrels, fuse_stack, resolve, to_run
 from ef.fusion.trained import fit_tables
 from ef.io.ranked import RankedRun
 
-__all__ = ["Candidate", "TuneReport", "grid", "tune", "weight_grid"]
+__all__ = ["MAX_WEIGHT_VECTORS", "Candidate", "TuneReport", "grid", "tune", "weight_grid"]
 
 Floats = npt.NDArray[np.float64]
 
@@ -73,16 +75,39 @@ def _parts(step: object) -> int:
     return int(1 / approximated)
 
 
+MAX_WEIGHT_VECTORS = 1_000_000
+"""The most weight vectors :func:`weight_grid` makes: the count grows as ``C(1/step + n - 1, n - 1)``
+(6 runs at step 0.01: 96 million, gigabytes before the first fusion), and tuning fuses each."""
+
+
 def weight_grid(n_runs: int, step: float) -> list[tuple[float, ...]]:
     """Every weight vector of `n_runs` multiples of `step` summing to 1, counted in integers (exact).
 
     ranx compares float sums with 1.0 and loses 4 of the 66 triples at step 0.1; this grid is
-    the compositions of ``1 / step`` into `n_runs` parts, so none is lost.
+    the compositions of ``1 / step`` into `n_runs` parts, so none is lost. A grid of more than
+    :data:`MAX_WEIGHT_VECTORS` vectors is a ValueError (take a larger step), made before any.
 
     >>> len(weight_grid(3, 0.1)), weight_grid(2, 0.5)
     (66, [(0.0, 1.0), (0.5, 0.5), (1.0, 0.0)])
+    >>> weight_grid(6, 0.01)
+    Traceback (most recent call last):
+    ...
+    ValueError: 'step' 0.01 with 6 runs makes 96,560,646 weight vectors (at most 1,000,000): take a larger step
     """
+    given: object = n_runs  # typed int, but a caller's may be anything
+    if isinstance(given, bool) or not isinstance(given, numbers.Integral):
+        raise TypeError(f"'n_runs' must be a positive integer (got {given!r})")
+    if given < 1:
+        raise ValueError(f"'n_runs' must be a positive integer (got {given!r})")
+    n_runs = int(given)
     n = _parts(step)
+    size = math.comb(n + n_runs - 1, n_runs - 1)
+    if size > MAX_WEIGHT_VECTORS:
+        count = f"{size:,}" if size < 10**15 else f"about {float(size):.1e}"
+        raise ValueError(
+            f"'step' {step!r} with {n_runs} runs makes {count} weight vectors (at most {MAX_WEIGHT_VECTORS:,}): "
+            "take a larger step"
+        )
     out: list[tuple[float, ...]] = []
     for cuts in itertools.combinations(range(n + n_runs - 1), n_runs - 1):
         bounds = (-1, *cuts, n + n_runs - 1)
@@ -168,6 +193,35 @@ def _scores(run: Mapping[str, Mapping[str, float]], qrels: Mapping[str, Any], me
     return np.array([next(iter(per_query[q].values())) if q in per_query else 0.0 for q in queries])
 
 
+def _check_measure(measure: object) -> None:
+    """`measure` names one per-query score (what is maximised, then compared)."""
+    from ef.measures import resolve as resolve_measure
+
+    if not isinstance(measure, str):
+        raise TypeError(f"'measure' must be one measure name as a str (got {type(measure).__name__})")
+    pairs = resolve_measure([measure], rankings=False)  # an unknown name: "measure 'x': unknown measure ..."
+    if len(pairs) != 1:
+        raise ValueError(
+            f"'measure' must name one measure (got {measure!r}, which is {len(pairs)}: "
+            f"{', '.join(label for label, _ in pairs[:3])}{' ...' if len(pairs) > 3 else ''})"
+        )
+    found = pairs[0][1]
+    if found.spec.aggregate != "mean":
+        raise ValueError(
+            f"'measure' must be a per-query score averaged over queries (got {measure!r}, summarised as a "
+            f"{found.spec.aggregate}): the tuning maximises a mean and compares mean differences"
+        )
+
+
+def _names_of(value: object, name: str, what: str) -> list[Any]:
+    """One name or a sequence of them (a str is one name, not its characters)."""
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, Sequence):
+        raise TypeError(f"{name!r} must be {what} (got {type(value).__name__})")
+    return list(value)
+
+
 def tune(
     runs: Any,
     qrels: Any,
@@ -219,6 +273,15 @@ def tune(
         raise ValueError("'runs' must not name a run 'fused': the comparison calls the fused run so")
     if len(values) < 1:
         raise ValueError("'runs' must hold at least one run (got none)")
+    # Every option is checked before anything is fused: a bad 'missing' was taken silently, a
+    # bad 'depth' failed inside numpy, and a bad 'correction' or 'measure' was found only by
+    # ef.compare, after every fold had been fused.
+    if missing not in ("zero", "min"):
+        raise ValueError(f"'missing' must be one of 'zero', 'min' (got {missing!r})")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise ValueError(f"'depth' must be a positive integer or None (got {depth!r})")
+    _check_measure(measure)
+    check_options("t", correction, 0.05, 0.95, 10_000, 0)  # as compare() is called below
     mappings = [load_run(run, label) for run, label in zip(values, labels, strict=True)]
     stack = stack_runs(mappings, labels)
     if depth is not None:
@@ -227,14 +290,17 @@ def tune(
     queries = sorted(judged)
     if not queries:
         raise ValueError("'qrels' judge no query: there is nothing to tune on")
+    if not set(stack.queries) & set(queries):  # else a 'folds' error, or ef.compare's, after every fusion
+        raise ValueError(
+            f"'qrels' judge none of the runs' queries (they judge {len(queries)}, first {queries[0]!r}): "
+            "there is nothing to tune on"
+        )
     seed = check_non_negative_int(seed, "seed")  # numpy's own messages name no argument
     _parts(step)  # checked for every method, weighted or not
-    if not isinstance(measure, str):  # else found only once the folds are fused, named 'measures'
-        raise TypeError(f"'measure' must be one measure name as a str (got {type(measure).__name__})")
     if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= len(queries):
         raise ValueError(f"'folds' must be an integer from 2 to the {len(queries)} judged queries (got {folds!r})")
-    methods = [method] if isinstance(method, str) else list(method)
-    norms = [norm] if norm is None or isinstance(norm, str) else list(norm)
+    methods = _names_of(method, "method", "a method name or a sequence of them")
+    norms = [None] if norm is None else _names_of(norm, "norm", "a norm name, a sequence of them or None")
     if not methods:
         raise ValueError(f"'method' must name at least one method (got {method!r})")
     if not norms:
