@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ef._console import Progress
+from ef._validate import check_bool, check_non_empty_str
 from ef.pipeline import Pipeline, content_id, expand_grid
 from ef.pipeline_stages import Workspace, fusion_method
 from ef.sweep._cell import CellJob, score_cell
@@ -31,10 +32,51 @@ class _Scores:
     per_query: Mapping[str, Mapping[str, float]]
 
 
+def _check_path(value: object, name: str) -> None:
+    """A folder argument: a str or os.PathLike (``os.fspath``'s own error names no argument)."""
+    if value is not None and (not isinstance(value, str | os.PathLike) or not isinstance(os.fspath(value), str)):
+        raise TypeError(
+            f"{name!r} must be a folder path (str or os.PathLike[str]) or None (got {type(value).__name__})"
+        )
+    if value is not None and not os.fspath(value):  # Path('') is the current folder
+        raise ValueError(f"{name!r} must be a folder path, not an empty str")
+
+
+def _check_triple(dataset: Dataset) -> None:
+    """The queries and qrels of a ``(corpus, queries, qrels)`` tuple (the corpus is checked where it
+    is indexed): a NaN grade failed at the end, in the cell's JSON, and a str grade inside a comparison."""
+    _, queries, qrels = dataset
+    if not isinstance(queries, Mapping):
+        raise TypeError(f"'dataset' queries must be a mapping {{query_id: text}} (got {type(queries).__name__})")
+    for query_id, text in queries.items():
+        if not isinstance(query_id, str) or not isinstance(text, str):
+            raise TypeError(f"'dataset' queries must map str ids to str texts (got {query_id!r}: {text!r:.80})")
+    if not isinstance(qrels, Mapping):
+        raise TypeError(
+            f"'dataset' qrels must be a mapping {{query_id: {{doc_id: grade}}}} (got {type(qrels).__name__})"
+        )
+    for query_id, judged in qrels.items():
+        if not isinstance(query_id, str):
+            raise TypeError(f"'dataset' qrels must have str query ids (got {query_id!r})")
+        if not isinstance(judged, Mapping):
+            raise TypeError(f"'dataset' qrels[{query_id!r}] must be a mapping {{doc_id: grade}} "
+                            f"(got {type(judged).__name__})")
+        for doc_id, grade in judged.items():
+            if not isinstance(doc_id, str):
+                raise TypeError(f"'dataset' qrels[{query_id!r}] must have str doc ids (got {doc_id!r})")
+            where = f"'dataset' qrels[{query_id!r}][{doc_id!r}]"
+            if isinstance(grade, bool) or not isinstance(grade, int | float | np.integer | np.floating):
+                raise TypeError(f"{where} must be a finite number (got {grade!r:.80})")
+            if not np.isfinite(float(grade)):
+                raise ValueError(f"{where} must be a finite number (got {grade!r})")
+
+
 def _load_dataset(dataset: str | os.PathLike[str] | Dataset, split: str) -> tuple[str, Dataset]:
+    check_non_empty_str(split, "split")
     if isinstance(dataset, str | os.PathLike):
         from ef.evaluation import read_beir
 
+        _check_path(dataset, "dataset")
         folder = Path(dataset)
         if not folder.is_dir():
             raise FileNotFoundError(f"dataset directory {folder} does not exist")
@@ -44,6 +86,7 @@ def _load_dataset(dataset: str | os.PathLike[str] | Dataset, split: str) -> tupl
         corpus, queries, judged = read_beir(folder, qrels=qrels)
         return str(folder), (corpus, queries, judged)
     if isinstance(dataset, tuple) and len(dataset) == 3:
+        _check_triple(dataset)
         return "the given dataset", dataset
     raise TypeError(
         "'dataset' must be a BEIR folder or a (corpus, queries, qrels) tuple "
@@ -176,11 +219,24 @@ def sweep(
 
     started = time.perf_counter()
     pipelines = expand_grid(grid)
+    if not isinstance(measures, str | Iterable):
+        raise TypeError(f"'measures' must be a measure name or a list of them (got {type(measures).__name__})")
     names = [measures] if isinstance(measures, str) else list(measures)
     if not names:
         raise ValueError("'measures' is empty: name at least one, e.g. 'ndcg@10'")
     for name in names:
-        parse_measure(name)  # an unknown measure fails before any work
+        spec = parse_measure(name).spec  # an unknown measure fails before any work
+        if spec.aggregate != "mean":  # its "mean" would be a sum (num_ret: 226.0) beside a CI of means
+            raise ValueError(
+                f"'measures': {name!r} is summarised as a {spec.aggregate}, not a mean over queries; a sweep "
+                "reports and compares per-query means, so pick a per-query score"
+            )
+    _check_path(out, "out")
+    _check_path(cache_dir, "cache_dir")
+    resume = check_bool(resume, "resume")
+    show_progress = check_bool(show_progress, "show_progress")
+    if workspace is not None and not isinstance(workspace, Workspace):
+        raise TypeError(f"'workspace' must be an ef.pipeline_stages.Workspace or None (got {type(workspace).__name__})")
     check_options(test, correction, alpha, confidence, resamples, seed)
     if engine not in ("local", "ray"):
         raise ValueError(f"'engine' must be 'local' or 'ray' (got {engine!r})")

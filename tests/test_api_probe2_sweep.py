@@ -1,0 +1,100 @@
+"""ef.sweep.sweep and its Workspace probed with arguments of the wrong kind: each is an exception
+naming the argument, raised before any cell is scored; a flag is a bool, not a truthy str; a
+measure summarised as a sum is refused (its "mean" was a sum, beside an interval of means)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from ef.datasets import demo_dataset
+from ef.evaluation import read_beir
+from ef.pipeline_stages import Workspace
+from ef.sweep import sweep
+
+CORPUS, QUERIES, QRELS = read_beir(demo_dataset())
+FIRST = sorted(QRELS)[0]
+
+
+def exactly(message: str) -> str:
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    ("keywords", "error", "message"),
+    [
+        ({"measures": None}, TypeError, "'measures' must be a measure name or a list of them (got NoneType)"),
+        ({"measures": ["num_ret"]}, ValueError, "'measures': 'num_ret' is summarised as a sum, not a mean over "
+                                                "queries; a sweep reports and compares per-query means, so pick a "
+                                                "per-query score"),
+        ({"measures": ["ndcg@10", "gm_map"]}, ValueError, "'measures': 'gm_map' is summarised as a geometric, not a "
+                                                          "mean over queries; a sweep reports and compares per-query "
+                                                          "means, so pick a per-query score"),
+        ({"out": 3}, TypeError, "'out' must be a folder path (str or os.PathLike[str]) or None (got int)"),
+        ({"out": b"folder"}, TypeError, "'out' must be a folder path (str or os.PathLike[str]) or None (got bytes)"),
+        ({"out": ""}, ValueError, "'out' must be a folder path, not an empty str"),
+        ({"cache_dir": 3}, TypeError, "'cache_dir' must be a folder path (str or os.PathLike[str]) or None (got int)"),
+        ({"resume": "no"}, TypeError, "'resume' must be a bool (got 'no')"),  # was read as True
+        ({"show_progress": "no"}, TypeError, "'show_progress' must be a bool (got 'no')"),  # printed progress
+        ({"workspace": 3}, TypeError, "'workspace' must be an ef.pipeline_stages.Workspace or None (got int)"),
+        ({"split": None}, TypeError, "'split' must be a non-empty str (got None)"),  # read qrels/None.tsv
+        ({"device": 3}, TypeError, "'device' must be a torch device name such as 'cpu' or 'cuda:0', or None (got 3)"),
+        ({"batch_size": 0}, ValueError, "'batch_size' must be a positive integer (got 0)"),
+    ],
+)
+def test_a_bad_option_is_named(keywords: dict[str, Any], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=exactly(message)):
+        sweep({"k": 10}, demo_dataset(), show_progress=keywords.pop("show_progress", False), **keywords)
+
+
+def test_an_empty_dataset_path_is_not_the_current_folder() -> None:
+    with pytest.raises(ValueError, match=exactly("'dataset' must be a folder path, not an empty str")):
+        sweep({"k": 10}, "", show_progress=False)
+
+
+@pytest.mark.parametrize(
+    ("qrels", "error", "message"),
+    [
+        ({**QRELS, FIRST: {"x": float("nan")}}, ValueError,
+         f"'dataset' qrels[{FIRST!r}]['x'] must be a finite number (got nan)"),  # JSON's "Out of range float"
+        ({**QRELS, FIRST: {"x": "1"}}, TypeError,
+         f"'dataset' qrels[{FIRST!r}]['x'] must be a finite number (got '1')"),  # '>' between str and int
+        ({**QRELS, FIRST: None}, TypeError, f"'dataset' qrels[{FIRST!r}] must be a mapping {{doc_id: grade}} "
+                                            "(got NoneType)"),
+        ({1: {"x": 1}}, TypeError, "'dataset' qrels must have str query ids (got 1)"),
+        ([("q", {"x": 1})], TypeError, "'dataset' qrels must be a mapping {query_id: {doc_id: grade}} (got list)"),
+    ],
+)
+def test_a_tuples_qrels_are_checked(qrels: Any, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=exactly(message)):
+        sweep({"k": 10}, (CORPUS, QUERIES, qrels), show_progress=False)
+
+
+def test_a_tuples_queries_are_checked() -> None:
+    with pytest.raises(TypeError, match=exactly("'dataset' queries must map str ids to str texts (got 'q01': None)")):
+        sweep({"k": 10}, (CORPUS, {**QUERIES, "q01": None}, QRELS), show_progress=False)  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match=exactly("'dataset' queries must be a mapping {query_id: text} (got list)")):
+        sweep({"k": 10}, (CORPUS, list(QUERIES), QRELS), show_progress=False)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("keywords", "error", "message"),
+    [
+        ({"batch_size": 0}, ValueError, "'batch_size' must be a positive integer (got 0)"),
+        ({"batch_size": "32"}, TypeError, "'batch_size' must be a positive integer (got '32')"),
+        ({"show_progress": 1}, TypeError, "'show_progress' must be a bool (got 1)"),
+        ({"device": ["cpu"]}, TypeError, "'device' must be a torch device name such as 'cpu' or 'cuda:0', or None "
+                                         "(got list)"),
+        ({"cache_dir": 3}, TypeError, "'cache_dir' must be a folder path or None (got int)"),
+    ],
+)
+def test_workspace_checks_what_it_keeps(keywords: dict[str, Any], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=exactly(message)):
+        Workspace({"d1": "cats purr"}, **keywords)
+
+
+def test_the_sweep_still_sweeps() -> None:
+    result = sweep({"k": 10}, (CORPUS, QUERIES, QRELS), show_progress=False, measures="ndcg@10")
+    assert [round(row["mean"], 4) for row in result.rows()] == [0.8078]
