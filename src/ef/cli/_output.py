@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 __all__ = [
     "STDOUT",
@@ -16,6 +16,7 @@ __all__ = [
     "check_output",
     "check_writable_folder",
     "copy_to_stdout",
+    "distinct_outputs",
     "is_stdout",
     "one_stdout",
     "write",
@@ -54,6 +55,26 @@ def one_stdout(**flags: str | None) -> None:
     taken = [f"--{name.replace('_', '-')}" for name, value in flags.items() if is_stdout(value)]
     if len(taken) > 1:
         raise ValueError(f"{' and '.join(taken)} cannot both write to standard output ('-')")
+
+
+def distinct_outputs(flags: Mapping[str, str | None]) -> None:
+    """Refuse two output flags (flag -> path) that name one file or folder: the second written
+    would replace the first, silently (``ef eval --json r.out --run-out r.out`` kept the JSON alone).
+    Standard output (``-``) is :func:`one_stdout`'s to judge.
+
+    >>> distinct_outputs({"--json": "r.out", "--run-out": "./r.out", "--html": None})
+    Traceback (most recent call last):
+    ...
+    ValueError: --json and --run-out both name ./r.out: give each output its own path
+    """
+    seen: dict[str, str] = {}
+    for flag, path in flags.items():
+        if path is None or is_stdout(path):
+            continue
+        key = os.path.realpath(path)  # the same file by any spelling (or symlink)
+        if key in seen:
+            raise ValueError(f"{seen[key]} and {flag} both name {path}: give each output its own path")
+        seen[key] = flag
 
 
 def check_not_input(flag: str, path: str | None, inputs: Iterable[str | os.PathLike[str] | None]) -> None:

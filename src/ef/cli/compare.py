@@ -21,7 +21,7 @@ import zipfile
 from typing import Any
 
 import ef
-from ef.cli._output import check_output
+from ef.cli._output import check_output, distinct_outputs
 from ef.cli._runs import STDIN, check_one_stdin, run_groups
 from ef.compare import CORRECTIONS, TESTS
 
@@ -256,6 +256,7 @@ def run(args: argparse.Namespace) -> int:
     output = None if args.output == "-" else args.output
     judges = [args.qrels] if dataset is None else [args.dataset or dataset.name]  # a folder or zip is read
     inputs = [*judges, *(p for paths in groups.values() for p in paths)]
+    distinct_outputs({"--output": output, "--html": args.html, "--png": args.png, "--svg": args.svg})
     check_output("--output", output, inputs)
     from ef.cli.report import check_outputs, wants_report, write_comparison_report
 

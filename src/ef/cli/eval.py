@@ -296,6 +296,8 @@ def _run(args: argparse.Namespace) -> int:
     # Every output is checked before the work, not after it; with one of them on standard output,
     # the tables go to stderr so that stdout holds exactly that output.
     _output.one_stdout(json=args.json, run_out=args.run_out)
+    _output.distinct_outputs({"--json": args.json, "--run-out": args.run_out, "--html": args.html,
+                              "--png": args.png, "--svg": args.svg, "--index-dir": args.index_dir})
     from ef.cli.report import check_outputs, dataset_files, wants_report, write_evaluation_report
 
     dataset = Path(args.dataset) if args.dataset is not None else DEMO_DATASET

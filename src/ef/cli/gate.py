@@ -148,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = [args.baseline, *args.baseline_seed, *args.candidates, args.qrels]
     outputs = {"--markdown": args.markdown, "--junit": args.junit, "--json": args.json, "--html": args.html}
     _output.one_stdout(**{flag.lstrip("-"): path for flag, path in outputs.items() if flag != "--html"})
+    _output.distinct_outputs(outputs)
     for flag, path in outputs.items():
         _output.check_output(flag, path, inputs)
     if args.html is not None and _output.is_stdout(args.html):

@@ -360,6 +360,9 @@ def run(args: argparse.Namespace) -> int:
 
     check_inputs(**{"RESULT.json": args.result, "--run": list(run_names(args.run or []).values()),
                     "--qrels": args.qrels})
+    from ef.cli._output import distinct_outputs
+
+    distinct_outputs({"--html": args.html, "--png": args.png, "--svg": args.svg})
     check_outputs(args, inputs)
     data = read_result(args.result)
     write_outputs(args, report_for(data, args, where=args.result))

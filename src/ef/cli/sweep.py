@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
     if out is None:
         raise ValueError(f"no output folder: give --out DIR or 'out' in {args.config}")
     _output.check_writable_folder("--out" if args.out else f"{args.config}: 'out'", out)  # before any work
+    _output.distinct_outputs({"--out" if args.out else f"{args.config}: 'out'": out, "--json": args.json,
+                              "--html": args.html, "--png": args.png, "--svg": args.svg})
     _output.check_output("--json", args.json)
     check_outputs(args)
     human = sys.stderr if _output.is_stdout(args.json) else sys.stdout

@@ -356,6 +356,8 @@ def main(argv: Sequence[str]) -> int:
     from ef.cli import _output
 
     inputs = [args.qrels, args.run]
+    _output.distinct_outputs({"--json": args.json, "--csv": args.csv, "--html": args.html, "--png": args.png,
+                              "--svg": args.svg})
     _output.check_output("--json", args.json, inputs)  # before any reading
     _output.check_output("--csv", args.csv, inputs)
     from ef.cli.report import check_outputs, wants_report, write_run_report
