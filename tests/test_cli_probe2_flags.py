@@ -145,3 +145,28 @@ def test_fuse_tune_refuses_one_run(capsys: pytest.CaptureFixture[str], files: di
     assert run(capsys, "fuse", files["a"], "--tune", files["qrels"]) == (
         2, "", f"ef fuse: error: RUN: --tune needs at least 2 runs to fuse (got 1: {files['a']})\n"
     )
+
+
+# --- ef compare --json FILE, as ef eval, gate and sweep --json ------------------------------------------------
+
+
+def test_compare_json_file_beside_the_table(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str], tmp_path: Path
+) -> None:
+    argv = ["compare", files["qrels"], files["a"], files["b"], "-m", "mrr", "--resamples", "100"]
+    table = run(capsys, *argv)
+    as_json = run(capsys, *argv, "--format", "json")[1]
+    saved = tmp_path / "c.json"
+    assert run(capsys, *argv, "--json", str(saved)) == table
+    assert saved.read_text() == as_json
+    assert json.loads(as_json)["systems"] == ["a", "b"]
+
+
+def test_compare_json_dash_sends_the_table_to_stderr(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    argv = ["compare", files["qrels"], files["a"], files["b"], "-m", "mrr", "--resamples", "100"]
+    _, table, _ = run(capsys, *argv)
+    _, as_json, _ = run(capsys, *argv, "--format", "json")
+    assert run(capsys, *argv, "--json", "-") == (0, as_json, table)
+    assert run(capsys, *argv, "--json", "-", "-o", "-") == (
+        2, "", "ef compare: error: --output and --json cannot both write to standard output ('-')\n"
+    )

@@ -21,6 +21,7 @@ import zipfile
 from typing import Any
 
 import ef
+from ef.cli import _output
 from ef.cli._output import check_output, distinct_outputs
 from ef.cli._runs import STDIN, check_one_stdin, run_groups
 from ef.compare import CORRECTIONS, TESTS
@@ -171,7 +172,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--fail-on", choices=("worse", "different"), default=None,
         help="exit 1 when a comparison is significantly worse (or different either way) than its baseline",
     )
-    parser.add_argument("--output", "-o", default="-", metavar="PATH", help="where to write: - (stdout) or a file")
+    parser.add_argument(
+        "--output", "-o", default=None, metavar="PATH",
+        help="where to write --format's text: - (stdout, default) or a file",
+    )
+    parser.add_argument(
+        "--json", metavar="FILE",
+        help="also write the report as JSON, as --format json does ('-': standard output, the table then goes to "
+             "standard error), as ef eval, gate and sweep --json",
+    )
     from ef.cli.report import add_output_flags
 
     add_output_flags(parser)  # --html, --png, --svg: the comparison with charts and the largest losses
@@ -253,11 +262,14 @@ def run(args: argparse.Namespace) -> int:
     measures = list(args.measures or [])
     if args.metrics is not None or args.k is not None:
         measures += [f"{m}@{k}" for m in (args.metrics or ["ndcg"]) for k in (args.k or [10])]
-    output = None if args.output == "-" else args.output
+    _output.one_stdout(output=args.output, json=args.json)  # -o - and --json - together
+    output = None if args.output in (None, "-") else args.output
     judges = [args.qrels] if dataset is None else [args.dataset or dataset.name]  # a folder or zip is read
     inputs = [*judges, *(p for paths in groups.values() for p in paths)]
-    distinct_outputs({"--output": output, "--html": args.html, "--png": args.png, "--svg": args.svg})
+    distinct_outputs({"--output": output, "--json": args.json, "--html": args.html, "--png": args.png,
+                      "--svg": args.svg})
     check_output("--output", output, inputs)
+    check_output("--json", args.json, inputs)
     from ef.cli.report import check_outputs, wants_report, write_comparison_report
 
     check_outputs(args, inputs)
@@ -293,14 +305,19 @@ def run(args: argparse.Namespace) -> int:
         shown = {name: paths[0] for name, paths in runs.items()}  # the HTML report shows the first of each
         write_comparison_report(args, report, shown, dataset=dataset, qrels=qrels)
     text = _render(report, args.format, args.layout)
+    if args.json is not None and not _output.is_stdout(args.json):
+        _output.write("--json", args.json, _render(report, "json").encode("utf-8"), "report")
     if output is None:
-        print(text, end="")
+        # With --json - (and no -o -), standard output holds the JSON alone.
+        print(text, end="", file=sys.stderr if _output.is_stdout(args.json) else sys.stdout)
     else:
         try:
             with atomic_writer(output) as stream:
                 stream.write(text.encode("utf-8"))
         except OSError as error:
             raise OSError(f"--output {output}: cannot write the report ({error.strerror or error})") from error
+    if _output.is_stdout(args.json):
+        _output.write("--json", "-", _render(report, "json").encode("utf-8"), "report")
     if args.fail_on is not None:
         bad = [c for c in report.comparisons
                if c.verdict == "worse" or (args.fail_on == "different" and c.verdict == "better")]
