@@ -23,8 +23,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from numbers import Real
 from typing import Any
 
 from ef._validate import check_choice, check_non_empty_str, check_non_negative_int, check_positive_int, describe
@@ -89,6 +91,8 @@ def _number(value: object, name: str, low: float, high: float | None) -> float:
     number = float(value)
     if not (number >= low and (high is None or number <= high)):  # also refuses NaN
         raise ValueError(f"'{name}' must be {rule} (got {describe(value)})")
+    if math.isinf(number):  # a pipeline's id is its JSON, which holds no infinity
+        raise ValueError(f"'{name}' must be a finite number (got {describe(value)})")
     return number
 
 
@@ -146,7 +150,10 @@ class Pipeline:
             if self.model is not None:
                 raise ValueError(f"'model' applies to retriever 'dense' or 'hybrid', not 'bm25' (got {self.model!r})")
         else:
-            object.__setattr__(self, "model", check_non_empty_str(self.model or DEFAULT_MODEL, "model"))
+            # None is the default model; '' is refused (it was taken for the default silently)
+            object.__setattr__(self, "model", check_non_empty_str(
+                DEFAULT_MODEL if self.model is None else self.model, "model"
+            ))
         object.__setattr__(self, "k1", _number(self.k1, "k1", 0.0, None))
         object.__setattr__(self, "b", _number(self.b, "b", 0.0, 1.0))
         check_choice(self.stemmer, "stemmer", STEMMERS)
@@ -428,14 +435,50 @@ def collapse_to_sources(
     >>> collapse_to_sources(run, lambda chunk: chunk.split("#")[0])
     {'q1': {'b': 0.9, 'a': 0.7}}
     """
-    lookup = source_of.__getitem__ if isinstance(source_of, Mapping) else source_of
+    if not isinstance(run, Mapping):
+        raise TypeError(f"'run' must be a mapping {{query_id: {{chunk_id: score}}}} (got {describe(run)})")
+    if not isinstance(source_of, Mapping) and not callable(source_of):
+        raise TypeError(
+            f"'source_of' must be a mapping chunk_id -> source id or a function (got {describe(source_of)})"
+        )
     out: dict[str, dict[str, float]] = {}
-    for query_id, ranking in run.items():
-        pairs = ranking.items() if isinstance(ranking, Mapping) else ranking
+    given: Mapping[str, object] = run  # its values are checked: a caller's may be anything
+    for query_id, ranking in given.items():
+        if isinstance(ranking, Mapping):
+            pairs: Iterable[Any] = ranking.items()
+        elif isinstance(ranking, Sequence) and not isinstance(ranking, str | bytes):
+            pairs = ranking
+        else:
+            raise TypeError(
+                f"'run'[{query_id!r}] must be a mapping {{chunk_id: score}} or a list of (chunk_id, score) pairs "
+                f"(got {describe(ranking)})"
+            )
         best: dict[str, float] = {}
-        for chunk_id, score in pairs:
-            source = lookup(chunk_id)
+        for pair in pairs:
+            if not isinstance(pair, tuple | list) or len(pair) != 2:
+                raise TypeError(f"'run'[{query_id!r}] must hold (chunk_id, score) pairs (got {describe(pair)})")
+            chunk_id, value = pair
+            # NaN compares false with everything: the source's score hung on the order of its chunks
+            if isinstance(value, bool) or not isinstance(value, Real):
+                raise TypeError(f"'run'[{query_id!r}][{chunk_id!r}] must be a number (got {describe(value)})")
+            score = float(value)
+            if math.isnan(score):
+                raise ValueError(f"'run'[{query_id!r}][{chunk_id!r}] must be a number, not NaN")
+            source = _source(source_of, chunk_id, query_id)
             if source not in best or score > best[source]:
                 best[source] = score
         out[query_id] = dict(sorted(best.items(), key=lambda item: -item[1]))
     return out
+
+
+def _source(source_of: Mapping[str, str] | Callable[[str], str], chunk_id: str, query_id: str) -> str:
+    """The source of `chunk_id`, named in the error when `source_of` has none or gives no str."""
+    if isinstance(source_of, Mapping):
+        if chunk_id not in source_of:
+            raise KeyError(f"'source_of' has no source for chunk {chunk_id!r} (query {query_id!r})")
+        source: object = source_of[chunk_id]
+    else:
+        source = source_of(chunk_id)
+    if not isinstance(source, str):
+        raise TypeError(f"'source_of' must give a str source id (got {describe(source)} for chunk {chunk_id!r})")
+    return source
