@@ -300,6 +300,9 @@ def locate(
         raise TypeError(f"'name_or_path' must be a dataset name or a path (got {type(name_or_path).__name__})")
     if split is not None and not isinstance(split, str):
         raise TypeError(f"'split' must be a str or None (got {type(split).__name__})")
+    if split is not None and (not split or "/" in split or split.strip() != split):
+        # '' read the default split silently; a '/' or space would name a file outside qrels/
+        raise ValueError(f"'split' must be a split name such as 'test' or 'dev', or None (got {split!r})")
     text = os.fspath(name_or_path)
     if not isinstance(text, str):
         raise TypeError(f"'name_or_path' must be a str path, not {type(text).__name__}")
@@ -380,6 +383,10 @@ def where_present(known: KnownDataset) -> list[str]:
 
     An MS MARCO set is listed by the places that hold its corpus (its queries and qrels are small).
     """
+    if not isinstance(known, KnownDataset):  # a name would fail inside, on .family
+        raise TypeError(
+            f"'known' must be a KnownDataset, such as ef.datasets.KNOWN['beir/scifact'] (got {type(known).__name__})"
+        )
     found: list[str] = []
     if known.family == "beir":
         candidates: Iterator[tuple[Looked, Any]] = _beir_candidates(known, known.name)
@@ -438,6 +445,8 @@ def _read_zip(source: _Zip, split: str, *, corpus: bool = True) -> Triple:
               f"qrels/{split}.tsv": f"{prefix}qrels/{split}.tsv"}
     with _open_zip(source.path) as archive, tempfile.TemporaryDirectory(prefix="ef-dataset-") as scratch:
         names = set(archive.namelist())
+        if wanted[f"qrels/{split}.tsv"] not in names and split == "test" and f"{prefix}qrels.tsv" in names:
+            wanted[f"qrels/{split}.tsv"] = f"{prefix}qrels.tsv"  # write_beir's flat layout, as a folder reads it
         if wanted[f"qrels/{split}.tsv"] not in names:
             there = [n for n in names if n.startswith(f"{prefix}qrels/") and n.endswith(".tsv")]
             missing = wanted[f"qrels/{split}.tsv"]
@@ -779,6 +788,15 @@ def load(name_or_path: str | os.PathLike[str], split: str | None = None, *, corp
         triple = _read_files(source, corpus=corpus)
         verified = "; ".join(f"{role}: {how}" for role, (_, _, how) in source.parts.items())
     texts, queries, qrels = triple
+    # An empty file reads as {}: a dataset of no judgement (or query, or document) would score 0,
+    # or nothing, everywhere; evaluate_run and trec_eval refuse qrels with no judgement too.
+    for value, what in (
+        (qrels, f"the qrels of split {chosen!r} hold no judgement"),
+        (queries, "its queries hold no query"),
+        (texts if corpus else True, "its corpus holds no document"),  # streamed: iter_corpus reads it
+    ):
+        if not value:
+            raise ValueError(f"{description}: {what}: not a dataset to evaluate on")
     non_relevant = any(grade <= 0 for judged in qrels.values() for grade in judged.values())
     facts = DatasetFacts(
         relevance_level=known.relevance_level if known else 1,
