@@ -218,6 +218,22 @@ def _qrels_file(dataset: Path, split: str) -> str:
     return "qrels.tsv" if split == "test" and not present(nested) and present("qrels.tsv") else nested
 
 
+def _check_split(dataset: Path, split: str) -> None:
+    """Fail before any work, naming --split and the splits there are, when a BEIR folder lacks the
+    split's qrels (read_beir would say so only as a file it cannot find)."""
+    if not dataset.is_dir():
+        return  # read_beir names the folder
+    name = _qrels_file(dataset, split)
+    if any((dataset / f"{name}{gz}").exists() for gz in ("", ".gz")):
+        return
+    there = sorted({p.name.removesuffix(".gz").removesuffix(".tsv") for p in (dataset / "qrels").glob("*.tsv*")})
+    if (dataset / "qrels.tsv").exists() or (dataset / "qrels.tsv.gz").exists():
+        there = sorted({*there, "test"})
+    raise FileNotFoundError(
+        f"--split {split}: {dataset} has no qrels/{split}.tsv (its splits: {', '.join(there) or 'none'})"
+    )
+
+
 def _load_named(args: argparse.Namespace, *, stream: bool = False) -> Any:
     """Load a dataset by name (or zip) with ef.datasets, and take its facts as the defaults.
 
@@ -307,6 +323,7 @@ def _run(args: argparse.Namespace) -> int:
     named = named or stream
     if not named:
         args.split = args.split or "test"
+        _check_split(dataset, args.split)
     inputs = dataset_files(dataset, args.split or "test")  # the dataset must not be written over
     _output.check_output("--json", args.json, inputs)
     _output.check_output("--run-out", args.run_out, inputs)

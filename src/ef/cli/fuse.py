@@ -120,7 +120,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``ef fuse``: write the fused run and/or print the tuning verdict; return the exit status."""
-    from ef.fusion import fuse, tune
+    from ef.fusion import METHODS, fuse, tune
     from ef.io.trec import run_lines
     from ef.trec import read_run, write_run
 
@@ -128,10 +128,6 @@ def run(args: argparse.Namespace) -> int:
     check_inputs(RUN=list(runs.values()), **{"--tune": args.tune, "--qrels": args.qrels})
     if len(runs) == 1 and args.tune is not None:
         raise ValueError(f"RUN: --tune needs at least 2 runs to fuse (got 1: {args.runs[0]})")
-    if len(runs) == 1 and not args.quiet:  # a run left out, or a wish to re-score one run: say which it is
-        print(f"ef fuse: warning: one RUN ({args.runs[0]}): the output is that run re-scored by {args.method[0]}"
-              f"{'' if args.norm is None else ' after ' + args.norm[0]}, not a fusion (-q: no warning)",
-              file=sys.stderr)
     if args.output is None and args.tune is None:
         raise ValueError("-o is required (a file, or '-' for standard output) unless --tune is given")
     check_output("-o", args.output, list(runs.values()))
@@ -140,17 +136,29 @@ def run(args: argparse.Namespace) -> int:
     if args.tune is None:
         if len(args.method) != 1 or len(norms) != 1:
             raise ValueError("--method and --norm take one name each without --tune (got a list)")
+        spec = METHODS.get(args.method[0])
+        if spec is not None and spec.kind == "trained" and args.qrels is None:
+            raise ValueError(f"--method {args.method[0]} is trained: give its training qrels with --qrels QRELS")
         fused = fuse(runs, method=args.method[0], norm=norms[0], weights=args.weights, params=params or None,
                      depth=args.depth, missing=args.missing, qrels=args.qrels)
+        if len(runs) == 1 and not args.quiet:  # a run left out, or a wish to re-score one run: say which it is
+            print(f"ef fuse: warning: one RUN ({args.runs[0]}): the output is that run re-scored by {args.method[0]}"
+                  f"{'' if args.norm is None else ' after ' + args.norm[0]}, not a fusion (-q: no warning)",
+                  file=sys.stderr)
     else:
         if args.weights is not None or params:
             raise ValueError("--weights and --param are what --tune chooses: leave them out")
         # tune and then fuse take the runs: each is read once, here (standard input, a pipe or
         # a FIFO can be read only once, and a file need not be read twice).
         once = {name: read_run(path) for name, path in runs.items()}
-        report = tune(once, args.tune, method=args.method, norm=norms, measure=args.measure, folds=args.folds,
-                      seed=args.seed, step=args.step, depth=args.depth, missing=args.missing,
-                      correction=args.correction)
+        try:
+            report = tune(once, args.tune, method=args.method, norm=norms, measure=args.measure, folds=args.folds,
+                          seed=args.seed, step=args.step, depth=args.depth, missing=args.missing,
+                          correction=args.correction)
+        except ValueError as error:  # tune's 'qrels' are --tune's (--qrels is a trained method's)
+            if str(error).startswith("'qrels' "):
+                raise ValueError("--tune's qrels" + str(error)[len("'qrels'"):]) from None
+            raise
         out = sys.stderr if is_stdout(args.output) else sys.stdout
         for f, candidate in enumerate(report.chosen, start=1):
             print(f"fold {f}: {candidate}", file=out)
