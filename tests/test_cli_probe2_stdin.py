@@ -214,3 +214,26 @@ def test_fuse_tune_names_standard_input_stdin(
                            "--method", "combsum")
     assert (status, err) == (0, "")
     assert "the best input (stdin) on ndcg@10" in out.splitlines()[-1]
+
+
+# --- ef report ----------------------------------------------------------------------------------------------
+
+
+def test_report_reads_the_saved_report_from_standard_input(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, files: dict[str, str], tmp_path: Path
+) -> None:
+    pytest.importorskip("altair")
+    saved = run(capsys, "compare", files["qrels"], files["a"], files["b"], "-m", "mrr", "--resamples", "100",
+                "--format", "json")[1]
+    stdin(monkeypatch, saved)
+    page = tmp_path / "r.html"
+    assert run(capsys, "report", "-", "--html", str(page)) == (0, "", "")
+    assert "Comparison" in page.read_text(encoding="utf-8")
+    for text, message in (("[1]", "<stdin>: expected a JSON object, got list"),
+                          ('{"a":', "<stdin>:1: not JSON (Expecting value)")):
+        stdin(monkeypatch, text)
+        assert run(capsys, "report", "-", "--html", str(page)) == (2, "", f"ef report: error: {message}\n")
+    stdin(monkeypatch, saved)
+    assert run(capsys, "report", "-", "--html", str(page), "--run", "a=-") == (
+        2, "", "ef report: error: RESULT.json and --run are both '-': standard input can be only one of them\n"
+    )

@@ -233,21 +233,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def read_result(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The JSON object in `path`; ``ValueError`` naming the file if it is not one."""
+    """The JSON object in `path` (``-``: standard input); ``ValueError`` naming the file if it is not one."""
     from ef.report.saved import check_finite, refuse_duplicate_keys
 
+    name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
     try:
-        with open(path, encoding="utf-8") as stream:
-            data = json.load(stream, object_pairs_hook=refuse_duplicate_keys)
+        if name == "<stdin>":
+            import sys
+
+            data = json.loads(sys.stdin.buffer.read().decode("utf-8"), object_pairs_hook=refuse_duplicate_keys)
+        else:
+            with open(path, encoding="utf-8") as stream:
+                data = json.load(stream, object_pairs_hook=refuse_duplicate_keys)
     except json.JSONDecodeError as error:
-        raise ValueError(f"{os.fspath(path)}:{error.lineno}: not JSON ({error.msg})") from None
+        raise ValueError(f"{name}:{error.lineno}: not JSON ({error.msg})") from None
     except UnicodeDecodeError:
-        raise ValueError(f"{os.fspath(path)}: not UTF-8 text") from None
+        raise ValueError(f"{name}: not UTF-8 text") from None
     except ValueError as error:  # a key given twice: which value was meant cannot be told
-        raise ValueError(f"{os.fspath(path)}: {error}") from None
+        raise ValueError(f"{name}: {error}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{os.fspath(path)}: expected a JSON object, got {type(data).__name__}")
-    check_finite(data, os.fspath(path))  # ef writes no NaN or infinity
+        raise ValueError(f"{name}: expected a JSON object, got {type(data).__name__}")
+    check_finite(data, name)  # ef writes no NaN or infinity
     return data
 
 
@@ -358,12 +364,15 @@ def run(args: argparse.Namespace) -> int:
     inputs += run_names(args.run or []).values()
     from ef.cli._inputs import check_inputs
 
-    check_inputs(**{"RESULT.json": args.result, "--run": list(run_names(args.run or []).values()),
-                    "--qrels": args.qrels})
+    given = {"RESULT.json": args.result, "--run": list(run_names(args.run or []).values()), "--qrels": args.qrels}
+    check_inputs(**given)
+    from ef.cli._runs import check_one_stdin
+
+    check_one_stdin(**given)
     from ef.cli._output import distinct_outputs
 
     distinct_outputs({"--html": args.html, "--png": args.png, "--svg": args.svg})
     check_outputs(args, inputs)
     data = read_result(args.result)
-    write_outputs(args, report_for(data, args, where=args.result))
+    write_outputs(args, report_for(data, args, where="<stdin>" if args.result == "-" else args.result))
     return 0
