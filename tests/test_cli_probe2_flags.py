@@ -170,3 +170,24 @@ def test_compare_json_dash_sends_the_table_to_stderr(capsys: pytest.CaptureFixtu
     assert run(capsys, *argv, "--json", "-", "-o", "-") == (
         2, "", "ef compare: error: --output and --json cannot both write to standard output ('-')\n"
     )
+
+
+# --- one vocabulary: -m on every command that takes measures ------------------------------------------------
+
+
+def test_every_command_that_takes_measures_takes_m() -> None:
+    from ef.cli import _parser
+
+    commands = _parser().commands
+    takes = {name for name, parser in commands.items() if "-m" in parser._option_string_actions}
+    assert takes == {"eval", "trec-eval", "rag", "compare", "gate", "fuse", "sweep"}
+    assert {name for name, parser in commands.items() if "--measure" in parser._option_string_actions} == takes
+
+
+def test_rag_m_is_metrics(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    samples = tmp_path / "s.jsonl"
+    samples.write_text(json.dumps({"user_input": "q", "response": "a b c", "reference": "a b d"}) + "\n")
+    by_metrics = run(capsys, "rag", str(samples), "--metrics", "token_f1,rouge_l", "--json", "-")
+    # SQuAD's normalisation drops the article 'a' before token F1: 'b c' against 'b d'
+    assert json.loads(by_metrics[1])["metrics"] == {"token_f1": 0.5, "rouge_l": 2 / 3}
+    assert run(capsys, "rag", str(samples), "-m", "token_f1", "--measure", "rouge_l", "--json", "-") == by_metrics

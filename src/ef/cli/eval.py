@@ -162,7 +162,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--run-out", metavar="RUN.trec", help="also write the rankings as a TREC run file ('-': standard output)"
     )
     parser.add_argument("--json", metavar="REPORT.json", help="also write the report as JSON ('-': standard output)")
-    parser.add_argument("--batch-size", type=int, default=32, help="dense encoding batch size (default: 32)")
+    parser.add_argument(
+        "--batch-size", type=int, default=32, metavar="N", help="dense encoding batch size (default: 32)"
+    )
     parser.add_argument("--device", help="torch device of a dense model (default: sentence-transformers' choice)")
     from ef.cli._scale import add_scale_flags
 

@@ -49,6 +49,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME[,NAME...]",
         help=f"metrics to compute (default: every lexical one). {metric_help}",
     )
+    parser.add_argument(  # the spelling of ef eval, compare, gate, fuse and sweep
+        "-m", "--measure", dest="metrics", action="extend", type=_metric_names, metavar="NAME",
+        help="a metric to compute, as --metrics; repeatable or comma-separated",
+    )
     parser.add_argument(
         "--checker", metavar="MODEL_DIR", default=None,
         help="judge claim support (claim_*, faithfulness, context_utilization, noise_sensitivity_*, "
