@@ -51,8 +51,8 @@ def test_load_result_names_its_argument() -> None:
 @pytest.mark.parametrize(
     ("keywords", "message"),
     [
-        ({"measures": 3}, "'measures' must be a sequence of measure names, or None (got 3)"),
-        ({"measures": "ndcg@10"}, "'measures' must be a sequence of measure names, or None (got 'ndcg@10')"),
+        ({"measures": 3}, "'measures' must be a sequence of measure names (got 3)"),
+        ({"measures": "ndcg@10"}, "'measures' must be a sequence of measure names (got 'ndcg@10')"),
         ({"qrels": 3}, "'qrels' must be a mapping query -> {doc: relevance}, a path (str or os.PathLike) or None "
                        "(got int)"),
         ({"higher_is_better": ["ndcg@10"]},

@@ -207,7 +207,7 @@ def _check_keywords(measures: object, qrels: object, higher_is_better: object) -
     """Name a wrong type before anything is read (inside, each failed naming nothing, or not at all)."""
     if measures is not None and (isinstance(measures, str) or not isinstance(measures, Iterable)):
         # a str's characters would be read as measure names
-        raise TypeError(f"'measures' must be a sequence of measure names, or None (got {measures!r})")
+        raise TypeError(f"'measures' must be a sequence of measure names (got {measures!r})")
     if qrels is not None and not isinstance(qrels, Mapping | str | os.PathLike):
         raise TypeError(
             f"'qrels' must be a mapping query -> {{doc: relevance}}, a path (str or os.PathLike) or None "

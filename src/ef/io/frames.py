@@ -29,7 +29,9 @@ column for a role, or with two candidates for one, is a ``ValueError`` listing t
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Mapping, Sequence
+from numbers import Real
 from types import ModuleType
 from typing import Any, Literal, Protocol
 
@@ -154,6 +156,8 @@ def _role_columns(
 def _columns(
     frame: Any, name: str, expected: tuple[str, ...], columns: Mapping[str, str] | None = None
 ) -> dict[str, list[Any]]:
+    if not is_frame(frame):  # a dict of columns failed inside, on .columns
+        raise TypeError(f"'frame' must be a pandas or polars DataFrame (got {type(frame).__name__})")
     roles = _role_columns(frame, name, expected, columns)
     return {role: frame[column].to_list() for role, column in roles.items()}
 
@@ -175,6 +179,7 @@ def _nested(
                 )
             if not id_:  # no file can hold it; a dict would score it as one more query
                 raise ValueError(f"'{name}' column {column!r} holds an empty id ('') in row {row}")
+        _check_value(value, name, value_column, row)
         docs = out.setdefault(query_id, {})
         if doc_id in docs:
             raise ValueError(f"'{name}' lists doc {doc_id!r} twice for query {query_id!r} (row {row})")
@@ -182,20 +187,36 @@ def _nested(
     return out
 
 
+def _check_value(value: object, name: str, column: str, row: int) -> None:
+    """A score or grade: a real number, not NaN (a frame's missing value), and for a grade finite.
+
+    The dicts these functions return are public: a NaN or a str from the frame was handed on as
+    it was (only a scorer that read them later refused it)."""
+    if isinstance(value, bool) or not isinstance(value, Real):  # numpy's bool_ is no Real either
+        raise TypeError(
+            f"'{name}' column {column!r} must hold numbers (got {value!r:.80} of type {type(value).__name__} "
+            f"in row {row})"
+        )
+    if math.isnan(value):
+        raise ValueError(f"'{name}' column {column!r} holds NaN (a missing value?) in row {row}")
+    if column == "relevance" and math.isinf(value):  # a run may rank at infinity, as a TREC file may
+        raise ValueError(f"'{name}' column {column!r} must hold finite grades (got {value!r} in row {row})")
+
+
 def run_from_frame(frame: Any, *, columns: Mapping[str, str] | None = None) -> dict[str, dict[str, float]]:
     """A run frame (``query_id``, ``doc_id``, ``score``) as ``{query_id: {doc_id: score}}``.
 
     The columns are found by name (:data:`COLUMN_ALIASES`: PyTerrier's ``qid``, ``docno`` too) or
     named by `columns` (``{"query_id": "topic"}``); other columns are not read. Rows keep their
-    order within a query; the scores are checked where the run is scored.
+    order within a query.
 
     Raises
     ------
     ValueError
         For a role without a column or with two (the message lists the columns), a bad `columns`,
-        or a doc listed twice in a query.
+        a doc listed twice in a query, or a NaN score (a missing value).
     TypeError
-        For an id that is not a str.
+        For an id that is not a str, a score that is not a number, or `frame` not a DataFrame.
     """
     return _nested(frame, "run", RUN_COLUMNS, columns)
 
@@ -210,9 +231,9 @@ def qrels_from_frame(frame: Any, *, columns: Mapping[str, str] | None = None) ->
     ------
     ValueError
         For a role without a column or with two (the message lists the columns), a bad `columns`,
-        or a doc judged twice in a query.
+        a doc judged twice in a query, or a grade that is NaN or infinite.
     TypeError
-        For an id that is not a str.
+        For an id that is not a str, a grade that is not a number, or `frame` not a DataFrame.
     """
     return _nested(frame, "qrels", QRELS_COLUMNS, columns)
 

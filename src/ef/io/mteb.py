@@ -50,12 +50,35 @@ def mteb_result(
 
     if not isinstance(task_name, str) or not task_name:
         raise ValueError(f"'task_name' must be a non-empty str (got {task_name!r})")
+    if not isinstance(metrics, Mapping):  # a list of pairs failed inside, on .items()
+        raise TypeError(f"'metrics' must be a mapping {{metric: value}} (got {type(metrics).__name__})")
+    for option, text in (("split", split), ("hf_subset", hf_subset), ("main_score", main_score)):
+        if not isinstance(text, str):  # split=3 became a JSON key "3", read back as a str
+            raise TypeError(f"{option!r} must be a non-empty str (got {text!r})")
+        if not text:
+            raise ValueError(f"{option!r} must be a non-empty str (got '')")
+    if isinstance(languages, str) or not isinstance(languages, Sequence) or not all(
+        isinstance(language, str) for language in languages
+    ):  # a str was written as its characters: ['e', 'n', 'g', ...]
+        raise TypeError(f"'languages' must be a sequence of language codes as str (got {languages!r})")
+    for option, optional in (("dataset_revision", dataset_revision), ("mteb_version", mteb_version)):
+        if optional is not None and not isinstance(optional, str):
+            raise TypeError(f"{option!r} must be a str or None (got {optional!r})")
+    seconds: object = evaluation_time  # typed float, but a caller's may be anything
+    if seconds is not None and (
+        isinstance(seconds, bool) or not isinstance(seconds, Real) or not _finite(seconds) or float(seconds) < 0
+    ):
+        raise ValueError(f"'evaluation_time' must be a finite number of seconds >= 0, or None (got {seconds!r})")
     scores: dict[str, Any] = {}
     for name, value in metrics.items():
+        if not isinstance(name, str):  # 1 was written as "1"
+            raise TypeError(f"'metrics' must have str metric names (got {name!r})")
+        if name in _NOT_METRICS or name in ("main_score", "languages"):  # overwritten below, silently
+            raise ValueError(f"'metrics' must not hold {name!r}: MTEB's result keeps that key for itself")
         given: object = value  # a caller's mapping may hold anything: checked as such
-        if isinstance(given, bool) or not isinstance(given, Real) or not math.isfinite(float(given)):
-            raise ValueError(f"'metrics'[{name!r}] must be a finite number (got {value!r})")
-        scores[str(name)] = float(given)
+        if isinstance(given, bool) or not isinstance(given, Real) or not _finite(given):
+            raise ValueError(f"'metrics'[{name!r}] must be a finite number (got {value!r:.80})")
+        scores[name] = float(given)
     if main_score not in scores:
         raise ValueError(f"'main_score' must be one of the metrics (got {main_score!r}; the metrics are "
                          f"{sorted(scores)})")
@@ -71,10 +94,20 @@ def mteb_result(
     }
 
 
+def _finite(value: Real) -> bool:
+    """Whether `value` is finite (an int beyond a float's range is not: float() overflows)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 def write_mteb(path: str | os.PathLike[str], metrics: Mapping[str, float], **options: Any) -> None:
     """Write :func:`mteb_result` of `metrics` to `path`, atomically (`options` as that function takes)."""
     from ef.io._atomic import atomic_writer
 
+    if not isinstance(path, str | os.PathLike):  # os.fspath's own message names no argument
+        raise TypeError(f"'path' must be a str or os.PathLike path (got {type(path).__name__})")
     document = mteb_result(metrics, **options)
     with atomic_writer(path) as stream:
         stream.write((json.dumps(document, indent=2, allow_nan=False) + "\n").encode("utf-8"))
@@ -87,12 +120,12 @@ def read_mteb(path: str | os.PathLike[str]) -> dict[str, dict[str, dict[str, flo
     ``evaluation_time`` are not metrics and are left out. ``ValueError`` naming the file and the
     entry for anything else.
     """
+    if not isinstance(path, str | os.PathLike):  # os.fspath's own message names no argument
+        raise TypeError(f"'path' must be a str or os.PathLike path (got {type(path).__name__})")
+    from ef.io.jsonl import read_json  # strict: NaN, Infinity and a key given twice are refused
+
     where = os.fspath(path)
-    with open(path, encoding="utf-8") as stream:
-        try:
-            data = json.load(stream)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{where}: not JSON ({error})") from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise ValueError(f"{where}: not an MTEB result (a JSON object with 'scores' or a split)")
     out: dict[str, dict[str, dict[str, float]]] = {}
@@ -104,6 +137,8 @@ def read_mteb(path: str | os.PathLike[str]) -> dict[str, dict[str, dict[str, flo
                 if not isinstance(entry, dict):
                     raise ValueError(f"{where}: scores[{split!r}][{i}] must be an object")
                 subset = str(entry.get("hf_subset", "default"))
+                if subset in out.get(split, {}):  # the later one replaced the first, silently
+                    raise ValueError(f"{where}: scores[{split!r}] lists subset {subset!r} twice (entry {i})")
                 out.setdefault(split, {})[subset] = _metrics(entry, f"{where}: scores[{split!r}][{i}]")
         return out
     splits = {key: value for key, value in data.items() if isinstance(value, dict)}

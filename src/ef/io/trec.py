@@ -249,12 +249,6 @@ def _judgements(data: bytes, beir: bool) -> Iterator[tuple[int, tuple[str, str]]
 # --- writing ---------------------------------------------------------------------------------
 
 
-def _check_id(value: object, what: str) -> str:
-    if not isinstance(value, str) or not value or any(c.isspace() or c == "\x00" for c in value):
-        raise ValueError(f"{what} must be a non-empty str without whitespace (got {value!r})")
-    return value
-
-
 def write_lines(path: PathLike, lines: Iterable[str]) -> None:
     """Write text ``lines`` to ``path`` atomically (gzip-compressed when it ends in ``.gz``, any case).
 
@@ -297,13 +291,6 @@ def _check_mapping(value: object, name: str, what: str) -> None:
 
 def _real(value: object) -> bool:
     return not isinstance(value, bool | np.bool_) and isinstance(value, int | float | np.floating | np.integer)
-
-
-def _check_query_id(value: object) -> str:
-    query_id = _check_id(value, "a query id")
-    if query_id.startswith("#"):
-        raise ValueError(f"a query id must not start with '#': its line would read as a comment (got {query_id!r})")
-    return query_id
 
 
 def write_run(path: PathLike, run: Mapping[str, Mapping[str, float]], *, run_id: str = "ef") -> None:
@@ -441,7 +428,8 @@ def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> Non
     Raises
     ------
     ValueError
-        For an id that is empty or contains whitespace, a grade that is not a finite integer
+        For an id a TREC line cannot hold (empty, a separator or NUL in it, a lone surrogate, a
+        query id starting with ``#``: :func:`ef.io.ids.check_trec_id`), a grade that is not a finite integer
         (trec_eval reads qrels grades as integers), a query with no judgements (a qrels
         file cannot hold it, and dropping it would change ``-c`` averages), or qrels of no query
         (an empty file, which evaluate_run and trec_eval refuse to score with).
@@ -459,14 +447,16 @@ def write_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, float]]) -> Non
     if not qrels:
         raise ValueError(_NO_QUERY.format(name="qrels", line="judgement"))
     for query_id, docs in qrels.items():
-        _check_query_id(query_id)
+        # the ids write_run and read_qrels take: a lone surrogate was a bare UnicodeEncodeError,
+        # and a no-break space (part of an id, as read) was refused as "whitespace"
+        check_query_id(query_id)
         if not isinstance(docs, Mapping):
             raise TypeError(f"the judgements of query {query_id!r:.80} must be a mapping {{doc_id: grade}} "
                             f"(got {type(docs).__name__})")
         if not docs:
             raise ValueError(f"query {query_id!r} has no judgements: a qrels file cannot hold it (leave it out)")
         for doc_id, grade in docs.items():
-            _check_id(doc_id, f"a doc id of query {query_id!r}")
+            check_trec_id(doc_id, f"a doc id of query {query_id!r}")
             if not _real(grade):
                 raise ValueError(f"grade of doc {doc_id!r} in query {query_id!r} must be a number (got {grade!r})")
             # An int is checked whole (math.isfinite(10**400) would overflow); read_qrels refuses what
