@@ -130,8 +130,15 @@ class LexicalSupport:
             raise ValueError(f"'threshold' must be a number in (0, 1] (got {value!r})")
 
     def supported(self, claims: Sequence[str], texts: Sequence[str]) -> list[list[bool]]:
-        """Each claim against each text; every text's words are read once."""
-        text_words = [frozenset(words(text)) for text in texts]
+        """Each claim against each text; every text's words are read once.
+
+        Raises
+        ------
+        TypeError
+            If `claims` or `texts` is not a list of ``str`` (a str's characters were read as claims).
+        """
+        check_contexts(claims, "'claims'")
+        text_words = [frozenset(words(text)) for text in check_contexts(texts, "'texts'")]
         out = []
         for claim in claims:
             wanted = content_words(claim)
@@ -139,6 +146,13 @@ class LexicalSupport:
             # A claim without words is supported by nothing.
             out.append([bool(wanted) and len(wanted & have) >= need - 1e-9 for have in text_words])
         return out
+
+
+def _check_flags(flags: Sequence[object], where: str) -> None:
+    """Each flag a bool (numpy's too): a judge's "no" is truthy, and was counted as supported."""
+    for j, flag in enumerate(flags):
+        if not isinstance(flag, bool) and type(flag).__name__ not in ("bool_", "bool"):
+            raise TypeError(f"{where}[{j}] must be a bool (got {flag!r:.80})")
 
 
 def _mean(flags: Sequence[bool]) -> float:
@@ -172,6 +186,30 @@ class ClaimAnalysis:
     response_in_contexts: tuple[tuple[bool, ...], ...]
     reference_in_contexts: tuple[tuple[bool, ...], ...]
     has_reference: bool = True
+
+    def __post_init__(self) -> None:
+        # One flag per claim (and per context): a row too short or too long divided by zero or
+        # failed inside zip() in a metric, long after the analysis was made.
+        n_response, n_reference = len(self.response_claims), len(self.reference_claims)
+        rows = self.response_in_contexts or self.reference_in_contexts
+        n_contexts = len(rows[0]) if rows else 0
+        expected = (
+            ("response_in_reference", self.response_in_reference, n_response if self.has_reference else 0),
+            ("reference_in_response", self.reference_in_response, n_reference),
+            ("response_in_contexts", self.response_in_contexts, n_response),
+            ("reference_in_contexts", self.reference_in_contexts, n_reference),
+        )
+        for name, flags, n in expected:
+            if len(flags) != n:
+                raise ValueError(f"{name!r} must hold {n} entries, one per claim (got {len(flags)})")
+        for name, table in (("response_in_contexts", self.response_in_contexts),
+                            ("reference_in_contexts", self.reference_in_contexts)):
+            for i, row in enumerate(table):
+                if len(row) != n_contexts:
+                    raise ValueError(f"{name!r}[{i}] must hold {n_contexts} flags, one per context (got {len(row)})")
+                _check_flags(row, f"{name!r}[{i}]")
+        _check_flags(self.response_in_reference, "'response_in_reference'")
+        _check_flags(self.reference_in_response, "'reference_in_response'")
 
     @property
     def relevant_contexts(self) -> tuple[bool, ...]:
@@ -317,8 +355,14 @@ def analyse_claims(
     contexts = list(check_contexts(retrieved_contexts, "'retrieved_contexts'"))
     if judge is None:
         judge = LexicalSupport()
-    response_in = judge.supported(response_claims, [*contexts, *([reference] if reference is not None else [])])
-    reference_in = judge.supported(reference_claims, [*contexts, response])
+    if not callable(getattr(judge, "supported", None)):
+        raise TypeError(
+            f"'judge' must have a supported(claims, texts) method, as LexicalSupport and ef.measures.checker's "
+            f"Checker do (got {type(judge).__name__})"
+        )
+    response_texts = [*contexts, *([reference] if reference is not None else [])]
+    response_in = _judged(judge, response_claims, response_texts)
+    reference_in = _judged(judge, reference_claims, [*contexts, response])
     n = len(contexts)
     return ClaimAnalysis(
         response_claims=response_claims,
@@ -331,8 +375,29 @@ def analyse_claims(
     )
 
 
-@functools.lru_cache(maxsize=32)
-def lexical_analysis(response: str, reference: str | None, contexts: tuple[str, ...]) -> ClaimAnalysis:
+def _judged(judge: SupportJudge, claims: Sequence[str], texts: Sequence[str]) -> list[list[bool]]:
+    """The judge's verdicts, one row per claim and one flag per text, or the error naming the judge
+    (a row too short was an IndexError here, a "no" counted as supported)."""
+    verdicts: object = judge.supported(claims, texts)
+    if not isinstance(verdicts, Sequence) or isinstance(verdicts, str) or len(verdicts) != len(claims):
+        shown = len(verdicts) if isinstance(verdicts, Sequence) else type(verdicts).__name__
+        raise ValueError(f"the judge must return one row per claim ({len(claims)}) (got {shown})")
+    rows: list[list[bool]] = []
+    for i, row in enumerate(verdicts):
+        if not isinstance(row, Sequence) or isinstance(row, str) or len(row) != len(texts):
+            shown = len(row) if isinstance(row, Sequence) else type(row).__name__
+            raise ValueError(f"the judge's row {i} must hold one flag per text ({len(texts)}) (got {shown})")
+        _check_flags(row, f"the judge's flags[{i}]")
+        rows.append([bool(flag) for flag in row])
+    return rows
+
+
+def lexical_analysis(response: str, reference: str | None, contexts: Sequence[str]) -> ClaimAnalysis:
     """:func:`analyse_claims` with the default judge, remembered: the claim measures of one sample
-    share one analysis."""
+    share one analysis. `contexts` may be any list of str (a list could not be remembered before)."""
+    return _lexical_analysis(response, reference, tuple(check_contexts(contexts, "'contexts'")))
+
+
+@functools.lru_cache(maxsize=32)
+def _lexical_analysis(response: str, reference: str | None, contexts: tuple[str, ...]) -> ClaimAnalysis:
     return analyse_claims(response, reference, contexts)
