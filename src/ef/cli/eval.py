@@ -163,7 +163,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--json", metavar="REPORT.json", help="also write the report as JSON ('-': standard output)")
     parser.add_argument(
-        "--batch-size", type=int, default=32, metavar="N", help="dense encoding batch size (default: 32)"
+        "--batch-size", type=int, default=None, metavar="N", help="dense encoding batch size (default: 32)"
     )
     parser.add_argument("--device", help="torch device of a dense model (default: sentence-transformers' choice)")
     from ef.cli._scale import add_scale_flags
@@ -309,8 +309,13 @@ def _run(args: argparse.Namespace) -> int:
     from ef.cli.sweep import pipeline_from_args
 
     pipeline = pipeline_from_args(args)  # None without a pipeline flag
-    if args.batch_size < 1:
+    if args.batch_size is not None and args.batch_size < 1:
         raise ValueError(f"--batch-size must be a positive integer (got {args.batch_size})")
+    encoder = [flag for flag, value in (("--device", args.device), ("--batch-size", args.batch_size)) if value]
+    if encoder and args.embedder == "bm25" and args.rerank is None:  # it would be ignored
+        raise ValueError(f"{encoder[0]} applies to a model (--embedder st:MODEL or hybrid, or --rerank); "
+                         "--embedder bm25 has none")
+    args.batch_size = 32 if args.batch_size is None else args.batch_size
     # Every output is checked before the work, not after it; with one of them on standard output,
     # the tables go to stderr so that stdout holds exactly that output.
     _output.one_stdout(json=args.json, run_out=args.run_out)
@@ -357,9 +362,12 @@ def _run(args: argparse.Namespace) -> int:
     if pipeline is None:
         index, how = _index(args, corpus, show)
     else:  # a pipeline runs in memory (ef.pipeline_stages)
-        from ef.pipeline_stages import PipelineRetriever
+        from ef.pipeline_stages import PipelineRetriever, Workspace
 
-        index, how = PipelineRetriever(pipeline, dict(corpus)), "built in memory (pipeline)"  # never streamed
+        # --device and --batch-size reach the pipeline's models too (they were left at the defaults)
+        workspace = Workspace(dict(corpus), device=args.device, batch_size=args.batch_size, show_progress=show)
+        index = PipelineRetriever(pipeline, workspace.corpus, workspace=workspace)  # never streamed
+        how = "built in memory (pipeline)"
         index.build()
     timings["load index" if how.startswith("loaded") else "build index"] = time.perf_counter() - mark
 
