@@ -191,3 +191,21 @@ def test_rag_m_is_metrics(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     # SQuAD's normalisation drops the article 'a' before token F1: 'b c' against 'b d'
     assert json.loads(by_metrics[1])["metrics"] == {"token_f1": 0.5, "rouge_l": 2 / 3}
     assert run(capsys, "rag", str(samples), "-m", "token_f1", "--measure", "rouge_l", "--json", "-") == by_metrics
+
+
+# --- ef fuse: --tune's options without --tune -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flag", "shown"),
+    [(["--folds", "3"], "--folds"), (["--seed", "0"], "--seed"), (["--step", "0.5"], "--step"),
+     (["--correction", "bh"], "--correction"), (["-m", "map"], "-m/--measure")],
+)
+def test_fuse_refuses_a_tune_option_without_tune(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str], flag: list[str], shown: str
+) -> None:
+    # They were ignored: the run was fused with none of them.
+    assert run(capsys, "fuse", files["a"], files["b"], *flag, "-o", "-") == (
+        2, "", f"ef fuse: error: {shown} is an option of --tune (cross-validated tuning): give --tune QRELS, "
+               "or leave it out\n"
+    )

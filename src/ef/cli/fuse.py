@@ -107,14 +107,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--run-id", default="fused", metavar="ID", help="the last column of the fused run (default fused)"
     )
     parser.add_argument("--tune", metavar="QRELS", help="choose the parameters by cross-validation on these qrels")
-    parser.add_argument("-m", "--measure", default="ndcg@10", metavar="MEASURE", help="what --tune maximises (ndcg@10)")
-    parser.add_argument("--folds", type=_positive, default=5, metavar="N", help="--tune's query folds (default 5)")
+    # --tune's own options: None when not given, so that one given without --tune is refused, not ignored.
+    parser.add_argument("-m", "--measure", metavar="MEASURE", help="what --tune maximises (ndcg@10)")
+    parser.add_argument("--folds", type=_positive, metavar="N", help="--tune's query folds (default 5)")
     parser.add_argument(
-        "--seed", type=lambda v: _natural(v, 0), default=0, metavar="SEED",
-        help="--tune's fold shuffle seed (default 0)",
+        "--seed", type=lambda v: _natural(v, 0), metavar="SEED", help="--tune's fold shuffle seed (default 0)",
     )
-    parser.add_argument("--step", type=_step, default=0.1, metavar="STEP", help="--tune's weight grid step (0.1)")
-    parser.add_argument("--correction", choices=tuple(CORRECTIONS), default="holm", help="--tune's correction (holm)")
+    parser.add_argument("--step", type=_step, metavar="STEP", help="--tune's weight grid step (0.1)")
+    parser.add_argument("--correction", choices=tuple(CORRECTIONS), help="--tune's correction (holm)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no notes on standard error")
 
 
@@ -133,6 +133,15 @@ def run(args: argparse.Namespace) -> int:
     check_output("-o", args.output, list(runs.values()))
     params = dict(args.params)
     norms = args.norm or [None]
+    tuning = {"-m/--measure": (args.measure, "ndcg@10"), "--folds": (args.folds, 5), "--seed": (args.seed, 0),
+              "--step": (args.step, 0.1), "--correction": (args.correction, "holm")}
+    given = [flag for flag, (value, _) in tuning.items() if value is not None]
+    if args.tune is None and given:
+        raise ValueError(f"{given[0]} is an option of --tune (cross-validated tuning): give --tune QRELS, "
+                         "or leave it out")
+    args.measure, args.folds, args.seed, args.step, args.correction = (
+        default if value is None else value for value, default in tuning.values()
+    )
     if args.tune is None:
         if len(args.method) != 1 or len(norms) != 1:
             raise ValueError("--method and --norm take one name each without --tune (got a list)")
