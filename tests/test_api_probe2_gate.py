@@ -4,11 +4,12 @@ side, for a value inside an in-memory result), never a message from inside namin
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ef.gate import gate, load_result
+from ef.gate import Margin, dataset_checksum, gate, load_result, parse_margin, qrels_hash, save_result
 
 KINDS = (
     "a path (str or os.PathLike) of a saved result or a TREC run, a mapping, a report with per_query, "
@@ -84,3 +85,78 @@ def test_a_bad_value_inside_an_in_memory_result_names_the_side() -> None:
 def test_the_same_results_still_pass() -> None:
     report = gate(BASE, [BASE, BASE], margin=0.01, higher_is_better={"ndcg@10": True})
     assert (report.outcome, report.exit_code) == ("pass", 0)
+
+
+# --- save_result, qrels_hash, margins, overflow ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("keywords", "error", "message"),
+    [
+        ({"missing": "bogus"}, ValueError, "'missing' must be 'zero', 'skip' or None (got 'bogus')"),
+        ({"relevance_level": "2"}, TypeError, "'relevance_level' must be a finite number or None (got '2')"),
+        ({"ignore_identical_ids": "yes"}, TypeError, "'ignore_identical_ids' must be a bool or None (got 'yes')"),
+        ({"max_docs": 0}, ValueError, "'max_docs' must be a positive integer or None (got 0)"),
+        ({"pipeline_id": 3}, TypeError, "'pipeline_id' must be a non-empty str or None (got 3)"),
+        ({"dataset_name": ""}, ValueError, "'dataset_name' must be a non-empty str or None (got '')"),
+        ({"dataset": 3}, TypeError, "'dataset' must be a path (str or os.PathLike) or None (got int)"),
+    ],
+)
+def test_save_result_refuses_metadata_of_the_wrong_kind(
+    tmp_path: Path, keywords: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    path = tmp_path / "base.json"
+    with pytest.raises(error, match=exactly(message)):
+        save_result(BASE, path, **keywords)  # was written as given, and compared on by a gate
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("path", [None, 3])
+def test_save_result_names_a_path_of_the_wrong_type(path: object) -> None:
+    message = f"'path' must be a str or os.PathLike path (got {type(path).__name__})"
+    with pytest.raises(TypeError, match=exactly(message)):
+        save_result(BASE, path)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=exactly(message)):
+        dataset_checksum(path)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("qrels", "error", "message"),
+    [
+        (None, TypeError, "'qrels' must be a mapping query -> {doc: grade} or a qrels path (got NoneType)"),
+        ({"q": {"d": float("nan")}}, ValueError, "'qrels'['q']['d'] must be a finite number (got nan)"),
+        ({"q": {"d": "1"}}, ValueError, "'qrels'['q']['d'] must be a finite number (got '1')"),  # hashed as 1
+        ({"q": None}, TypeError, "'qrels' must map str query ids to {doc: grade} mappings (got 'q': NoneType)"),
+    ],
+)
+def test_qrels_hash_refuses_what_is_no_judgement(qrels: Any, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=exactly(message)):
+        qrels_hash(qrels)
+
+
+def test_qrels_hash_still_ignores_spelling() -> None:
+    assert qrels_hash({"q1": {"d1": 1, "d2": 0}}) == qrels_hash({"q1": {"d2": 0.0, "d1": 1.0}})
+
+
+def test_margins_of_the_wrong_type_are_named() -> None:
+    message = "'text' must be a margin as a str, such as '0.01' or '2%' (got NoneType)"
+    with pytest.raises(TypeError, match=exactly(message)):
+        parse_margin(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=exactly("'relative' must be a bool (got 'yes')")):
+        Margin(0.1, relative="yes")  # type: ignore[arg-type]
+
+
+def test_values_whose_differences_overflow_are_refused() -> None:
+    big = {"per_query": {f"q{i}": {"m": 1e308} for i in range(5)}}
+    small = {"per_query": {f"q{i}": {"m": -1e308} for i in range(5)}}
+    with pytest.raises(ValueError, match=exactly(  # was 'inconclusive', every bound NaN
+        "'m': the values are too large to compare (their differences or sums overflow a float, about 1.8e308): "
+        "scale them down"
+    )):
+        gate(big, small, higher_is_better={"m": True})
+
+
+def test_to_html_names_a_path_of_the_wrong_type() -> None:
+    report = gate(BASE, BASE, margin=0.01)
+    with pytest.raises(TypeError, match=exactly("'path' must be a str or os.PathLike path, or None (got int)")):
+        report.to_html(3)  # type: ignore[arg-type]

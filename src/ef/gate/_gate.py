@@ -39,6 +39,9 @@ class Margin:
             raise TypeError(f"'margin' must be a finite number (got {self.value!r})")
         if self.value < 0:
             raise ValueError(f"'margin' must be >= 0 (got {self.value!r})")
+        relative: object = self.relative
+        if not isinstance(relative, bool):  # 'no' is truthy: the margin became a share of the mean
+            raise TypeError(f"'relative' must be a bool (got {relative!r})")
 
     def absolute(self, baseline_mean: float) -> float:
         """The margin in the measure's units."""
@@ -58,6 +61,8 @@ def parse_margin(text: str) -> Margin:
     >>> parse_margin("2%"), parse_margin("0.01")
     (Margin(value=0.02, relative=True), Margin(value=0.01, relative=False))
     """
+    if not isinstance(text, str):  # None failed inside, on .strip()
+        raise TypeError(f"'text' must be a margin as a str, such as '0.01' or '2%' (got {type(text).__name__})")
     spelled = text.strip()
     relative = spelled.endswith("%")
     try:
@@ -366,7 +371,15 @@ def gate(
         if len(results) > 1
     }
     sign = np.array([1.0 if direction[m] else -1.0 for m in gated])
-    raw = values["candidate"] - values["baseline"]
+    with np.errstate(over="ignore", invalid="ignore"):
+        raw = values["candidate"] - values["baseline"]
+        means = np.abs(values["baseline"]).sum(axis=0) + np.abs(raw).sum(axis=0)
+    for j, m in enumerate(gated):  # finite values whose differences or sums overflow: every bound was NaN
+        if not math.isfinite(float(means[j])):
+            raise ValueError(
+                f"{m!r}: the values are too large to compare (their differences or sums overflow a float, "
+                "about 1.8e308): scale them down"
+            )
     oriented = raw * sign
     base_means = values["baseline"].mean(axis=0)
     delta = np.array([margins[m].absolute(float(base_means[j])) for j, m in enumerate(gated)])

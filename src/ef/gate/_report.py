@@ -152,6 +152,8 @@ class GateReport:
 
     def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
         """A self-contained HTML page; written atomically to `path` when given. Returns the page."""
+        if path is not None and not isinstance(path, str | os.PathLike):  # before the page is made
+            raise TypeError(f"'path' must be a str or os.PathLike path, or None (got {type(path).__name__})")
         page = html(self)
         if path is not None:
             from ef.io._atomic import atomic_writer

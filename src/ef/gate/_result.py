@@ -18,6 +18,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 from pathlib import Path
 from typing import Any
 
@@ -112,10 +113,22 @@ def qrels_hash(qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str]
         from ef.trec import read_qrels
 
         qrels = read_qrels(qrels)
+    if not isinstance(qrels, Mapping):  # sorted() of None or a number named no argument
+        raise TypeError(
+            f"'qrels' must be a mapping query -> {{doc: grade}} or a qrels path (got {type(qrels).__name__})"
+        )
     digest = hashlib.sha256()
     for query_id in sorted(qrels):
-        for doc_id in sorted(qrels[query_id]):
-            digest.update(f"{query_id}\t{doc_id}\t{_grade(qrels[query_id][doc_id])}\n".encode())
+        judged = qrels[query_id]
+        if not isinstance(query_id, str) or not isinstance(judged, Mapping):
+            raise TypeError(f"'qrels' must map str query ids to {{doc: grade}} mappings (got {query_id!r}: "
+                            f"{type(judged).__name__})")
+        for doc_id in sorted(judged):
+            grade: object = judged[doc_id]  # typed float, but a caller's may be anything
+            # a NaN was hashed as 'nan' and a str grade as its number: neither is a judgement
+            if isinstance(grade, bool) or not isinstance(grade, Real) or not math.isfinite(grade):
+                raise ValueError(f"'qrels'[{query_id!r}][{doc_id!r}] must be a finite number (got {grade!r:.80})")
+            digest.update(f"{query_id}\t{doc_id}\t{_grade(grade)}\n".encode())
     return f"sha256:{digest.hexdigest()}"
 
 
@@ -125,6 +138,8 @@ def dataset_checksum(path: str | os.PathLike[str]) -> str:
     A folder's ``corpus.jsonl``, ``queries.jsonl`` (or their ``.gz``) and every file under
     ``qrels/`` count, in sorted order; other files (an index, a cache) do not.
     """
+    if not isinstance(path, str | os.PathLike):  # Path(None)'s own message names no argument
+        raise TypeError(f"'path' must be a str or os.PathLike path (got {type(path).__name__})")
     root = Path(path)
     digest = hashlib.sha256()
     if root.is_dir():
@@ -144,6 +159,31 @@ def dataset_checksum(path: str | os.PathLike[str]) -> str:
             for block in iter(lambda: stream.read(1 << 20), b""):
                 digest.update(block)
     return f"sha256:{digest.hexdigest()}"
+
+
+def _check_metadata(
+    dataset: object, dataset_name: object, missing: object, relevance_level: object,
+    ignore_identical_ids: object, max_docs: object, pipeline_id: object,
+) -> None:
+    """What a saved result records, each of its type: missing='bogus' or pipeline_id=3 were written
+    as given, and a gate then compared results on them (or refused them for a difference of spelling)."""
+    if dataset is not None and not isinstance(dataset, str | os.PathLike):
+        raise TypeError(f"'dataset' must be a path (str or os.PathLike) or None (got {type(dataset).__name__})")
+    for name, value in (("dataset_name", dataset_name), ("pipeline_id", pipeline_id)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name!r} must be a non-empty str or None (got {value!r:.80})")
+        if value == "":
+            raise ValueError(f"{name!r} must be a non-empty str or None (got '')")
+    if missing is not None and missing not in ("zero", "skip"):
+        raise ValueError(f"'missing' must be 'zero', 'skip' or None (got {missing!r:.80})")
+    if relevance_level is not None and (
+        isinstance(relevance_level, bool) or not isinstance(relevance_level, Real) or not math.isfinite(relevance_level)
+    ):
+        raise TypeError(f"'relevance_level' must be a finite number or None (got {relevance_level!r:.80})")
+    if ignore_identical_ids is not None and not isinstance(ignore_identical_ids, bool):
+        raise TypeError(f"'ignore_identical_ids' must be a bool or None (got {ignore_identical_ids!r:.80})")
+    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, int) or max_docs < 1):
+        raise ValueError(f"'max_docs' must be a positive integer or None (got {max_docs!r:.80})")
 
 
 def result_metadata(
@@ -168,6 +208,7 @@ def result_metadata(
     >>> meta["options"]
     {'missing': 'zero', 'relevance_level': 1, 'ignore_identical_ids': None, 'max_docs': None}
     """
+    _check_metadata(dataset, dataset_name, missing, relevance_level, ignore_identical_ids, max_docs, pipeline_id)
     name = dataset_name if dataset_name is not None else None if dataset is None else Path(dataset).name
     return {
         "schema": RESULT_SCHEMA,
@@ -473,6 +514,9 @@ def save_result(
     The metadata given here fills what the result does not record itself (`qrels` are hashed,
     `dataset` checksummed); a TREC run is scored against `qrels` first. Returns the path.
     """
+    if not isinstance(path, str | os.PathLike):  # checked before a TREC run is scored
+        raise TypeError(f"'path' must be a str or os.PathLike path (got {type(path).__name__})")
+    _check_metadata(dataset, dataset_name, missing, relevance_level, ignore_identical_ids, max_docs, pipeline_id)
     loaded = load_result(
         result, qrels=qrels, measures=measures, missing=missing or "zero", relevance_level=relevance_level or 1,
         max_docs=max_docs,
