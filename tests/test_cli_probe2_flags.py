@@ -209,3 +209,15 @@ def test_fuse_refuses_a_tune_option_without_tune(
         2, "", f"ef fuse: error: {shown} is an option of --tune (cross-validated tuning): give --tune QRELS, "
                "or leave it out\n"
     )
+
+
+def test_fuse_refuses_qrels_nothing_reads(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    # An untrained method ignored --qrels, and so did --tune (it fits on the --tune qrels' folds).
+    assert run(capsys, "fuse", files["a"], files["b"], "--qrels", files["qrels"], "-o", "-") == (
+        2, "", "ef fuse: error: --qrels trains a trained method (bayesfuse, posfuse, probfuse, segfuse, slidefuse, "
+               "mapfuse); --method rrf has nothing to train: leave --qrels out\n"
+    )
+    assert run(capsys, "fuse", files["a"], files["b"], "--qrels", files["qrels"], "--tune", files["qrels"]) == (
+        2, "", "ef fuse: error: --qrels is not read with --tune (a trained method is fitted on the --tune qrels of "
+               "each fold): leave it out\n"
+    )

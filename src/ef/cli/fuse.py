@@ -148,6 +148,10 @@ def run(args: argparse.Namespace) -> int:
         spec = METHODS.get(args.method[0])
         if spec is not None and spec.kind == "trained" and args.qrels is None:
             raise ValueError(f"--method {args.method[0]} is trained: give its training qrels with --qrels QRELS")
+        if spec is not None and spec.kind != "trained" and args.qrels is not None:  # it would be ignored
+            trained = ", ".join(name for name, m in METHODS.items() if m.kind == "trained")
+            raise ValueError(f"--qrels trains a trained method ({trained}); --method {args.method[0]} has nothing "
+                             "to train: leave --qrels out")
         fused = fuse(runs, method=args.method[0], norm=norms[0], weights=args.weights, params=params or None,
                      depth=args.depth, missing=args.missing, qrels=args.qrels)
         if len(runs) == 1 and not args.quiet:  # a run left out, or a wish to re-score one run: say which it is
@@ -157,6 +161,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.weights is not None or params:
             raise ValueError("--weights and --param are what --tune chooses: leave them out")
+        if args.qrels is not None:  # tune fits a trained method on its folds of the --tune qrels
+            raise ValueError("--qrels is not read with --tune (a trained method is fitted on the --tune qrels of "
+                             "each fold): leave it out")
         # tune and then fuse take the runs: each is read once, here (standard input, a pipe or
         # a FIFO can be read only once, and a file need not be read twice).
         once = {name: read_run(path) for name, path in runs.items()}
