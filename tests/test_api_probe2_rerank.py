@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
+import numpy as np
 import pytest
 
 from ef.pipeline import Pipeline
@@ -53,3 +55,39 @@ def test_a_device_that_is_not_a_str_is_named(make: Callable[[], object], got: st
     rule = "'device' must be a torch device name such as 'cpu' or 'cuda:0', or None"
     with pytest.raises(TypeError, match=exactly(f"{rule} (got {got})")):
         make()
+
+
+# --- BiEncoderReranker.remember / vectors / __call__ ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("texts", "vectors", "error", "message"),
+    [
+        ("ab", np.ones((2, 3)), TypeError, "'texts' must be a sequence of str texts, not a single str"),
+        (None, np.ones((1, 3)), TypeError, "'texts' must be a sequence of str texts (got NoneType)"),
+        ([3], np.ones((1, 3)), TypeError, "'texts'[0] must be a str (got 3)"),
+        (["a", "b"], np.ones((1, 3)), ValueError, "'vectors' must be a 2-D array of one row per text (2) "
+                                                  "(got shape (1, 3))"),
+        (["a"], np.ones(3), ValueError, "'vectors' must be a 2-D array of one row per text (1) (got shape (3,))"),
+        (["a"], np.full((1, 3), np.nan), ValueError, "'vectors' holds NaN or infinity: cosine scores of them would "
+                                                     "be NaN"),
+    ],
+)
+def test_remember_checks_texts_and_vectors(texts: Any, vectors: Any, error: type[Exception], message: str) -> None:
+    reranker = BiEncoderReranker()
+    with pytest.raises(error, match=exactly(message)):
+        reranker.remember(texts, vectors)
+    assert reranker.vectors([]).shape == (0, 0)  # nothing was remembered
+
+
+def test_remember_refuses_another_width_and_scores_what_it_holds() -> None:
+    reranker = BiEncoderReranker()
+    reranker.remember(["q", "a", "b"], np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]], dtype=np.float32))
+    with pytest.raises(ValueError, match=exactly("'vectors' rows are 3 wide, the vectors remembered before 2")):
+        reranker.remember(["c"], np.ones((1, 3), dtype=np.float32))  # failed later, inside np.stack
+    assert reranker("q", ["b", "a"]) == [0.0, 1.0]
+    assert reranker.encoded == 0
+    with pytest.raises(TypeError, match=exactly("'candidates' must be a sequence of str texts, not a single str")):
+        reranker("q", "ab")  # was each character a candidate
+    with pytest.raises(TypeError, match=exactly("'texts' must be a sequence of str texts, not a single str")):
+        reranker.vectors("ab")

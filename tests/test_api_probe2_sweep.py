@@ -13,6 +13,7 @@ from ef.datasets import demo_dataset
 from ef.evaluation import read_beir
 from ef.pipeline_stages import Workspace
 from ef.sweep import sweep
+from ef.sweep._report import pareto_front
 
 CORPUS, QUERIES, QRELS = read_beir(demo_dataset())
 FIRST = sorted(QRELS)[0]
@@ -98,3 +99,19 @@ def test_workspace_checks_what_it_keeps(keywords: dict[str, Any], error: type[Ex
 def test_the_sweep_still_sweeps() -> None:
     result = sweep({"k": 10}, (CORPUS, QUERIES, QRELS), show_progress=False, measures="ndcg@10")
     assert [round(row["mean"], 4) for row in result.rows()] == [0.8078]
+
+
+@pytest.mark.parametrize(
+    ("points", "error", "message"),
+    [
+        ([(1.0, float("nan")), (2.0, 0.5)], ValueError,
+         "'points'[0] must be a (latency, quality) pair of numbers, not NaN (got (1.0, nan))"),
+        ([(1.0,)], ValueError, "'points'[0] must be a (latency, quality) pair of numbers, not NaN (got (1.0,))"),
+        ([(1.0, "0.5")], ValueError, "'points'[0] must be a (latency, quality) pair of numbers, not NaN "
+                                     "(got (1.0, '0.5'))"),
+        (None, TypeError, "'points' must be a sequence of (latency, quality) pairs (got NoneType)"),
+    ],
+)
+def test_pareto_front_refuses_what_it_cannot_order(points: Any, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=exactly(message)):  # a NaN point was on the front, undominated
+        pareto_front(points)

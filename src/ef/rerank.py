@@ -65,14 +65,33 @@ class BiEncoderReranker:
         return f"BiEncoderReranker({self.model!r})"
 
     def remember(self, texts: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
-        """Take `vectors` (one normalized row per text, from this model) instead of encoding `texts`."""
-        if len(texts) != len(vectors):
-            raise ValueError(f"'vectors' has {len(vectors)} rows for {len(texts)} texts")
-        for text, row in zip(texts, vectors, strict=True):
+        """Take `vectors` (one normalized row per text, from this model) instead of encoding `texts`.
+
+        Raises
+        ------
+        TypeError
+            If `texts` is not a list of str (a str's characters were remembered as texts).
+        ValueError
+            If `vectors` is not a 2-D array of one finite row per text, of the width of the vectors
+            remembered before (a NaN row gave NaN scores; another width failed in a later call).
+        """
+        _check_texts(texts, "texts")
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2 or len(matrix) != len(texts):
+            raise ValueError(
+                f"'vectors' must be a 2-D array of one row per text ({len(texts)}) (got shape {matrix.shape})"
+            )
+        if not np.isfinite(matrix).all():
+            raise ValueError("'vectors' holds NaN or infinity: cosine scores of them would be NaN")
+        width = next((len(v) for v in self._vectors.values()), matrix.shape[1])
+        if len(matrix) and matrix.shape[1] != width:
+            raise ValueError(f"'vectors' rows are {matrix.shape[1]} wide, the vectors remembered before {width}")
+        for text, row in zip(texts, matrix, strict=True):
             self._vectors.setdefault(text, row)
 
     def vectors(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """The normalized embedding of each text, encoding only those not seen before."""
+        _check_texts(texts, "texts")
         new = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if new:
             from ef.source_manager._models import encode, load_model
@@ -87,7 +106,7 @@ class BiEncoderReranker:
 
     def __call__(self, query: str, candidates: Sequence[str]) -> list[float]:
         check_str(query, "query")
-        if not candidates:
+        if not _check_texts(candidates, "candidates"):
             return []
         matrix = self.vectors([query, *candidates])
         return [float(v) for v in matrix[1:] @ matrix[0]]
@@ -131,7 +150,7 @@ class CrossEncoderReranker:
 
     def __call__(self, query: str, candidates: Sequence[str]) -> list[float]:
         check_str(query, "query")
-        if not candidates:
+        if not _check_texts(candidates, "candidates"):
             return []
         scores = self._model.predict(
             [(query, c) for c in candidates], batch_size=self.batch_size, show_progress_bar=False,
@@ -178,12 +197,7 @@ def rerank(
         character), `reranker` is not callable, or it returns anything but a sequence of numbers.
     """
     check_str(query, "query")
-    if isinstance(candidates, str):
-        raise TypeError("'candidates' must be a sequence of str texts, not a single str")
-    if not isinstance(candidates, Sequence):
-        raise TypeError(f"'candidates' must be a sequence of str texts (got {type(candidates).__name__})")
-    for k, text in enumerate(candidates):
-        check_str(text, f"'candidates'[{k}]")
+    _check_texts(candidates, "candidates")
     if not callable(reranker):
         raise TypeError("'reranker' must be a Reranker or a callable (query, candidates) -> scores "
                         f"(got {type(reranker).__name__})")
@@ -196,6 +210,17 @@ def rerank(
     checked = [_score(s, i) for i, s in enumerate(scores)]
     order = sorted(range(len(checked)), key=lambda i: -checked[i])  # stable: ties keep the first stage's order
     return [(i, checked[i]) for i in order]
+
+
+def _check_texts(texts: object, name: str) -> Sequence[str]:
+    """`texts` if it is a sequence of str (a single str would be read character by character)."""
+    if isinstance(texts, str):
+        raise TypeError(f"{name!r} must be a sequence of str texts, not a single str")
+    if not isinstance(texts, Sequence):
+        raise TypeError(f"{name!r} must be a sequence of str texts (got {type(texts).__name__})")
+    for k, text in enumerate(texts):
+        check_str(text, f"'{name}'[{k}]")
+    return texts
 
 
 def _device(device: object) -> str | None:

@@ -19,9 +19,11 @@ A figure is left out when the sweep does not vary what it plots (one chunking, o
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -212,7 +214,21 @@ def pareto_front(points: Sequence[tuple[float, float]], *, higher_is_better: boo
 
     >>> pareto_front([(1.0, 0.5), (2.0, 0.7), (3.0, 0.6), (2.0, 0.4), (0.5, 0.5)])
     [4, 1]
+    >>> pareto_front([(1.0, float("nan"))])  # NaN compares false: it was on the front, undominated
+    Traceback (most recent call last):
+    ...
+    ValueError: 'points'[0] must be a (latency, quality) pair of numbers, not NaN (got (1.0, nan))
     """
+    given: object = points  # typed, but a caller's may be anything
+    if isinstance(given, str) or not isinstance(given, Sequence):
+        raise TypeError(f"'points' must be a sequence of (latency, quality) pairs (got {type(given).__name__})")
+    for i, point in enumerate(given):
+        values: object = point
+        if (
+            not isinstance(values, Sequence) or len(values) != 2
+            or not all(type(v) is not bool and isinstance(v, Real) and not math.isnan(v) for v in values)
+        ):
+            raise ValueError(f"'points'[{i}] must be a (latency, quality) pair of numbers, not NaN (got {point!r:.80})")
     sign = 1.0 if higher_is_better else -1.0
     front = []
     for i, (latency, quality) in enumerate(points):
