@@ -306,6 +306,10 @@ def report_for(data: Mapping[str, Any], args: argparse.Namespace, *, where: str)
     kind = report_kind(data)
     if kind == "benchmark":
         check_saved_benchmark(data, where)
+        extra = [flag for flag in ("run", "qrels", "dataset") if getattr(args, flag, None)]
+        if extra:  # a benchmark's page has no rankings to mark: they would be ignored
+            raise ValueError(f"--{extra[0]}: {where} is a fastrag benchmark, whose page shows no rankings "
+                             "(--run, --qrels and --dataset are for an evaluation or a comparison)")
         return reports.benchmark_report(data, title=args.title)
     if kind == "comparison":
         check_saved_comparison(data, where)
@@ -366,6 +370,8 @@ def run(args: argparse.Namespace) -> int:
 
     given = {"RESULT.json": args.result, "--run": list(run_names(args.run or []).values()), "--qrels": args.qrels}
     check_inputs(**given)
+    if args.split is not None and args.dataset is None:  # it would be ignored
+        raise ValueError("--split needs --dataset DIR (the qrels split of that folder)")
     from ef.cli._runs import check_one_stdin
 
     check_one_stdin(**given)
