@@ -115,3 +115,29 @@ def test_the_sweep_still_sweeps() -> None:
 def test_pareto_front_refuses_what_it_cannot_order(points: Any, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=exactly(message)):  # a NaN point was on the front, undominated
         pareto_front(points)
+
+
+def test_a_workspace_of_another_corpus_is_refused() -> None:
+    from ef.pipeline import Pipeline
+    from ef.pipeline_stages import PipelineRetriever
+    from ef.sweep import benchmark_grid
+
+    other = Workspace({"x1": "cats purr", "x2": "dogs bark"})
+    message = ("'workspace' was made for another corpus than 'dataset' (2 documents, 'dataset' has 100): make a "
+               "Workspace of this corpus, or pass none")
+    with pytest.raises(ValueError, match=exactly(message)):  # its corpus was searched with the dataset's qrels
+        sweep({"k": 10}, (CORPUS, QUERIES, QRELS), workspace=other, show_progress=False)
+    corpus = {"d1": "cats purr", "d2": "dogs bark"}
+    message = ("'workspace' was made for another corpus than 'corpus' (2 documents, 'corpus' has 2): make a "
+               "Workspace of this corpus, or pass none")
+    with pytest.raises(ValueError, match=exactly(message)):
+        PipelineRetriever(Pipeline(k=1), corpus, workspace=other)
+    with pytest.raises(ValueError, match=exactly(message)):
+        benchmark_grid({"k": 1}, corpus, [], [], workspace=other)
+    with pytest.raises(TypeError, match=exactly("'workspace' must be a Workspace or None (got int)")):
+        PipelineRetriever(Pipeline(k=1), corpus, workspace=3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=exactly("'pipeline' must be an ef.pipeline.Pipeline (got dict)")):
+        PipelineRetriever({"k": 1}, corpus)  # type: ignore[arg-type]
+    same = Workspace(dict(corpus))
+    hits = PipelineRetriever(Pipeline(k=1), corpus, workspace=same).search_many(["dogs"], limit=1)
+    assert [[h.segment.source_id for h in row] for row in hits] == [["d2"]]

@@ -203,6 +203,20 @@ class Workspace:
         self._reranked: dict[tuple[Any, ...], tuple[list[Ranking], float]] = {}
         self._rerankers: dict[str, Any] = {}
 
+    def check_corpus(self, corpus: Mapping[str, str], name: str = "corpus") -> None:
+        """Refuse a `corpus` that is not this workspace's: with a workspace given, a caller's corpus
+        was not read at all, and another corpus's chunks, index and vectors were searched silently."""
+        from ef.source_manager._collection import read_sources
+
+        if corpus is self.corpus:  # its own (benchmark_grid checks once, then hands on this one)
+            return
+        pairs = read_sources(corpus, known={}, name=name)
+        if _digest([t for pair in pairs for t in pair]) != self.fingerprint:
+            raise ValueError(
+                f"'workspace' was made for another corpus than {name!r} ({len(self.corpus)} documents, "
+                f"{name!r} has {len(pairs)}): make a Workspace of this corpus, or pass none"
+            )
+
     # -- chunks -----------------------------------------------------------------------------
     def chunks(self, pipeline: Pipeline) -> Chunks:
         """The pipeline's chunking of the corpus, cut once per chunking."""
@@ -489,6 +503,12 @@ class PipelineRetriever:
     query_block = None  # evaluate_retrieval: every query at once, scored in memory
 
     def __init__(self, pipeline: Pipeline, corpus: Mapping[str, str], *, workspace: Workspace | None = None) -> None:
+        if not isinstance(pipeline, Pipeline):
+            raise TypeError(f"'pipeline' must be an ef.pipeline.Pipeline (got {type(pipeline).__name__})")
+        if workspace is not None and not isinstance(workspace, Workspace):
+            raise TypeError(f"'workspace' must be a Workspace or None (got {type(workspace).__name__})")
+        if workspace is not None:
+            workspace.check_corpus(corpus)
         self.pipeline = pipeline
         self.workspace = workspace if workspace is not None else Workspace(corpus)
         self.stage_seconds: dict[str, float] = {}

@@ -41,11 +41,15 @@ def benchmark_grid(
     from fastrag.benchmark import run_benchmark_sync
 
     pipelines = expand_grid(grid)
+    if workspace is not None and not isinstance(workspace, Workspace):
+        raise TypeError(f"'workspace' must be a Workspace or None (got {type(workspace).__name__})")
+    if workspace is not None:
+        workspace.check_corpus(corpus)  # once, not per pipeline
     shared = workspace if workspace is not None else Workspace(corpus)
     prefix = options.pop("results_path", None)
     results: dict[str, Any] = {}
     for pipeline in pipelines:
-        retriever = PipelineRetriever(pipeline, corpus, workspace=shared)
+        retriever = PipelineRetriever(pipeline, shared.corpus, workspace=shared)  # checked above
         retriever.build()  # the index is built before the harness times any query
         path = None if prefix is None else f"{prefix}.{pipeline.id}.jsonl"
         results[pipeline.label] = run_benchmark_sync(

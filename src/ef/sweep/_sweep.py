@@ -262,6 +262,8 @@ def sweep(
     positive = [float(g) for docs in judged.values() for g in docs.values() if g > 0]
     level = min(positive) if positive else 1.0  # relevant: grade > 0, as ef eval scores
 
+    if workspace is not None:
+        workspace.check_corpus(corpus, "dataset")  # else another corpus was searched, with this one's qrels
     if workspace is None:
         cache = cache_dir if cache_dir is not None else (None if out is None else Path(out) / "cache")
         workspace = Workspace(
