@@ -5,6 +5,7 @@ measure summarised as a sum is refused (its "mean" was a sum, beside an interval
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from ef.datasets import demo_dataset
 from ef.evaluation import read_beir
 from ef.pipeline_stages import Workspace
-from ef.sweep import sweep
+from ef.sweep import read_config, sweep
 from ef.sweep._report import pareto_front
 
 CORPUS, QUERIES, QRELS = read_beir(demo_dataset())
@@ -141,3 +142,34 @@ def test_a_workspace_of_another_corpus_is_refused() -> None:
     same = Workspace(dict(corpus))
     hits = PipelineRetriever(Pipeline(k=1), corpus, workspace=same).search_many(["dogs"], limit=1)
     assert [[h.segment.source_id for h in row] for row in hits] == [["d2"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "suffix", "problem"),
+    [
+        ("split = 3\n[grid]\nk = 10\n", ".toml", "'split' must be a split name such as 'test' (got 3)"),  # read as '3'
+        ('alpha = "x"\n[grid]\nk = 10\n', ".toml", "'alpha' must be a number between 0 and 1, exclusive (got 'x')"),
+        ('test = "bogus"\n[grid]\nk = 10\n', ".toml",
+         "'test' must be one of t, randomization, bootstrap, wilcoxon (got 'bogus')"),
+        ('measures = ["ndcg@10", "ndcg@10"]\n[grid]\nk = 10\n', ".toml", "'measures' lists 'ndcg@10' twice"),
+        ('measures = [""]\n[grid]\nk = 10\n', ".toml", "'measures': measure '': unknown measure (every spelling: "
+                                                       "ef.measures.valid_forms(), ef trec-eval --help)"),
+        ("baseline = 3\n[grid]\nk = 10\n", ".toml",
+         "'baseline' must be a cell's id or label, or a table of its parameters (got 3)"),
+        ('{"grid": {"k": 10, "k": 20}}', ".json", "not valid JSON (key 'k' appears twice in one object)"),  # 20 won
+    ],
+)
+def test_read_config_refuses_what_sweep_would_later(tmp_path: Path, text: str, suffix: str, problem: str) -> None:
+    path = tmp_path / f"sweep{suffix}"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=exactly(f"{path}: {problem}")):
+        read_config(path)
+
+
+def test_read_config_still_reads(tmp_path: Path) -> None:
+    folder = tmp_path
+    (folder / "s.toml").write_text('split = "dev"\nmeasures = "mrr@10"\nalpha = 0.01\n[grid]\nk = [5, 10]\n')
+    config = read_config(folder / "s.toml")
+    assert (config.split, config.measures, dict(config.options), len(config.pipelines())) == (
+        "dev", ("mrr@10",), {"alpha": 0.01}, 2
+    )

@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -59,10 +58,12 @@ def _parse(path: Path, text: str) -> Any:
         except tomllib.TOMLDecodeError as error:
             raise ValueError(f"{path}: not valid TOML ({error})") from error
     if suffix == ".json":
+        from ef.io.jsonl import loads  # strict: a key given twice (the last one won) or NaN is refused
+
         try:
-            return json.loads(text)
+            return loads(text, str(path))
         except ValueError as error:
-            raise ValueError(f"{path}: not valid JSON ({error})") from error
+            raise ValueError(f"{path}: not valid JSON ({str(error).removeprefix(f'{path}: ')})") from error
     if suffix in (".yaml", ".yml"):
         try:
             import yaml  # type: ignore[import-untyped,unused-ignore]
@@ -73,6 +74,34 @@ def _parse(path: Path, text: str) -> Any:
         except yaml.YAMLError as error:
             raise ValueError(f"{path}: not valid YAML ({error})") from error
     raise ValueError(f"{path}: a sweep configuration is a .toml, .json, .yaml or .yml file")
+
+
+def _check_options(file: Path, data: Mapping[str, Any], measures: list[str]) -> None:
+    """What :func:`~ef.sweep.sweep` would refuse after the dataset is read, refused with the file's
+    name now (a split of 3 was read as '3', a key given twice or a measure listed twice went on)."""
+    from ef.compare import check_options
+    from ef.measures import parse_measure
+
+    split = data.get("split", "test")
+    if not isinstance(split, str) or not split:
+        raise ValueError(f"{file}: 'split' must be a split name such as 'test' (got {split!r})")
+    baseline = data.get("baseline")
+    if baseline is not None and not isinstance(baseline, str | Mapping):
+        raise ValueError(f"{file}: 'baseline' must be a cell's id or label, or a table of its parameters "
+                         f"(got {baseline!r})")
+    for i, name in enumerate(measures):
+        if name in measures[:i]:
+            raise ValueError(f"{file}: 'measures' lists {name!r} twice")
+        try:
+            parse_measure(name)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{file}: 'measures': {error}") from error
+    options = {"test": "t", "correction": "holm", "alpha": 0.05, **{k: data[k] for k in ("test", "correction",
+                                                                                          "alpha") if k in data}}
+    try:
+        check_options(options["test"], options["correction"], options["alpha"], 0.95, 10_000, 0)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{file}: {error}") from error
 
 
 def read_config(path: str | os.PathLike[str]) -> SweepConfig:
@@ -107,13 +136,14 @@ def read_config(path: str | os.PathLike[str]) -> SweepConfig:
         measures = [measures]
     if not isinstance(measures, list) or not measures or not all(isinstance(m, str) for m in measures):
         raise ValueError(f"{file}: 'measures' must be a list of measure names (got {measures!r})")
+    _check_options(file, data, measures)
     config = SweepConfig(
         grid=data["grid"],
         dataset=where(data.get("dataset"), "dataset"),
         out=where(data.get("out"), "out"),
         measures=tuple(measures),
         baseline=data.get("baseline"),
-        split=str(data.get("split", "test")),
+        split=data.get("split", "test"),
         cache=where(data.get("cache"), "cache"),
         options={key: data[key] for key in ("test", "correction", "alpha") if key in data},
     )
