@@ -7,10 +7,11 @@ import re
 import zipfile
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from ef.datasets import KNOWN, demo_dataset, load, resolve_name, where_present
+from ef.datasets import KNOWN, demo_dataset, fetch, load, resolve_name, where_present
 from ef.datasets._registry import ALIASES, CQADUPSTACK_FORUMS
 from ef.evaluation import write_beir
 
@@ -110,3 +111,24 @@ def test_where_present_names_its_argument(known: object, kind: str) -> None:
     message = f"'known' must be a KnownDataset, such as ef.datasets.KNOWN['beir/scifact'] (got {kind})"
     with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
         where_present(known)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("keywords", "error", "message"),
+    [
+        ({"timeout": "60"}, TypeError, "'timeout' must be a finite number of seconds > 0 (got '60')"),
+        ({"timeout": 0}, ValueError, "'timeout' must be a finite number of seconds > 0 (got 0)"),
+        ({"timeout": float("nan")}, ValueError, "'timeout' must be a finite number of seconds > 0 (got nan)"),
+        ({"show_progress": "no"}, TypeError, "'show_progress' must be a bool (got 'no')"),
+    ],
+)
+def test_fetch_checks_its_options_before_looking_for_anything(keywords: dict[str, Any], error: type[Exception],
+                                                               message: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import urllib.request
+
+    def offline(*args: object, **kwargs: object) -> None:
+        raise AssertionError("went online")
+
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        fetch("beir/scifact", **keywords)

@@ -19,6 +19,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from ef._validate import check_bool, check_positive_number
 from ef.datasets._places import ChecksumError, ef_root, fsync_directory, md5_of, verify_download
 from ef.datasets._registry import Download, resolve_name
 
@@ -143,6 +144,9 @@ def fetch(name: str, *, show_progress: bool = True, timeout: float = 60.0) -> li
     ChecksumError
         When the file downloaded does not have the published md5 (it is removed).
     """
+    check_bool(show_progress, "show_progress")
+    # before anything is looked at: a bad timeout was found by urllib, mid-download
+    check_positive_number(timeout, "timeout", what="a finite number of seconds > 0")
     resolved = resolve_name(name)
     if resolved is None:
         raise ValueError(f"unknown dataset {name!r}; the names ef knows: ef datasets list")
