@@ -6,9 +6,11 @@ write error names the flag and the user's path.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Iterable, Mapping
+from typing import BinaryIO
 
 __all__ = [
     "STDOUT",
@@ -20,6 +22,7 @@ __all__ = [
     "is_stdout",
     "one_stdout",
     "write",
+    "write_all",
     "writes_to_stdout",
 ]
 
@@ -158,7 +161,7 @@ def write(flag: str, path: str, data: bytes, what: str) -> None:
     """
     if is_stdout(path):
         sys.stdout.flush()  # what was printed before comes first
-        sys.stdout.buffer.write(data)
+        write_all(sys.stdout.buffer, data)
         sys.stdout.buffer.flush()
         return
     try:
@@ -172,11 +175,34 @@ def write(flag: str, path: str, data: bytes, what: str) -> None:
         raise OSError(f"{flag} {path}: cannot write the {what} ({error.strerror or error})") from error
 
 
+def write_all(stream: BinaryIO | io.RawIOBase, data: bytes | memoryview) -> None:
+    """Write every byte of `data` to `stream`.
+
+    With ``PYTHONUNBUFFERED`` set (``python -u``, many container images) ``sys.stdout.buffer``
+    is a raw file, whose ``write`` may take only part of the bytes and say so in its return value:
+    to a pipe whose reader left, the first 64 KiB went and the rest was dropped without an error
+    (``ef fuse -o - | head`` exited 0, not 141). Writing the rest raises ``BrokenPipeError`` there.
+
+    >>> import io
+    >>> class Slow(io.RawIOBase):  # takes at most 3 bytes a call, as a raw pipe may
+    ...     def __init__(self): self.got = b""
+    ...     def writable(self): return True
+    ...     def write(self, b): self.got += bytes(b[:3]); return min(3, len(b))
+    >>> out = Slow(); write_all(out, b"0123456789"); out.got
+    b'0123456789'
+    """
+    view = memoryview(data).cast("B")
+    while view:
+        written = stream.write(view)
+        if written is None:  # a non-blocking stream that took nothing: try again
+            continue
+        view = view[written:]
+
+
 def copy_to_stdout(path: str) -> None:
     """Copy the file `path` to standard output."""
-    import shutil
-
     sys.stdout.flush()
     with open(path, "rb") as source:
-        shutil.copyfileobj(source, sys.stdout.buffer)
+        while chunk := source.read(1 << 20):
+            write_all(sys.stdout.buffer, chunk)
     sys.stdout.buffer.flush()
