@@ -158,3 +158,24 @@ def test_write_qrels_writes_every_id_read_qrels_returns(tmp_path: Path) -> None:
     assert qrels == {"q\u00a01": {"d\u2028x": 1}}
     write_qrels(tmp_path / "again.txt", qrels)  # was refused: "must be a non-empty str without whitespace"
     assert read_qrels(tmp_path / "again.txt") == qrels
+
+
+def test_a_json_number_beyond_a_double_is_refused(tmp_path: Path) -> None:
+    from ef.io.jsonl import iter_jsonl, loads
+
+    assert json.loads('{"a": 1e400}') == {"a": float("inf")}  # Python's json: infinity by the back door
+    with pytest.raises(ValueError, match=exactly(
+        "w: the number 1e400 is beyond the range of a double (it would read as infinity)"
+    )):
+        loads('{"a": 1e400}', "w")
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"a": 1}\n{"a": -1e999}\n')
+    with pytest.raises(ValueError, match=exactly(
+        f"{path}:2: the number -1e999 is beyond the range of a double (it would read as infinity)"
+    )):
+        list(iter_jsonl(path))
+    assert loads('{"a": 1.7976931348623157e308, "b": 10000000000000000000000}', "w") == {
+        "a": 1.7976931348623157e308, "b": 10**22
+    }
+    with pytest.raises(TypeError, match=exactly("'text' must be a str (got NoneType)")):
+        loads(None, "w")  # type: ignore[arg-type]

@@ -2,7 +2,8 @@
 
 One JSON value per line; blank lines are skipped. Refused, never guessed: bytes that are not
 UTF-8, a line that is not JSON, an object with the same key twice (json keeps the last one
-silently), and the non-standard constants ``NaN``, ``Infinity`` and ``-Infinity``.
+silently), the non-standard constants ``NaN``, ``Infinity`` and ``-Infinity``, and a number
+beyond the range of a double (``1e400``, which Python's json reads as infinity).
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "records.jsonl")
@@ -18,6 +19,7 @@ ValueError: ...records.jsonl:1: key 'id' appears twice in one object
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -45,11 +47,26 @@ def _constant(name: str) -> Any:
     raise _RefusedError(f"{name} is not valid JSON (JSON has no NaN or infinity)")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e400 parsed as inf: the infinity JSON has no constant for, by the back door
+        raise _RefusedError(f"the number {text} is beyond the range of a double (it would read as infinity)")
+    return value
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float)
 
 
 def loads(text: str, where: str) -> Any:
-    """Parse one JSON document; ``ValueError("<where>: <reason>")`` if it is not strict JSON."""
+    """Parse one JSON document; ``ValueError("<where>: <reason>")`` if it is not strict JSON.
+
+    >>> loads('{"score": 1e400}', "run.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: run.json: the number 1e400 is beyond the range of a double (it would read as infinity)
+    """
+    if not isinstance(text, str):  # the decoder's own message names no argument
+        raise TypeError(f"'text' must be a str (got {type(text).__name__})")
     try:
         return _DECODER.decode(text)
     except _RefusedError as error:
