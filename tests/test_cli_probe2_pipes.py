@@ -57,3 +57,23 @@ def test_a_reader_that_stays_gets_every_line(runs: list[str], unbuffered: bool, 
     saved = tmp_path / "fused.trec"
     assert _ef(["fuse", *runs, "-o", str(saved)], unbuffered).wait(timeout=60) == 0
     assert saved.read_bytes() == out
+
+
+@pytest.mark.parametrize("unbuffered", [True, False])
+def test_trec_eval_per_query_lines_reach_a_reader_or_end_with_141(
+    runs: list[str], unbuffered: bool, tmp_path: Path
+) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{i} 0 x{i} 1\n" for i in range(N)))
+    argv = ["trec-eval", "-q", "-m", "P.1", str(qrels), runs[0]]
+    whole = _ef(argv, unbuffered)
+    out, err = whole.communicate(timeout=60)
+    assert (whole.returncode, err, len(out.splitlines())) == (0, b"", N + 1)  # one line a query, then 'all'
+    assert out.splitlines()[-1] == b"P_1                   \tall\t1.0000"
+    early = _ef(argv, unbuffered)
+    assert early.stdout is not None
+    assert early.stderr is not None
+    assert early.stdout.read(3) == b"P_1"
+    early.stdout.close()
+    assert (early.wait(timeout=60), early.stderr.read()) == (141, b"")
+    early.stderr.close()

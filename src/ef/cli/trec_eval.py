@@ -476,7 +476,10 @@ def main(argv: Sequence[str]) -> int:
         writer.writerows((prefix + name, query, value.strip()) for name, query, value in rows)
         _output.write("--csv", args.csv, buffer.getvalue().encode(), "report")
     else:
-        sys.stdout.write("".join(f"{prefix}{name:<22}\t{query}\t{value}\n" for name, query, value in rows))
+        # Bytes, written to the end (_output.write): the text layer drops what a raw stdout does not take
+        # (PYTHONUNBUFFERED), and ids are UTF-8 in the files read, so they are written back as such.
+        text = "".join(f"{prefix}{name:<22}\t{query}\t{value}\n" for name, query, value in rows)
+        _output.write("-q", "-", text.encode("utf-8"), "report")
     return 0
 
 
