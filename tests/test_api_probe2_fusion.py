@@ -145,3 +145,18 @@ def test_tune_still_tunes() -> None:
     assert report.final.method in ("wsum", "rrf")
     assert sorted(report.inputs) == ["a", "b"]
     assert set(report.held_out) == set(QRELS)
+
+
+@pytest.mark.parametrize(
+    ("runs", "name", "error"), [({1: A, "b": B}, "1", TypeError), ({"": A, "b": B}, "''", ValueError)]
+)
+def test_tune_names_a_run_name_that_is_no_str_before_fusing(runs: Any, name: str, error: type[Exception],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("ef.fusion.tune")
+
+    def no_fusion(*args: object, **kwargs: object) -> None:
+        raise AssertionError("fused before the names were checked")
+
+    monkeypatch.setattr(module, "fuse_stack", no_fusion)
+    with pytest.raises(error, match=exactly(f"'runs': every name must be a non-empty str (got {name})")):
+        tune(runs, QRELS, folds=2, step=0.5)

@@ -269,6 +269,10 @@ def tune(
 
     values, labels = _names(runs)
     names = list(runs) if isinstance(runs, Mapping) else [f"run{i + 1}" for i in range(len(values))]
+    for name in names:  # ef.compare names the runs: found there, after every fusion
+        if not isinstance(name, str) or not name:
+            error = ValueError if name == "" else TypeError
+            raise error(f"'runs': every name must be a non-empty str (got {name!r})")
     if "fused" in names:
         raise ValueError("'runs' must not name a run 'fused': the comparison calls the fused run so")
     if len(values) < 1:
