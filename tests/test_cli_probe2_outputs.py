@@ -67,3 +67,17 @@ def test_distinct_outputs_still_write(folder: Path, capsys: pytest.CaptureFixtur
     assert json.loads((folder / "g.json").read_text())["outcome"] == "inconclusive"
     assert (folder / "g.md").read_text().startswith("#")
     assert capsys.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["eval", "-q"], ["trec-eval", "qrels.txt", "a.trec"], ["compare", "qrels.txt", "a.trec", "b.trec"],
+     ["report", "r.json"], ["gate", "--qrels", "qrels.txt", "a.trec", "b.trec"]],
+)
+def test_html_dash_is_refused_not_a_file_named_dash(
+    folder: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    (folder / "r.json").write_text(json.dumps({"metrics": {"ndcg@10": 0.5}, "per_query": {"q1": {"ndcg@10": 0.5}}}))
+    assert main([*argv, "--html", "-"]) == 2
+    assert capsys.readouterr() == ("", f"ef {argv[0]}: error: --html writes a file, not standard output ('-')\n")
+    assert not (folder / "-").exists()

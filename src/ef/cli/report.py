@@ -50,6 +50,8 @@ def check_outputs(args: argparse.Namespace, inputs: Sequence[str | os.PathLike[s
     ``--html`` is the same file as one of `inputs`."""
     if not wants_report(args):
         return
+    if args.html == "-":  # it made a file named '-' (ef gate says the same)
+        raise ValueError("--html writes a file, not standard output ('-')")
     from ef.report import require_report_extra
 
     require_report_extra()
