@@ -237,3 +237,32 @@ def test_report_reads_the_saved_report_from_standard_input(
     assert run(capsys, "report", "-", "--html", str(page), "--run", "a=-") == (
         2, "", "ef report: error: RESULT.json and --run are both '-': standard input can be only one of them\n"
     )
+
+
+def test_fuse_tune_qrels_from_standard_input_serve_the_final_trained_fusion(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, files: dict[str, str], tmp_path: Path
+) -> None:
+    # tune read '-', then the final fusion of a trained method read it again: empty.
+    argv = ["fuse", files["a"], files["b"], "--folds", "2", "--method", "probfuse"]
+    expected_out = tmp_path / "expected.trec"
+    expected = run(capsys, *argv, "--tune", files["qrels"], "-o", str(expected_out))
+    assert expected[0] == 0
+    got_out = tmp_path / "got.trec"
+    stdin(monkeypatch, QRELS)
+    assert run(capsys, *argv, "--tune", "-", "-o", str(got_out)) == expected
+    assert got_out.read_text() == expected_out.read_text()
+
+
+def test_fuse_takes_standard_input_once(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, files: dict[str, str]
+) -> None:
+    stdin(monkeypatch, A)
+    assert run(capsys, "fuse", "-", files["b"], "--tune", "-") == (
+        2, "", "ef fuse: error: RUN and --tune are both '-': standard input can be only one of them\n"
+    )
+
+
+def test_sweep_config_is_a_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "sweep", "-") == (
+        2, "", "ef sweep: error: CONFIG is a file (.toml, .json, .yaml), not standard input ('-')\n"
+    )

@@ -15,7 +15,7 @@ import sys
 
 from ef.cli._inputs import check_inputs
 from ef.cli._output import check_output, is_stdout, write
-from ef.cli._runs import run_names
+from ef.cli._runs import check_one_stdin, run_names
 from ef.compare import CORRECTIONS
 
 __all__ = ["add_parser", "run"]
@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
 
     runs = run_names(args.runs)
     check_inputs(RUN=list(runs.values()), **{"--tune": args.tune, "--qrels": args.qrels})
+    check_one_stdin(RUN=list(runs.values()), **{"--tune": args.tune, "--qrels": args.qrels})
     if len(runs) == 1 and args.tune is not None:
         raise ValueError(f"RUN: --tune needs at least 2 runs to fuse (got 1: {args.runs[0]})")
     if args.output is None and args.tune is None:
@@ -167,6 +168,10 @@ def run(args: argparse.Namespace) -> int:
         # tune and then fuse take the runs: each is read once, here (standard input, a pipe or
         # a FIFO can be read only once, and a file need not be read twice).
         once = {name: read_run(path) for name, path in runs.items()}
+        if args.tune == "-":  # read by tune, and again by the final fusion of a trained method
+            from ef.trec import read_qrels
+
+            args.tune = read_qrels("-")
         try:
             report = tune(once, args.tune, method=args.method, norm=norms, measure=args.measure, folds=args.folds,
                           seed=args.seed, step=args.step, depth=args.depth, missing=args.missing,

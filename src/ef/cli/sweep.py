@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--ray-address needs --engine ray")
     from ef.cli._inputs import check_inputs
 
+    if args.config == "-":  # its paths are relative to its folder: it must be a file
+        raise ValueError("CONFIG is a file (.toml, .json, .yaml), not standard input ('-')")
     check_inputs(CONFIG=args.config)
     config = read_config(args.config)
     dataset = args.dataset or config.dataset
