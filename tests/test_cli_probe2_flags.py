@@ -221,3 +221,28 @@ def test_fuse_refuses_qrels_nothing_reads(capsys: pytest.CaptureFixture[str], fi
         2, "", "ef fuse: error: --qrels is not read with --tune (a trained method is fitted on the --tune qrels of "
                "each fold): leave it out\n"
     )
+
+
+# --- -q: "no progress bars and no notes on standard error" ------------------------------------------------------
+
+
+def test_compare_quiet_silences_the_dataset_level_note(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, files: dict[str, str]
+) -> None:
+    from types import SimpleNamespace
+
+    import ef.datasets
+    from ef.trec import read_qrels
+
+    def load(name: str, *, split: str | None, corpus: bool) -> SimpleNamespace:  # a dataset judged at grade >= 2
+        return SimpleNamespace(name=name, split=split or "test", qrels=read_qrels(files["qrels"]),
+                               facts=SimpleNamespace(relevance_level=2))
+
+    monkeypatch.setattr(ef.datasets, "load", load)
+    argv = ["compare", "--dataset", "beir/x", files["a"], files["b"], "-m", "mrr", "--resamples", "100"]
+    status, out, err = run(capsys, *argv)
+    assert (status, err) == (0, (
+        "ef compare: note: beir/x's official binary measures count grade >= 2 as relevant, so they do here "
+        "(-l 2, the dataset's default; -l 1 counts every positive grade)\n"
+    ))
+    assert run(capsys, *argv, "-q") == (0, out, "")

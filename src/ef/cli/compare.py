@@ -240,7 +240,7 @@ def _dataset(args: argparse.Namespace) -> Any:
     level = dataset.facts.relevance_level
     if args.level is None:
         args.level = level
-        if level > 1:
+        if level > 1 and not args.quiet:  # -q: no notes on standard error, as its help says
             print(f"ef compare: note: {dataset.name}'s official binary measures count grade >= {level} as relevant, "
                   f"so they do here (-l {level}, the dataset's default; -l 1 counts every positive grade)",
                   file=sys.stderr)
