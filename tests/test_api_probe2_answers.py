@@ -74,3 +74,21 @@ def test_evaluate_rag_reports_each_convention() -> None:
 def test_a_non_str_names_the_argument(metric: object, response: object, reference: object, name: str) -> None:
     with pytest.raises(TypeError, match=rf"^'{name}' must be a str"):
         metric(response, reference)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "message"),
+    [
+        (None, ["a"], "'a' must be a sequence of str tokens (got NoneType)"),  # was 0
+        (["a"], None, "'b' must be a sequence of str tokens (got NoneType)"),  # was 0
+        (3, ["a"], "'a' must be a sequence of str tokens (got int)"),
+        ([["a"]], ["a"], "'a' must hold str tokens (got ['a'])"),  # unhashable, inside
+        (["a", None], ["a"], "'a' must hold str tokens (got None)"),
+    ],
+)
+def test_lcs_length_names_what_is_no_token_list(a: object, b: object, message: str) -> None:
+    from ef.measures.overlap import lcs_length
+
+    with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
+        lcs_length(a, b)  # type: ignore[arg-type]
+    assert lcs_length("abc", "abd") == lcs_length(["a", "b", "c"], ["a", "b", "d"]) == 2

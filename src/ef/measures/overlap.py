@@ -28,7 +28,17 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
     3
     >>> lcs_length(list('ABCBDAB'), list('BDCABA'))
     4
+    >>> lcs_length(None, ['a'])  # was 0: None has no common subsequence to measure
+    Traceback (most recent call last):
+    ...
+    TypeError: 'a' must be a sequence of str tokens (got NoneType)
     """
+    for name, tokens in (("a", a), ("b", b)):
+        if not isinstance(tokens, Sequence):
+            raise TypeError(f"{name!r} must be a sequence of str tokens (got {type(tokens).__name__})")
+        wrong = [t for t in tokens if not isinstance(t, str)] if not isinstance(tokens, str) else []
+        if wrong:  # a list token failed as unhashable, an int token compared as itself
+            raise TypeError(f"{name!r} must hold str tokens (got {wrong[0]!r:.80})")
     if not a or not b:
         return 0
     masks: dict[str, int] = {}
