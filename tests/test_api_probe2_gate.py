@@ -160,3 +160,10 @@ def test_to_html_names_a_path_of_the_wrong_type() -> None:
     report = gate(BASE, BASE, margin=0.01)
     with pytest.raises(TypeError, match=exactly("'path' must be a str or os.PathLike path, or None (got int)")):
         report.to_html(3)  # type: ignore[arg-type]
+
+
+def test_a_query_id_that_is_not_a_str_is_refused() -> None:
+    # str(1) == "1": {1: ..., "1": ...} merged into one query, and an int id paired with a str one
+    merged = {"per_query": {1: {"m": 0.5}, "1": {"m": 0.7}, "q2": {"m": 0.5}}}
+    with pytest.raises(ValueError, match=exactly("the baseline: result: 'per_query' must have str query ids (got 1)")):
+        gate(merged, BASE, higher_is_better={"m": True})

@@ -252,6 +252,8 @@ def _per_query(
         raise ValueError(f"{source}: 'per_query' must be a non-empty object of query id -> values")
     rows = list(per_query.items())
     for query_id, values in rows:
+        if not isinstance(query_id, str):  # str(1) == "1": an int id was paired with a str one, or merged
+            raise ValueError(f"{source}: 'per_query' must have str query ids (got {query_id!r:.80})")
         if not isinstance(values, Mapping):
             raise ValueError(f"{source}: 'per_query'[{query_id!r}] must be an object of measure -> value")
     if measures is None:
