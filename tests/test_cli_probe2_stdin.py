@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -266,3 +268,26 @@ def test_sweep_config_is_a_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "sweep", "-") == (
         2, "", "ef sweep: error: CONFIG is a file (.toml, .json, .yaml), not standard input ('-')\n"
     )
+
+
+def _fifo(path: Path, text: str) -> threading.Thread:
+    """A named pipe at `path` that gives `text` once, as ``<(cat FILE)`` does."""
+    os.mkfifo(path)
+
+    def feed() -> None:
+        with open(path, "w") as stream:
+            stream.write(text)
+
+    thread = threading.Thread(target=feed, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_gate_reads_pipes_once(capsys: pytest.CaptureFixture[str], files: dict[str, str], tmp_path: Path) -> None:
+    # ef.gate takes regular files only ('/dev/fd/63: no such file') and reads the qrels once per side.
+    status, expected = _gate_json(capsys, "--qrels", files["qrels"], files["a"], files["b"])
+    feeders = [_fifo(tmp_path / "q.pipe", QRELS), _fifo(tmp_path / "b.pipe", B)]
+    got_status, got = _gate_json(capsys, "--qrels", str(tmp_path / "q.pipe"), files["a"], str(tmp_path / "b.pipe"))
+    for feeder in feeders:
+        feeder.join(timeout=10)
+    assert (got_status, got["candidate"], got["measures"]) == (status, str(tmp_path / "b.pipe"), expected["measures"])

@@ -51,18 +51,34 @@ def _read_stdin() -> Any:
     return read_run(STDIN)
 
 
-def _named_stdin(report: GateReport, sides: dict[str, list[str]]) -> GateReport:
-    """`report` with ``-`` as the name of a side whose first source was standard input (read here,
-    so :func:`ef.gate.gate` got a mapping and names it by its type)."""
-    import dataclasses
+def _is_pipe(path: str | None) -> bool:
+    """``-``, or a path that is no regular file (``<(zcat run.gz)``, a FIFO): readable once, so read
+    here (ef.gate reads a path more than once, and takes a regular file only)."""
+    import os
 
-    from ef.cli._runs import STDIN
+    return path == "-" or (path is not None and os.path.exists(path) and not os.path.isfile(path))
+
+
+def _read_once(path: str) -> Any:
+    """A pipe's result or run, read once: standard input as :func:`_read_stdin`, another pipe as a
+    TREC run (ef.gate tells a saved result by its .json/.jsonl name, which a pipe has not)."""
+    if path == "-":
+        return _read_stdin()
+    from ef.trec import read_run
+
+    return read_run(path)
+
+
+def _named_pipes(report: GateReport, sides: dict[str, list[str]]) -> GateReport:
+    """`report` with the path given (``-``, ``/dev/fd/63``) as the name of a side whose first source
+    was a pipe (read here, so :func:`ef.gate.gate` got a mapping and names it by its type)."""
+    import dataclasses
 
     names = {}
     for side, sources in sides.items():
         name = getattr(report, side)
-        if sources[0] == STDIN and (name == "dict" or name.startswith("dict and ")):
-            names[side] = STDIN + name[len("dict"):]
+        if _is_pipe(sources[0]) and (name == "dict" or name.startswith("dict and ")):
+            names[side] = sources[0] + name[len("dict"):]
     return dataclasses.replace(report, **names) if names else report
 
 
@@ -136,7 +152,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``ef gate``; the exit status is the outcome (pass 0, fail 1, inconclusive 3)."""
     from ef.cli import _output
-    from ef.cli._runs import STDIN, check_one_stdin
+    from ef.cli._runs import check_one_stdin
     from ef.gate import gate
 
     check_one_stdin(**{"BASELINE": args.baseline, "--baseline-seed": args.baseline_seed,
@@ -164,13 +180,14 @@ def run(args: argparse.Namespace) -> int:
         margins[name] = value
     sides = {"baseline": [args.baseline, *args.baseline_seed], "candidate": list(args.candidates)}
     # Standard input is read once, here: gate reads a path more than once (the qrels for each side).
-    if args.qrels == STDIN:
+    pipes = {s for s in [*sides["baseline"], *sides["candidate"], args.qrels] if _is_pipe(s)}  # before any read
+    if args.qrels in pipes:
         from ef.trec import read_qrels
 
-        qrels: Any = read_qrels(STDIN)
+        qrels: Any = read_qrels(args.qrels)
     else:
         qrels = args.qrels
-    given = {side: [_read_stdin() if s == STDIN else s for s in sources] for side, sources in sides.items()}
+    given = {side: [_read_once(s) if s in pipes else s for s in sources] for side, sources in sides.items()}
     report = gate(
         given["baseline"] if len(given["baseline"]) > 1 else given["baseline"][0],
         given["candidate"] if len(given["candidate"]) > 1 else given["candidate"][0],
@@ -185,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         relevance_level=args.level,
         max_docs=args.max_docs,
     )
-    report = _named_stdin(report, sides)
+    report = _named_pipes(report, sides)
     texts = {"--markdown": report.to_markdown, "--junit": report.to_junit, "--json": report.to_json}
     for flag, render in texts.items():
         path = outputs[flag]
