@@ -160,3 +160,22 @@ def test_tune_names_a_run_name_that_is_no_str_before_fusing(runs: Any, name: str
     monkeypatch.setattr(module, "fuse_stack", no_fusion)
     with pytest.raises(error, match=exactly(f"'runs': every name must be a non-empty str (got {name})")):
         tune(runs, QRELS, folds=2, step=0.5)
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"depth": 0}, "'depth' must be a positive integer or None (got 0)"),
+        ({"method": "wsum", "weights": [1]}, "'weights' must hold one weight per run (2) (got 1)"),
+        ({"method": "rrf", "params": {"k": -1}}, "'params['k']' must be a finite number >= 0 (got -1)"),
+    ],
+)
+def test_fuse_checks_its_options_before_reading_a_run_file(keywords: dict[str, Any], message: str) -> None:
+    # the files do not exist: a FileNotFoundError would say they were read first
+    with pytest.raises(ValueError, match=exactly(message)):
+        fuse(["/nonexistent/a.trec", "/nonexistent/b.trec"], **keywords)
+
+
+def test_weights_from_a_generator_are_read_once() -> None:
+    generated = (w for w in (1.0, 2.0))
+    assert fuse([A, B], method="wsum", weights=generated) == fuse([A, B], method="wsum", weights=[1, 2])  # type: ignore[arg-type]

@@ -406,10 +406,10 @@ def _prepare(runs: Any, depth: int | None) -> tuple[Stack, list[str]]:
     values, names = _names(runs)
     if not values:
         raise ValueError("'runs' must hold at least one run (got none)")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise ValueError(f"'depth' must be a positive integer or None (got {depth!r})")  # before any file is read
     stack = stack_inputs(values, names)
     if depth is not None:
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-            raise ValueError(f"'depth' must be a positive integer or None (got {depth!r})")
         stack = stack.cut(depth)
     return stack, names
 
@@ -549,6 +549,10 @@ def _fused(runs: Any, method: str, norm: str | None, weights: Sequence[float] | 
            params: Mapping[str, Any] | None, depth: int | None, missing: Missing, qrels: Any) -> tuple[Stack, Fused]:
     if missing not in ("zero", "min"):
         raise ValueError(f"'missing' must be one of 'zero', 'min' (got {missing!r})")
+    if weights is not None and isinstance(weights, Iterable) and not isinstance(weights, str | bytes):
+        weights = list(weights)  # read twice below: a generator would be empty the second time
+    n_given = len(runs) if isinstance(runs, Mapping | Sequence) and not isinstance(runs, str) else 0
+    resolve(method, norm, weights if n_given else None, params, n_given)  # checked before any run file is read
     stack, names = _prepare(runs, depth)
     spec, chosen, w, checked = resolve(method, norm, weights, params, stack.n_runs)
     if spec.kind == "trained" and "tables" not in checked:
