@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -179,3 +180,21 @@ def test_fuse_checks_its_options_before_reading_a_run_file(keywords: dict[str, A
 def test_weights_from_a_generator_are_read_once() -> None:
     generated = (w for w in (1.0, 2.0))
     assert fuse([A, B], method="wsum", weights=generated) == fuse([A, B], method="wsum", weights=[1, 2])  # type: ignore[arg-type]
+
+
+def test_a_run_file_with_no_ranking_line_is_refused(tmp_path: Path) -> None:
+    from ef.trec import write_run
+
+    empty, full = tmp_path / "empty.trec", tmp_path / "full.trec"
+    empty.write_text("# nothing\n\n")
+    write_run(full, A)
+    # as evaluate_run refuses it; fused, it was a run of nothing (or the other run alone, silently)
+    with pytest.raises(ValueError, match=exactly(f"{empty}: the run holds no ranking line (runs[1])")):
+        fuse([full, empty])
+    with pytest.raises(ValueError, match=exactly(f"{empty}: the run holds no ranking line (runs['dense'])")):
+        tune({"bm25": full, "dense": empty}, QRELS, folds=2, step=0.5)
+    assert fuse([full, {"q0": {"d1": 1.0}}])["q0"] == fuse([A, {"q0": {"d1": 1.0}}])["q0"]
+    infinite = tmp_path / "inf.trec"  # a score of inf: the files are parsed one by one, not stacked by the engine
+    infinite.write_text("q0 Q0 d1 1 inf r\n")
+    with pytest.raises(ValueError, match=exactly(f"{empty}: the run holds no ranking line (runs[1])")):
+        fuse([infinite, empty])

@@ -35,7 +35,10 @@ def load_run(run: object, name: str) -> Mapping[str, Mapping[str, Any]]:
     if isinstance(run, str | os.PathLike):
         from ef.trec import read_run
 
-        return read_run(os.fspath(run))
+        read = read_run(os.fspath(run))
+        if not read:
+            raise ValueError(_no_line(run, name))
+        return read
     if is_frame(run):
         return run_from_frame(run)
     if isinstance(run, Mapping):
@@ -158,9 +161,22 @@ def stack_inputs(runs: Sequence[object], names: Sequence[str]) -> Stack:
                 raise
         columns = engine.stack_text(texts)
         if columns is not None and _all_finite(columns):
+            listed = set(_ints(columns[4]).tolist())  # the runs that have a list: a file of no line has none
+            for r, path in enumerate(paths):
+                if r not in listed:
+                    raise ValueError(_no_line(path, names[r]))
             return _stacked(len(runs), columns)
         runs = [parse_run(display_name(path), text) for path, text in zip(paths, texts, strict=True)]
+        for path, run, name in zip(paths, runs, names, strict=True):
+            if not run:
+                raise ValueError(_no_line(path, name))
     return stack_runs([load_run(run, name) for run, name in zip(runs, names, strict=True)], names)
+
+
+def _no_line(path: str | os.PathLike[str], name: str) -> str:
+    """A run file of no ranking line, refused as evaluate_run and trec_eval refuse it: fused, it was
+    a run of nothing (or the other runs alone), silently."""
+    return f"{display_name(path)}: the run holds no ranking line ({name})"
 
 
 def _all_finite(columns: tuple[Any, ...]) -> bool:
