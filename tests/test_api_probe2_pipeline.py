@@ -68,3 +68,21 @@ def test_collapse_to_sources_still_collapses() -> None:
     assert collapse_to_sources({"q1": {"a#0": 0.2, "b#0": 0.9, "a#1": 0.7}}, by_hash) == {"q1": {"b": 0.9, "a": 0.7}}
     assert collapse_to_sources({"q2": [("c#0", float("-inf")), ("c#1", -1.0)]}, by_hash) == {"q2": {"c": -1.0}}
     assert collapse_to_sources({"q": {"a#0": 1.0}}, {"a#0": "a"}) == {"q": {"a": 1.0}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "data", "error", "message"),
+    [
+        ("x/1", float("nan"), ValueError, "'data' must be JSON data without NaN or infinity, to have one id (Out of "
+                                          "range float values are not JSON compliant)"),
+        ("x/1", {1, 2}, TypeError, "'data' must be JSON data without NaN or infinity, to have one id (Object of "
+                                   "type set is not JSON serializable)"),
+        (None, 1, TypeError, "'schema' must be a non-empty str (got None)"),
+    ],
+)
+def test_content_id_names_what_has_no_id(schema: Any, data: Any, error: type[Exception], message: str) -> None:
+    from ef.pipeline import content_id
+
+    with pytest.raises(error, match=exactly(message)):
+        content_id(schema, data)
+    assert content_id("x/1", {"b": 1, "a": [1.0, None]}) == content_id("x/1", {"a": [1.0, None], "b": 1})

@@ -311,8 +311,12 @@ def content_id(schema: str, data: object) -> str:
     >>> content_id("x/1", {"b": 1, "a": [1.0, None]}) == content_id("x/1", {"a": [1.0, None], "b": 1})
     True
     """
-    text = json.dumps([schema, data], sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    check_non_empty_str(schema, "schema")
+    try:
+        text = json.dumps([schema, data], sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:  # NaN, a set, mixed key types: json's message names no argument
+        raise type(error)(f"'data' must be JSON data without NaN or infinity, to have one id ({error})") from None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 _WHOLE = ("whole", "none", "")
