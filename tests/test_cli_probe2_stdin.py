@@ -291,3 +291,20 @@ def test_gate_reads_pipes_once(capsys: pytest.CaptureFixture[str], files: dict[s
     for feeder in feeders:
         feeder.join(timeout=10)
     assert (got_status, got["candidate"], got["measures"]) == (status, str(tmp_path / "b.pipe"), expected["measures"])
+
+
+def test_compare_html_reads_a_named_pipe_once(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str], tmp_path: Path
+) -> None:
+    # The page read the run again: a FIFO's second open waited for a writer forever.
+    pytest.importorskip("altair")
+    argv = ["-m", "mrr", "--resamples", "100", "--format", "csv", "-q"]
+    expected = run(capsys, "compare", files["qrels"], files["a"], files["b"], *argv)
+    feeders = [_fifo(tmp_path / "q.pipe", QRELS), _fifo(tmp_path / "b.pipe", B)]
+    page = tmp_path / "c.html"
+    got = run(capsys, "compare", str(tmp_path / "q.pipe"), files["a"], f"b={tmp_path / 'b.pipe'}", *argv,
+              "--html", str(page))
+    for feeder in feeders:
+        feeder.join(timeout=10)
+    assert got == expected
+    assert "Comparison: a, b" in page.read_text(encoding="utf-8")

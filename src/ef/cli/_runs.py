@@ -10,10 +10,20 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["STDIN", "STDIN_NAME", "check_one_stdin", "run_groups", "run_names"]
+__all__ = ["STDIN", "STDIN_NAME", "check_one_stdin", "is_pipe", "run_groups", "run_names"]
 
 STDIN = "-"
 STDIN_NAME = "stdin"  # what a RUN given as '-' is called in tables and reports
+
+
+def is_pipe(path: str | None) -> bool:
+    """``-``, or a path that exists and is no regular file (``<(zcat run.gz)``, a FIFO): it can be
+    read once, so a command that reads an input twice reads such a one into memory first.
+
+    >>> is_pipe("-"), is_pipe("/dev/null"), is_pipe(__file__), is_pipe("/no/such/file"), is_pipe(None)
+    (True, True, False, False, False)
+    """
+    return path == STDIN or (path is not None and os.path.exists(path) and not os.path.isfile(path))
 
 
 def check_one_stdin(**arguments: str | Sequence[str | None] | None) -> None:

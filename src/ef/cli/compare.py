@@ -23,7 +23,7 @@ from typing import Any
 import ef
 from ef.cli import _output
 from ef.cli._output import check_output, distinct_outputs
-from ef.cli._runs import STDIN, check_one_stdin, run_groups
+from ef.cli._runs import STDIN, check_one_stdin, is_pipe, run_groups
 from ef.compare import CORRECTIONS, TESTS
 
 __all__ = ["add_parser", "run"]
@@ -280,12 +280,12 @@ def run(args: argparse.Namespace) -> int:
     runs: dict[str, list[Any]] = {name: list(paths) for name, paths in groups.items()}
     qrels: Any = args.qrels if dataset is None else dataset.qrels
     if wants_report(args):
-        # The report reads the rankings (and qrels) again: standard input is read once, here, and
-        # both get what it held. Without a report, compare streams it as it streams a file.
+        # The report reads the rankings (and qrels) again: standard input or another pipe is read
+        # once, here, and both get what it held. Without a report, compare streams it as a file.
         from ef.trec import read_qrels, read_run
 
-        runs = {name: [read_run(p) if p == STDIN else p for p in paths] for name, paths in runs.items()}
-        qrels = read_qrels(STDIN) if qrels == STDIN else qrels
+        runs = {name: [read_run(p) if is_pipe(p) else p for p in paths] for name, paths in runs.items()}
+        qrels = read_qrels(qrels) if isinstance(qrels, str) and is_pipe(qrels) else qrels
     report = compare(
         {name: paths[0] if len(paths) == 1 else paths for name, paths in runs.items()},
         qrels,

@@ -13,6 +13,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ef.cli._runs import is_pipe
+
 if TYPE_CHECKING:
     from ef.gate import GateReport
 
@@ -51,14 +53,6 @@ def _read_stdin() -> Any:
     return read_run(STDIN)
 
 
-def _is_pipe(path: str | None) -> bool:
-    """``-``, or a path that is no regular file (``<(zcat run.gz)``, a FIFO): readable once, so read
-    here (ef.gate reads a path more than once, and takes a regular file only)."""
-    import os
-
-    return path == "-" or (path is not None and os.path.exists(path) and not os.path.isfile(path))
-
-
 def _read_once(path: str) -> Any:
     """A pipe's result or run, read once: standard input as :func:`_read_stdin`, another pipe as a
     TREC run (ef.gate tells a saved result by its .json/.jsonl name, which a pipe has not)."""
@@ -77,7 +71,7 @@ def _named_pipes(report: GateReport, sides: dict[str, list[str]]) -> GateReport:
     names = {}
     for side, sources in sides.items():
         name = getattr(report, side)
-        if _is_pipe(sources[0]) and (name == "dict" or name.startswith("dict and ")):
+        if is_pipe(sources[0]) and (name == "dict" or name.startswith("dict and ")):
             names[side] = sources[0] + name[len("dict"):]
     return dataclasses.replace(report, **names) if names else report
 
@@ -155,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
     from ef.cli._runs import check_one_stdin
     from ef.gate import gate
 
+    # ef.gate reads a path more than once, and takes a regular file only: a pipe is read here, once.
+
     check_one_stdin(**{"BASELINE": args.baseline, "--baseline-seed": args.baseline_seed,
                        "CANDIDATE": args.candidates, "--qrels": args.qrels})
     from ef.cli._inputs import check_inputs
@@ -180,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         margins[name] = value
     sides = {"baseline": [args.baseline, *args.baseline_seed], "candidate": list(args.candidates)}
     # Standard input is read once, here: gate reads a path more than once (the qrels for each side).
-    pipes = {s for s in [*sides["baseline"], *sides["candidate"], args.qrels] if _is_pipe(s)}  # before any read
+    pipes = {s for s in [*sides["baseline"], *sides["candidate"], args.qrels] if is_pipe(s)}  # before any read
     if args.qrels in pipes:
         from ef.trec import read_qrels
 
