@@ -308,3 +308,12 @@ def test_compare_html_reads_a_named_pipe_once(
         feeder.join(timeout=10)
     assert got == expected
     assert "Comparison: a, b" in page.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("pipe", ["/dev/fd/63", "/proc/self/fd/7"])
+def test_compare_asks_a_pipe_for_a_name(capsys: pytest.CaptureFixture[str], files: dict[str, str], pipe: str) -> None:
+    number = pipe.rsplit("/", 1)[1]
+    assert run(capsys, "compare", files["qrels"], files["a"], pipe) == (
+        2, "", f"ef compare: error: RUN {pipe} is a pipe with no name of its own (the table would call it "
+               f"'{number}'): name it, as NAME=<(zcat run.gz)\n"
+    )

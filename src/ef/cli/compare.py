@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import zipfile
 from typing import Any
@@ -253,6 +254,10 @@ def run(args: argparse.Namespace) -> int:
     from ef.io._atomic import atomic_writer
 
     dataset = _dataset(args)
+    for argument in args.runs:  # `<(zcat bm25.trec.gz)` is /dev/fd/63: the table would call it '63'
+        if re.match(r"/(dev|proc/(self|\d+))/fd/\d+$", argument):
+            raise ValueError(f"RUN {argument} is a pipe with no name of its own (the table would call it "
+                             f"'{argument.rsplit('/', 1)[1]}'): name it, as NAME=<(zcat run.gz)")
     groups = run_groups(args.runs)
     check_one_stdin(QRELS=args.qrels, RUN=[path for paths in groups.values() for path in paths])
     if len(groups) < 2:
