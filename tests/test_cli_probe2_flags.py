@@ -246,3 +246,17 @@ def test_compare_quiet_silences_the_dataset_level_note(
         "(-l 2, the dataset's default; -l 1 counts every positive grade)\n"
     ))
     assert run(capsys, *argv, "-q") == (0, out, "")
+
+
+@pytest.mark.parametrize("command", ["compare", "gate"])
+def test_max_docs_is_the_long_form_of_short_m(capsys: pytest.CaptureFixture[str], files: dict[str, str],
+                                              command: str) -> None:
+    if command == "compare":
+        argv = ["compare", files["qrels"], files["a"], files["b"], "-m", "P_2", "--resamples", "100",
+                "--format", "json"]
+    else:
+        argv = ["gate", "--qrels", files["qrels"], files["a"], files["b"], "-m", "P_2", "--resamples", "100",
+                "--json", "-", "-q"]
+    short, long_form, whole = run(capsys, *argv, "-M", "1"), run(capsys, *argv, "--max-docs", "1"), run(capsys, *argv)
+    assert short == long_form
+    assert short != whole  # the cut changes P@2: one document of two is looked at

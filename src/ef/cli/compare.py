@@ -142,7 +142,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
              "TREC DL; else 1)",
     )
     parser.add_argument(
-        "-M", dest="max_docs", type=lambda v: _natural(v, 1), default=None, metavar="MAX",
+        "-M", "--max-docs", dest="max_docs", type=lambda v: _natural(v, 1), default=None, metavar="MAX",
         help="evaluate only the top MAX documents of each query, as ef trec-eval -M",
     )
     parser.add_argument("--test", choices=tuple(TESTS), default="t", help="the paired test (default: t)")

@@ -129,7 +129,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="for TREC runs: lowest grade that counts as relevant (1)",
     )
     parser.add_argument(
-        "-M", dest="max_docs", type=lambda v: _natural(v, 1), default=None, metavar="MAX",
+        "-M", "--max-docs", dest="max_docs", type=lambda v: _natural(v, 1), default=None, metavar="MAX",
         help="for TREC runs: evaluate only the top MAX documents of each query",
     )
     parser.add_argument(
