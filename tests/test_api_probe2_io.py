@@ -179,3 +179,15 @@ def test_a_json_number_beyond_a_double_is_refused(tmp_path: Path) -> None:
     }
     with pytest.raises(TypeError, match=exactly("'text' must be a str (got NoneType)")):
         loads(None, "w")  # type: ignore[arg-type]
+
+
+def test_long_frame_names_its_arguments() -> None:
+    from ef.io.frames import long_frame
+
+    with pytest.raises(TypeError, match=exactly("'per_query' must be a mapping {query_id: {measure: value}} "
+                                                "(got NoneType)")):
+        long_frame(None, "pandas")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=exactly("'library' must be 'pandas' or 'polars' (got 'bogus')")):
+        long_frame({"q": {"m": 1.0}}, "bogus")
+    assert long_frame({"q": {"m": 1.0}}, "pandas").to_dict("records") == [{"query_id": "q", "measure": "m",
+                                                                          "value": 1.0}]

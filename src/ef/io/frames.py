@@ -247,6 +247,12 @@ def long_frame(per_query: Mapping[str, Mapping[str, float]], library: str) -> An
     >>> long_frame({"q1": {"mrr": 1.0, "P_5": 0.2}, "q2": {"mrr": 0.5, "P_5": 0.0}}, "polars").shape
     (4, 3)
     """
+    if not isinstance(per_query, Mapping):  # None failed inside, on .items()
+        raise TypeError(
+            f"'per_query' must be a mapping {{query_id: {{measure: value}}}} (got {type(per_query).__name__})"
+        )
+    if library not in _LIBRARIES:  # else found only after every row was read
+        raise ValueError(f"'library' must be 'pandas' or 'polars' (got {library!r})")
     query_ids: list[str] = []
     measures: list[str] = []
     values: list[float] = []
