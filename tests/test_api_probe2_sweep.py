@@ -173,3 +173,18 @@ def test_read_config_still_reads(tmp_path: Path) -> None:
     assert (config.split, config.measures, dict(config.options), len(config.pipelines())) == (
         "dev", ("mrr@10",), {"alpha": 0.01}, 2
     )
+
+
+@pytest.mark.parametrize(
+    ("baseline", "error", "message"),
+    [
+        ({"bogus": 1}, ValueError, "'baseline': unknown pipeline parameter(s) 'bogus'; known: retriever, model, k1, "
+                                   "b, stemmer, stopwords, unit, size, overlap, rerank, rerank_depth, fusion_depth, k"),
+        ({"k": "x"}, TypeError, "'baseline': 'k' must be a positive integer (got 'x')"),
+        ({"k": 5}, ValueError, "'baseline' 'bm25 k1=1.2 b=0.75 | whole docs | k=5' (id 5fcc99d72bb66941) is not a "
+                               "cell of this sweep (give a cell's id or label)"),  # was its id alone
+    ],
+)
+def test_a_baseline_given_by_its_fields_is_named(baseline: Any, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=exactly(message)):
+        sweep({"k": 10}, demo_dataset(), baseline=baseline, show_progress=False)

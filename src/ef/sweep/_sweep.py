@@ -107,15 +107,20 @@ def _mean_interval(values: np.ndarray, *, confidence: float, resamples: int, see
 
 def _resolve(key: object, cells: list[Pipeline]) -> str:
     """The id of the cell that `key` names: an id, a label, a Pipeline or a mapping of its fields."""
+    given = key
     if isinstance(key, Pipeline | Mapping):
-        wanted = key if isinstance(key, Pipeline) else Pipeline.from_dict(key)
+        try:
+            wanted = key if isinstance(key, Pipeline) else Pipeline.from_dict(key)
+        except (TypeError, ValueError) as error:  # the pipeline's own message named no 'baseline'
+            raise type(error)(f"'baseline': {error}") from None
         key = wanted.id
     if not isinstance(key, str):
         raise TypeError(f"'baseline' must be a cell id, label, Pipeline or mapping (got {type(key).__name__})")
     for cell in cells:
         if key in (cell.id, cell.label):
             return cell.id
-    raise ValueError(f"'baseline' {key!r} is not a cell of this sweep (give a cell's id or label)")
+    shown = f"{key!r}" if given is key else f"{wanted.label!r} (id {key})"  # a mapping: say the cell it makes
+    raise ValueError(f"'baseline' {shown} is not a cell of this sweep (give a cell's id or label)")
 
 
 def sweep(
