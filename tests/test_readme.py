@@ -17,7 +17,8 @@ def test_readme_starts_with_the_two_commands() -> None:
     assert first_block is not None
     commands = [line.split("#")[0].strip() for line in first_block.group(1).splitlines()]
     assert commands == ["make eval", "make test"]
-    assert "\nmake test\n" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    # CI runs the same command (its status kept while the sanitizers' job finishes beside it)
+    assert re.search(r"^make test( \|\| status=\$\?)?$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), flags=re.M)
 
 
 def test_readme_examples(monkeypatch: pytest.MonkeyPatch) -> None:
