@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-__all__ = ["check_inputs"]
+__all__ = ["check_inputs", "check_qrels_not_run"]
 
 
 def check_inputs(**arguments: str | Sequence[str | None] | None) -> None:
@@ -35,3 +35,43 @@ def check_inputs(**arguments: str | Sequence[str | None] | None) -> None:
                 raise IsADirectoryError(f"{name} {path}: is a directory, not a file")
             if not os.path.exists(path):
                 raise FileNotFoundError(f"{name} {path}: no such file")
+
+
+def check_qrels_not_run(flag: str, path: str | None, usage: str) -> None:
+    """Refuse qrels whose first line has a TREC run's six columns: the arguments were given in the
+    wrong order, or QRELS was left out (``ef compare A.trec B.trec`` read A as the qrels and then
+    said "give at least 2 runs"). Only a regular file is looked at (a pipe is read once, later).
+
+    >>> import os, tempfile
+    >>> run = os.path.join(tempfile.mkdtemp(), "bm25.trec")
+    >>> with open(run, "w") as f: _ = f.write("q1 Q0 d1 1 2.5 bm25\\n")
+    >>> check_qrels_not_run("QRELS", run, "ef compare takes QRELS first, then two or more RUNs")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: QRELS .../bm25.trec looks like a TREC run (6 columns: 'q1 Q0 d1 1 2.5 bm25'): ef compare takes ...
+    """
+    if path is None or path == "-" or not os.path.isfile(path):
+        return
+    import gzip
+    import zipfile
+
+    if zipfile.is_zipfile(path):  # a BEIR dataset's zip (ef compare reads it as a dataset)
+        return
+
+    try:
+        with open(path, "rb") as raw:
+            gzipped = raw.read(2) == b"\x1f\x8b"
+        with gzip.open(path, "rb") if gzipped else open(path, "rb") as stream:
+            for number, line in enumerate(stream):
+                words = line.split()
+                if words and not line.startswith(b"#"):
+                    break
+                if number > 100:
+                    return
+            else:
+                return
+    except (OSError, EOFError):  # the reader says what is wrong with the file
+        return
+    if len(words) == 6:
+        shown = b" ".join(words).decode("utf-8", "replace")
+        raise ValueError(f"{flag} {path} looks like a TREC run (6 columns: {shown!r}): {usage}")

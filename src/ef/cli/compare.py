@@ -260,8 +260,14 @@ def run(args: argparse.Namespace) -> int:
                              f"'{argument.rsplit('/', 1)[1]}'): name it, as NAME=<(zcat run.gz)")
     groups = run_groups(args.runs)
     check_one_stdin(QRELS=args.qrels, RUN=[path for paths in groups.values() for path in paths])
+    from ef.cli._inputs import check_qrels_not_run
+
+    # before counting the runs: `ef compare A.trec B.trec` read A as QRELS, then said "got 1 run"
+    check_qrels_not_run("QRELS", args.qrels, "ef compare takes QRELS first, then two or more RUNs")
     if len(groups) < 2:
-        raise ValueError(f"give at least 2 runs to compare (got {len(groups)})")
+        seeds = [(name, len(paths)) for name, paths in groups.items() if len(paths) > 1]
+        detail = f": the {seeds[0][1]} runs named {seeds[0][0]!r} are one system's seeds or folds" if seeds else ""
+        raise ValueError(f"give at least 2 runs to compare (got {len(groups)}{detail})")
     if args.layout == "systems" and args.format not in ("table", "markdown", "latex"):
         raise ValueError(f"--layout systems prints a table, markdown or latex (got --format {args.format})")
     measures = list(args.measures or [])

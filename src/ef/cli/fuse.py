@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ef.cli._inputs import check_inputs
+from ef.cli._inputs import check_inputs, check_qrels_not_run
 from ef.cli._output import check_output, is_stdout, write
 from ef.cli._runs import check_one_stdin, run_names
 from ef.compare import CORRECTIONS
@@ -127,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
     runs = run_names(args.runs)
     check_inputs(RUN=list(runs.values()), **{"--tune": args.tune, "--qrels": args.qrels})
     check_one_stdin(RUN=list(runs.values()), **{"--tune": args.tune, "--qrels": args.qrels})
+    for flag in ("--tune", "--qrels"):
+        check_qrels_not_run(flag, getattr(args, flag[2:]), f"{flag} takes qrels; the runs to fuse are the RUNs")
     if len(runs) == 1 and args.tune is not None:
         raise ValueError(f"RUN: --tune needs at least 2 runs to fuse (got 1: {args.runs[0]})")
     if args.output is None and args.tune is None:

@@ -153,10 +153,11 @@ def run(args: argparse.Namespace) -> int:
 
     check_one_stdin(**{"BASELINE": args.baseline, "--baseline-seed": args.baseline_seed,
                        "CANDIDATE": args.candidates, "--qrels": args.qrels})
-    from ef.cli._inputs import check_inputs
+    from ef.cli._inputs import check_inputs, check_qrels_not_run
 
     check_inputs(**{"BASELINE": args.baseline, "--baseline-seed": args.baseline_seed,
                     "CANDIDATE": args.candidates, "--qrels": args.qrels})
+    check_qrels_not_run("--qrels", args.qrels, "the runs are BASELINE and CANDIDATE, --qrels QRELS judges them")
     inputs = [args.baseline, *args.baseline_seed, *args.candidates, args.qrels]
     outputs = {"--markdown": args.markdown, "--junit": args.junit, "--json": args.json, "--html": args.html}
     _output.one_stdout(**{flag.lstrip("-"): path for flag, path in outputs.items() if flag != "--html"})

@@ -363,6 +363,9 @@ def main(argv: Sequence[str]) -> int:
     from ef.cli.report import check_outputs, wants_report, write_run_report
 
     check_outputs(args, inputs)
+    from ef.cli._inputs import check_qrels_not_run
+
+    check_qrels_not_run("QRELS", args.qrels, "ef trec-eval takes QRELS first, then RUN")
     specs = args.measures or ["official"]
     labelled = _measures(specs)
     measures = [m for _, m in labelled]
