@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["check_inputs", "check_qrels_not_run"]
 
@@ -52,16 +53,17 @@ def check_qrels_not_run(flag: str, path: str | None, usage: str) -> None:
     """
     if path is None or path == "-" or not os.path.isfile(path):
         return
-    import gzip
-    import zipfile
-
-    if zipfile.is_zipfile(path):  # a BEIR dataset's zip (ef compare reads it as a dataset)
-        return
-
     try:
         with open(path, "rb") as raw:
-            gzipped = raw.read(2) == b"\x1f\x8b"
-        with gzip.open(path, "rb") if gzipped else open(path, "rb") as stream:
+            head = raw.read(4)
+        if head == b"PK\x03\x04":  # a BEIR dataset's zip (ef compare reads it as a dataset)
+            return
+        opener: Any = open
+        if head[:2] == b"\x1f\x8b":
+            import gzip  # only then: ef trec-eval's start-up does without it
+
+            opener = gzip.open
+        with opener(path, "rb") as stream:
             for number, line in enumerate(stream):
                 words = line.split()
                 if words and not line.startswith(b"#"):
