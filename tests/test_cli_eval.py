@@ -275,3 +275,19 @@ def test_dense_embedder_with_a_cached_index(capsys: pytest.CaptureFixture[str], 
                                              f"{tmp_path / 'cache'}")
     assert second[1].splitlines()[0].endswith(f"index loaded from {tmp_path / 'cache'}")
     assert first[1].splitlines()[4] == second[1].splitlines()[4] == "ndcg       1.0000"
+
+
+def test_run_out_names_the_flag_when_nothing_was_retrieved(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    dataset = tmp_path / "zebra"
+    (dataset / "qrels").mkdir(parents=True)
+    (dataset / "corpus.jsonl").write_text('{"_id": "d1", "title": "", "text": "apples and pears"}\n')
+    (dataset / "queries.jsonl").write_text('{"_id": "q1", "text": "zebra"}\n')  # no word of the corpus
+    (dataset / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    out = tmp_path / "x.run"
+    status, _, err = run(capsys, str(dataset), "--run-out", str(out), "-q")
+    assert status == 2
+    assert err.splitlines()[-1] == (
+        f"ef eval: error: cannot write --run-out {out}: no query retrieved any document, and a run file with no "
+        "ranking line is one trec_eval, evaluate_run and ef trec-eval refuse to score (nothing was written)"
+    )
+    assert not out.exists()

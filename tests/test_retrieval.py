@@ -294,3 +294,30 @@ def test_ranked_hits_equal_hits_built_one_by_one() -> None:
         SearchHit.ranked(segments, [1.0, 2.0])
     with pytest.raises(TypeError, match=r"^'segment' must be"):
         SearchHit.ranked(["d1"], [1.0])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("block", [None, 1])
+def test_run_path_is_refused_when_no_query_retrieved_anything(tmp_path, block) -> None:  # type: ignore[no-untyped-def]
+    class Empty:
+        """Retrieves nothing, query by query (block None) or a block at a time (as an index on Ray)."""
+
+        def __init__(self) -> None:
+            if block is not None:
+                self.query_block = block
+
+        def __call__(self, query: str, *, limit: int = 10) -> list[str]:
+            return []
+
+        def search_many(self, queries: list[str], *, limit: int = 10) -> list[list[str]]:
+            return [[] for _ in queries]
+
+    kept = tmp_path / "kept.run"
+    kept.write_text("a file the user had\n")
+    with pytest.raises(ValueError) as error:
+        evaluate_retrieval(Empty(), QRELS, QUERIES, k_values=(1,), metrics=("mrr",), run_path=kept)
+    assert str(error.value) == (
+        "cannot write 'run_path': no query retrieved any document, and a run file with no ranking line is one "
+        "trec_eval, evaluate_run and ef trec-eval refuse to score (nothing was written)"
+    )
+    assert kept.read_text() == "a file the user had\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["kept.run"]

@@ -387,6 +387,10 @@ def _run(args: argparse.Namespace) -> int:
         if args.run_out is None:
             raise
         raise OSError(f"--run-out {args.run_out}: cannot write the run ({error.strerror or error})") from error
+    except ValueError as error:  # the library names its parameter; here the flag was typed
+        if args.run_out is None or not str(error).startswith("cannot write 'run_path'"):
+            raise
+        raise ValueError(str(error).replace("'run_path'", f"--run-out {args.run_out}", 1)) from error
     timings["retrieve"] = retriever.seconds
     timings["score"] = time.perf_counter() - mark - retriever.seconds
     from ef.cli._scale import ann_recall, format_ann_recall

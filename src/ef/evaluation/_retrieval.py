@@ -255,8 +255,9 @@ def evaluate_retrieval(
     TypeError
         For a non-str query or doc id, a str as `metrics`, a non-integer cutoff.
     ValueError
-        For an unknown or repeated metric name, a bad cutoff, a non-finite grade, or if no query
-        can be scored.
+        For an unknown or repeated metric name, a bad cutoff, a non-finite grade, if no query
+        can be scored, or (with `run_path`) if no query retrieved anything: a run file with no
+        ranking line is one trec_eval and :func:`evaluate_run` refuse, so none is written.
 
     Examples
     --------
@@ -487,6 +488,8 @@ def _evaluate_in_blocks(
         per_query = {query_id: per_query[query_id] for query_id, _ in jobs}
         means = _means(per_query, names, ks)
         if run_path is not None:
+            if not os.path.getsize(run_file):
+                _refuse_empty()
             with open(run_file, encoding="utf-8") as written:
                 write_lines(run_path, written)
     except BaseException:
@@ -713,7 +716,17 @@ def _write_rankings(path: str | os.PathLike[str], run: Mapping[str, Mapping[str,
 
     _refuse_mixed(mixed)
     # a TREC run has no way to list a query without documents
-    write_run(path, {query_id: docs for query_id, docs in run.items() if docs}, run_id="ef")
+    ranked = {query_id: docs for query_id, docs in run.items() if docs}
+    if not ranked:
+        _refuse_empty()
+    write_run(path, ranked, run_id="ef")
+
+
+def _refuse_empty() -> None:
+    raise ValueError(
+        "cannot write 'run_path': no query retrieved any document, and a run file with no ranking line is "
+        "one trec_eval, evaluate_run and ef trec-eval refuse to score (nothing was written)"
+    )
 
 
 def _refuse_mixed(mixed: Sequence[str]) -> None:
