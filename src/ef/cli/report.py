@@ -221,8 +221,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--qrels", metavar="QRELS", help="evaluation: the qrels (default: the dataset's, if given)")
     parser.add_argument(
         "--dataset",
-        metavar="DIR",
-        help="evaluation: a BEIR dataset folder, for query texts, document snippets and the qrels",
+        metavar="DATASET",
+        help="a BEIR dataset folder or zip, or a name (beir/scifact ...: ef datasets list), as ef eval takes it: "
+             "query texts, document snippets and the qrels",
     )
     parser.add_argument("--split", default=None, help="qrels split of --dataset (default: the report's, or test)")
     parser.add_argument(
@@ -316,7 +317,12 @@ def report_for(data: Mapping[str, Any], args: argparse.Namespace, *, where: str)
     if kind == "comparison":
         check_saved_comparison(data, where)
     corpus = queries = qrels = None
-    if args.dataset is not None:
+    if args.dataset is not None and not os.path.isdir(args.dataset):
+        # a name or a zip, as ef eval and ef compare take them: ef.datasets finds and checks it
+        from ef.datasets import load
+
+        corpus, queries, qrels = load(args.dataset, split=args.split or data.get("split"))
+    elif args.dataset is not None:
         from ef.evaluation import read_beir
 
         if args.split is not None:
@@ -365,6 +371,8 @@ def run(args: argparse.Namespace) -> int:
     if args.worst < 0:
         raise ValueError(f"--worst must be a non-negative integer (got {args.worst})")
     inputs = [args.result, args.qrels, *dataset_files(args.dataset, args.split or "test")]
+    if args.dataset is not None and os.path.isfile(args.dataset):  # a zip: --html must not replace it
+        inputs.append(args.dataset)
     from ef.cli._runs import run_names
 
     inputs += run_names(args.run or []).values()
