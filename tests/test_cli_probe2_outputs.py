@@ -81,3 +81,28 @@ def test_html_dash_is_refused_not_a_file_named_dash(
     assert main([*argv, "--html", "-"]) == 2
     assert capsys.readouterr() == ("", f"ef {argv[0]}: error: --html writes a file, not standard output ('-')\n")
     assert not (folder / "-").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "target"),
+    [
+        (["fuse", "a.trec", "b.trec", "--tune", "qrels.txt", "--folds", "2", "-o", "qrels.txt"], "-o", "qrels.txt"),
+        (["fuse", "a.trec", "b.trec", "--method", "bayesfuse", "--qrels", "qrels.txt", "-o", "qrels.txt"], "-o",
+         "qrels.txt"),
+        (["sweep", "s.toml", "--json", "s.toml"], "--json", "s.toml"),
+        (["trec-eval", "-Z", "z.txt", "--json", "z.txt", "qrels.txt", "a.trec"], "--json", "z.txt"),
+    ],
+)
+def test_an_output_may_not_replace_an_input_the_command_reads(
+    folder: Path, capsys: pytest.CaptureFixture[str], argv: list[str], flag: str, target: str
+) -> None:
+    # ef fuse --tune q.txt -o q.txt tuned on the qrels, then wrote the fused run over them.
+    (folder / "s.toml").write_text(f'dataset = "{folder}"\nout = "runs"\n\n[grid]\nk1 = [0.9, 1.2]\n')
+    (folder / "z.txt").write_text("q1 map 0.5 0.1\n")
+    before = (folder / target).read_bytes()
+    assert main(argv) == 2
+    assert capsys.readouterr() == ("", (
+        f"ef {argv[0]}: error: {flag} {target} is the same file as the input {target}; it would be replaced: "
+        "write elsewhere\n"
+    ))
+    assert (folder / target).read_bytes() == before

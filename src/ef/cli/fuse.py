@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"RUN: --tune needs at least 2 runs to fuse (got 1: {args.runs[0]})")
     if args.output is None and args.tune is None:
         raise ValueError("-o is required (a file, or '-' for standard output) unless --tune is given")
-    check_output("-o", args.output, list(runs.values()))
+    check_output("-o", args.output, [*runs.values(), args.tune, args.qrels])  # the qrels are inputs too
     params = dict(args.params)
     norms = args.norm or [None]
     tuning = {"-m/--measure": (args.measure, "ndcg@10"), "--folds": (args.folds, 5), "--seed": (args.seed, 0),

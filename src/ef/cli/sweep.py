@@ -79,8 +79,12 @@ def run(args: argparse.Namespace) -> int:
     _output.check_writable_folder("--out" if args.out else f"{args.config}: 'out'", out)  # before any work
     _output.distinct_outputs({"--out" if args.out else f"{args.config}: 'out'": out, "--json": args.json,
                               "--html": args.html, "--png": args.png, "--svg": args.svg})
-    _output.check_output("--json", args.json)
-    check_outputs(args)
+    from ef.cli.report import dataset_files
+
+    # the config and the dataset are read: no output may replace them
+    inputs = [args.config, *dataset_files(dataset, config.split or "test")]
+    _output.check_output("--json", args.json, inputs)
+    check_outputs(args, inputs)
     human = sys.stderr if _output.is_stdout(args.json) else sys.stdout
     result = sweep(
         config.grid,

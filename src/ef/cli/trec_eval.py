@@ -355,7 +355,7 @@ def main(argv: Sequence[str]) -> int:
     debug_level, debug_query = args.debug
     from ef.cli import _output
 
-    inputs = [args.qrels, args.run]
+    inputs = [args.qrels, args.run, args.zscore]  # -Z FILE is read too
     _output.distinct_outputs({"--json": args.json, "--csv": args.csv, "--html": args.html, "--png": args.png,
                               "--svg": args.svg})
     _output.check_output("--json", args.json, inputs)  # before any reading
