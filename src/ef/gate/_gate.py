@@ -224,7 +224,9 @@ def _check_keywords(measures: object, qrels: object, higher_is_better: object) -
                 f"'higher_is_better' must be a mapping measure -> bool, or None (got {higher_is_better!r})"
             )
         for measure, value in higher_is_better.items():
-            if not isinstance(value, bool):  # bool('no') is True: a str or a number would pass silently
+            # bool('no') is True: a str or a number would pass silently (numpy's bool_, as a frame
+            # or an array comparison gives it, is a bool)
+            if not isinstance(value, bool | np.bool_):
                 raise TypeError(f"'higher_is_better'[{measure!r}] must be True or False (got {value!r})")
 
 

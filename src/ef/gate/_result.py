@@ -18,7 +18,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from numbers import Real
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
@@ -164,9 +164,13 @@ def dataset_checksum(path: str | os.PathLike[str]) -> str:
 def _check_metadata(
     dataset: object, dataset_name: object, missing: object, relevance_level: object,
     ignore_identical_ids: object, max_docs: object, pipeline_id: object,
-) -> None:
+) -> tuple[float | None, int | None]:
     """What a saved result records, each of its type: missing='bogus' or pipeline_id=3 were written
-    as given, and a gate then compared results on them (or refused them for a difference of spelling)."""
+    as given, and a gate then compared results on them (or refused them for a difference of spelling).
+
+    Returns `relevance_level` and `max_docs` as Python numbers: a numpy integer is one (``evaluate_run``
+    takes it), but JSON cannot hold it (``np.int64(1)`` failed in the writer, after the scoring).
+    """
     if dataset is not None and not isinstance(dataset, str | os.PathLike):
         raise TypeError(f"'dataset' must be a path (str or os.PathLike) or None (got {type(dataset).__name__})")
     for name, value in (("dataset_name", dataset_name), ("pipeline_id", pipeline_id)):
@@ -180,10 +184,18 @@ def _check_metadata(
         isinstance(relevance_level, bool) or not isinstance(relevance_level, Real) or not math.isfinite(relevance_level)
     ):
         raise TypeError(f"'relevance_level' must be a finite number or None (got {relevance_level!r:.80})")
+    if relevance_level is not None and relevance_level <= 0:  # save_result scored a run with 1 for a 0
+        raise ValueError(f"'relevance_level' must be a finite number > 0 or None (got {relevance_level!r:.80})")
     if ignore_identical_ids is not None and not isinstance(ignore_identical_ids, bool):
         raise TypeError(f"'ignore_identical_ids' must be a bool or None (got {ignore_identical_ids!r:.80})")
-    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, int) or max_docs < 1):
+    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, Integral)):
+        raise TypeError(f"'max_docs' must be a positive integer or None (got {max_docs!r:.80})")
+    if max_docs is not None and max_docs < 1:
         raise ValueError(f"'max_docs' must be a positive integer or None (got {max_docs!r:.80})")
+    level = None if relevance_level is None else (
+        int(relevance_level) if isinstance(relevance_level, Integral) else float(relevance_level)
+    )
+    return level, None if max_docs is None else int(max_docs)
 
 
 def result_metadata(
@@ -208,7 +220,9 @@ def result_metadata(
     >>> meta["options"]
     {'missing': 'zero', 'relevance_level': 1, 'ignore_identical_ids': None, 'max_docs': None}
     """
-    _check_metadata(dataset, dataset_name, missing, relevance_level, ignore_identical_ids, max_docs, pipeline_id)
+    relevance_level, max_docs = _check_metadata(
+        dataset, dataset_name, missing, relevance_level, ignore_identical_ids, max_docs, pipeline_id
+    )
     name = dataset_name if dataset_name is not None else None if dataset is None else Path(dataset).name
     return {
         "schema": RESULT_SCHEMA,
@@ -518,7 +532,9 @@ def save_result(
     """
     if not isinstance(path, str | os.PathLike):  # checked before a TREC run is scored
         raise TypeError(f"'path' must be a str or os.PathLike path (got {type(path).__name__})")
-    _check_metadata(dataset, dataset_name, missing, relevance_level, ignore_identical_ids, max_docs, pipeline_id)
+    relevance_level, max_docs = _check_metadata(
+        dataset, dataset_name, missing, relevance_level, ignore_identical_ids, max_docs, pipeline_id
+    )
     loaded = load_result(
         result, qrels=qrels, measures=measures, missing=missing or "zero", relevance_level=relevance_level or 1,
         max_docs=max_docs,
