@@ -106,3 +106,21 @@ def test_an_output_may_not_replace_an_input_the_command_reads(
         "write elsewhere\n"
     ))
     assert (folder / target).read_bytes() == before
+
+
+def test_compare_output_may_not_replace_the_dataset_qrels(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from ef.datasets import demo_dataset
+
+    shutil.copytree(demo_dataset(), folder / "ds")
+    for name in ("a", "b"):
+        lines = (f"q{i:02d} Q0 coffee-0{i % 9 + 1} 1 1 {name}\n" for i in range(1, 28))
+        (folder / f"{name}.run").write_text("".join(lines))
+    before = (folder / "ds" / "qrels" / "test.tsv").read_bytes()
+    assert main(["compare", "--dataset", "ds", "a.run", "b.run", "-o", "ds/qrels/test.tsv"]) == 2
+    assert capsys.readouterr().err == (
+        "ef compare: error: --output ds/qrels/test.tsv is the same file as the input ds/qrels/test.tsv; it would be "
+        "replaced: write elsewhere\n"
+    )
+    assert (folder / "ds" / "qrels" / "test.tsv").read_bytes() == before

@@ -277,6 +277,10 @@ def run(args: argparse.Namespace) -> int:
     output = None if args.output in (None, "-") else args.output
     judges = [args.qrels] if dataset is None else [args.dataset or dataset.name]  # a folder or zip is read
     inputs = [*judges, *(p for paths in groups.values() for p in paths)]
+    if dataset is not None and os.path.isdir(judges[0]):  # a BEIR folder: its files are read
+        from ef.cli.report import dataset_files
+
+        inputs += dataset_files(judges[0], dataset.split)
     distinct_outputs({"--output": output, "--json": args.json, "--html": args.html, "--png": args.png,
                       "--svg": args.svg})
     check_output("--output", output, inputs)
