@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -402,12 +403,19 @@ def _condorcet(stack: Stack, pair_of: Ints, pair_query: Ints, weights: Floats) -
     return _ranked(stack, fused)
 
 
+def _check_depth(depth: object) -> int | None:
+    """`depth` as a Python ``int`` (a numpy integer is one: ``np.int64(10)`` was refused as "not a
+    positive integer"), or ``None``; anything else is named (a ValueError, as fuse has always said)."""
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1):
+        raise ValueError(f"'depth' must be a positive integer or None (got {depth!r})")
+    return None if depth is None else int(depth)
+
+
 def _prepare(runs: Any, depth: int | None) -> tuple[Stack, list[str]]:
     values, names = _names(runs)
     if not values:
         raise ValueError("'runs' must hold at least one run (got none)")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-        raise ValueError(f"'depth' must be a positive integer or None (got {depth!r})")  # before any file is read
+    depth = _check_depth(depth)  # before any file is read
     stack = stack_inputs(values, names)
     if depth is not None:
         stack = stack.cut(depth)

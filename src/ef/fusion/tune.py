@@ -24,7 +24,7 @@ import numpy.typing as npt
 from ef._validate import check_non_negative_int
 from ef.comparison._options import check_options
 from ef.fusion._stack import load_run, stack_runs
-from ef.fusion.methods import METHODS, Missing, _names, _qrels, fuse_stack, resolve, to_run
+from ef.fusion.methods import METHODS, Missing, _check_depth, _names, _qrels, fuse_stack, resolve, to_run
 from ef.fusion.trained import fit_tables
 from ef.io.ranked import RankedRun
 
@@ -282,8 +282,7 @@ def tune(
     # ef.compare, after every fold had been fused.
     if missing not in ("zero", "min"):
         raise ValueError(f"'missing' must be one of 'zero', 'min' (got {missing!r})")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-        raise ValueError(f"'depth' must be a positive integer or None (got {depth!r})")
+    depth = _check_depth(depth)
     _check_measure(measure)
     check_options("t", correction, 0.05, 0.95, 10_000, 0)  # as compare() is called below
     mappings = [load_run(run, label) for run, label in zip(values, labels, strict=True)]
