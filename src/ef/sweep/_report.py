@@ -220,15 +220,21 @@ def pareto_front(points: Sequence[tuple[float, float]], *, higher_is_better: boo
     ValueError: 'points'[0] must be a (latency, quality) pair of numbers, not NaN (got (1.0, nan))
     """
     given: object = points  # typed, but a caller's may be anything
+    if _is_array(given):  # an (n, 2) array of latencies and qualities is a sequence of pairs too
+        given = given.tolist()  # type: ignore[attr-defined]
     if isinstance(given, str) or not isinstance(given, Sequence):
         raise TypeError(f"'points' must be a sequence of (latency, quality) pairs (got {type(given).__name__})")
+    pairs: list[tuple[float, float]] = []
     for i, point in enumerate(given):
-        values: object = point
-        if (
-            not isinstance(values, Sequence) or len(values) != 2
-            or not all(type(v) is not bool and isinstance(v, Real) and not math.isnan(v) for v in values)
+        values: object = point.tolist() if _is_array(point) else point
+        if not isinstance(values, Sequence) or isinstance(values, str) or len(values) != 2 or not all(
+            type(v) is not bool and isinstance(v, Real) for v in values
         ):
+            raise ValueError(f"'points'[{i}] must be a (latency, quality) pair of numbers (got {point!r:.80})")
+        if any(math.isnan(v) for v in values):
             raise ValueError(f"'points'[{i}] must be a (latency, quality) pair of numbers, not NaN (got {point!r:.80})")
+        pairs.append((values[0], values[1]))
+    points = pairs
     sign = 1.0 if higher_is_better else -1.0
     front = []
     for i, (latency, quality) in enumerate(points):
@@ -241,6 +247,11 @@ def pareto_front(points: Sequence[tuple[float, float]], *, higher_is_better: boo
         if not dominated:
             front.append(i)
     return sorted(front, key=lambda i: (points[i][0], -sign * points[i][1]))
+
+
+def _is_array(value: object) -> bool:
+    """Whether `value` is a numpy array (told without importing numpy for a list)."""
+    return type(value).__module__ == "numpy" and type(value).__name__ == "ndarray"
 
 
 def _chunk_order(cells: Sequence[CellResult]) -> list[str]:
