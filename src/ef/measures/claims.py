@@ -378,18 +378,27 @@ def analyse_claims(
 def _judged(judge: SupportJudge, claims: Sequence[str], texts: Sequence[str]) -> list[list[bool]]:
     """The judge's verdicts, one row per claim and one flag per text, or the error naming the judge
     (a row too short was an IndexError here, a "no" counted as supported)."""
-    verdicts: object = judge.supported(claims, texts)
+    verdicts: object = _listed(judge.supported(claims, texts))
     if not isinstance(verdicts, Sequence) or isinstance(verdicts, str) or len(verdicts) != len(claims):
         shown = len(verdicts) if isinstance(verdicts, Sequence) else type(verdicts).__name__
         raise ValueError(f"the judge must return one row per claim ({len(claims)}) (got {shown})")
     rows: list[list[bool]] = []
-    for i, row in enumerate(verdicts):
+    for i, given in enumerate(verdicts):
+        row = _listed(given)
         if not isinstance(row, Sequence) or isinstance(row, str) or len(row) != len(texts):
             shown = len(row) if isinstance(row, Sequence) else type(row).__name__
             raise ValueError(f"the judge's row {i} must hold one flag per text ({len(texts)}) (got {shown})")
         _check_flags(row, f"the judge's flags[{i}]")
         rows.append([bool(flag) for flag in row])
     return rows
+
+
+def _listed(value: object) -> object:
+    """A numpy array (a model judge's ``probabilities > 0.5``) as the nested list it stands for: it is
+    no Sequence, and was refused as "not one row per claim" (its numbers are checked as flags after)."""
+    if type(value).__module__ == "numpy" and type(value).__name__ == "ndarray":
+        return value.tolist()  # type: ignore[attr-defined]
+    return value
 
 
 def lexical_analysis(response: str, reference: str | None, contexts: Sequence[str]) -> ClaimAnalysis:
