@@ -211,7 +211,9 @@ class Workspace:
         if corpus is self.corpus:  # its own (benchmark_grid checks once, then hands on this one)
             return
         pairs = read_sources(corpus, known={}, name=name)
-        if _digest([t for pair in pairs for t in pair]) != self.fingerprint:
+        # the same documents in another order are this corpus (a dict compares regardless of order;
+        # the fingerprint, which keys the vector cache by position, does not)
+        if dict(pairs) != self.corpus:
             raise ValueError(
                 f"'workspace' was made for another corpus than {name!r} ({len(self.corpus)} documents, "
                 f"{name!r} has {len(pairs)}): make a Workspace of this corpus, or pass none"
