@@ -73,15 +73,22 @@ def mteb_result(
     for name, value in metrics.items():
         if not isinstance(name, str):  # 1 was written as "1"
             raise TypeError(f"'metrics' must have str metric names (got {name!r})")
-        if name in _NOT_METRICS or name in ("main_score", "languages"):  # overwritten below, silently
+        if name in _NOT_METRICS or name == "languages":  # overwritten below, silently
             raise ValueError(f"'metrics' must not hold {name!r}: MTEB's result keeps that key for itself")
         given: object = value  # a caller's mapping may hold anything: checked as such
         if isinstance(given, bool) or not isinstance(given, Real) or not _finite(given):
             raise ValueError(f"'metrics'[{name!r}] must be a finite number (got {value!r:.80})")
         scores[name] = float(given)
+    # read_mteb gives a subset's "main_score" among its metrics: written back, it must be the main one's
+    given_main = scores.pop("main_score", None)
     if main_score not in scores:
         raise ValueError(f"'main_score' must be one of the metrics (got {main_score!r}; the metrics are "
                          f"{sorted(scores)})")
+    if given_main is not None and given_main != scores[main_score]:  # it was overwritten, silently
+        raise ValueError(
+            f"'metrics'['main_score'] is {given_main!r}, not the value of the main score {main_score!r} "
+            f"({scores[main_score]!r}): MTEB's result keeps that key for the main score's value"
+        )
     scores.update(main_score=scores[main_score], hf_subset=hf_subset, languages=list(languages))
     return {
         "dataset_revision": dataset_revision,
