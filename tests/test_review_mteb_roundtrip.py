@@ -32,4 +32,4 @@ def test_a_main_score_of_another_value_is_refused() -> None:
     with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
         mteb_result({"ndcg_at_10": 0.5, "main_score": 0.7}, task_name="SciFact")
     with pytest.raises(ValueError, match=r"^'metrics'\['main_score'\] must be a finite number \(got 'x'\)$"):
-        mteb_result({"ndcg_at_10": 0.5, "main_score": "x"}, task_name="SciFact")
+        mteb_result({"ndcg_at_10": 0.5, "main_score": "x"}, task_name="SciFact")  # type: ignore[dict-item]
