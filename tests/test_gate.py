@@ -208,7 +208,22 @@ def test_inconclusive_states_the_detectable_difference_and_the_queries_needed() 
     assert v.detectable == pytest.approx((z(0.95) + z(0.8)) * d.std(ddof=1) / math.sqrt(20))
     assert v.queries_needed == math.ceil(((z(0.95) + z(0.8)) * d.std(ddof=1) / abs(d.mean() + 0.01)) ** 2)
     assert f"with 20 queries the gate detects a difference of {v.detectable:.4f} from the margin (80% power); " \
-           f"about {v.queries_needed} queries would settle a difference of {v.diff:+.4f}" in v.line
+           f"about {v.queries_needed:,} queries would settle a difference of {v.diff:+.4f}" in v.line
+
+
+def test_a_difference_on_the_margin_says_so_beside_its_huge_query_count() -> None:
+    base = np.linspace(0.2, 0.8, 30)
+    cand = base - 0.0501 + np.tile([0.05, -0.05], 15)  # a mean difference 0.0001 from the margin 0.05
+    v = gate(_result({"ndcg@10": list(base)}), _result({"ndcg@10": list(cand)}), margin=0.05).get("ndcg@10")
+    d = cand - base
+    z = NormalDist().inv_cdf
+    needed = math.ceil(((z(0.95) + z(0.8)) * d.std(ddof=1) / abs(d.mean() + 0.05)) ** 2)
+    assert v.verdict == "inconclusive"
+    assert v.queries_needed == needed > 100 * 30
+    assert v.line.endswith(
+        f"about {needed:,} queries would settle a difference of {d.mean():+.4f} "
+        f"({needed / 30:,.0f}x this query set: it sits {abs(d.mean() + 0.05):.4f} from the margin)"
+    )
 
 
 def test_holm_corrects_across_measures() -> None:

@@ -414,3 +414,10 @@ def test_the_module_is_callable_as_ef_sweep() -> None:
     result = ef.sweep({"k": [5, 10]}, demo_dataset(), show_progress=False)  # type: ignore[operator]
     assert [c.label for c in result.cells] == ["bm25 k1=1.2 b=0.75 | whole docs | k=5",
                                                "bm25 k1=1.2 b=0.75 | whole docs | k=10"]
+
+
+def test_two_cells_are_one_comparison_in_the_summary(tmp_path: Path) -> None:
+    result = sweep({"size": [3, 5], "k": 10}, demo_dataset(), tmp_path, show_progress=False, measures=["ndcg@10"])
+    assert result.versus_best is not None
+    assert result.versus_best.family_size == 1
+    assert ", holm correction over 1 comparison, alpha 0.05)" in result.summary_text()

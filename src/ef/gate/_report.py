@@ -199,11 +199,15 @@ def _why(v: MeasureVerdict) -> str:
 
 def detectable_text(v: MeasureVerdict) -> str:
     """The sentence an inconclusive verdict ends with: what this query set can detect."""
-    needed = (
-        "no number of queries settles a difference that sits on the margin"
-        if v.queries_needed is None
-        else f"about {v.queries_needed} queries would settle a difference of {v.diff:+.4f}"
-    )
+    if v.queries_needed is None:
+        needed = "no number of queries settles a difference that sits on the margin"
+    else:
+        needed = f"about {v.queries_needed:,} queries would settle a difference of {v.diff:+.4f}"
+        if v.queries_needed > 100 * v.n_queries:  # a bare 188026672 reads as a fault; it is the margin
+            needed += (
+                f" ({v.queries_needed / v.n_queries:,.0f}x this query set: it sits "
+                f"{abs(v.diff - v.threshold):.4f} from the margin)"
+            )
     return (
         f"with {v.n_queries} queries the gate detects a difference of {v.detectable:.4f} from the margin "
         f"(80% power); {needed}"

@@ -117,7 +117,7 @@ class SweepResult:
         report = self.versus_best
         how = (
             f"paired {report.test} test over {self.n_queries} queries, {report.correction} correction over "
-            f"{report.family_size} comparisons, alpha {report.alpha:g}"
+            f"{report.family_size} comparison{'s' if report.family_size != 1 else ''}, alpha {report.alpha:g}"
         )
         same = [self.cell(i).label for i in self.indistinguishable]
         others = len(self.cells) - 1 - len(same)
