@@ -262,7 +262,9 @@ def sweep(
     query_ids = sorted(q for q in qrels if q in queries)
     if len(query_ids) < 1:
         raise ValueError(f"{name}: no judged query has a text")
-    judged = {q: dict(qrels[q]) for q in query_ids}
+    # a numpy grade (checked, and taken, by _check_triple) as the Python number it is: the dataset's
+    # id is of JSON, which holds no np.int64 (it failed there, after the corpus was read)
+    judged = {q: {d: g.item() if isinstance(g, np.generic) else g for d, g in qrels[q].items()} for q in query_ids}
     texts = [queries[q] for q in query_ids]
     positive = [float(g) for docs in judged.values() for g in docs.values() if g > 0]
     level = min(positive) if positive else 1.0  # relevant: grade > 0, as ef eval scores
