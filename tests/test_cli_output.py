@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from _cli import run
 from ef.cli import main
 from ef.trec import read_run
 
@@ -19,12 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "rag_samples.jsonl"
 TREC = ROOT.parent / "shared" / "data" / "trec_eval"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "EF_NO_PROGRESS": "1"}
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_ef_eval_json_dash_is_stdout_alone(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

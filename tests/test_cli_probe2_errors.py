@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ef.cli import main
+from _cli import run, write_files
 from ef.datasets import demo_dataset
 
 QRELS = "".join(f"q{i} 0 d{i} 1\n" for i in range(6))
@@ -19,18 +19,7 @@ B = "".join(f"q{i} Q0 x{i} 1 3 b\nq{i} Q0 d{i} 2 2 b\n" for i in range(6))
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    out = {}
-    for name, text in (("qrels", QRELS), ("a", A), ("b", B), ("other", "z1 0 d1 1\n")):
-        path = tmp_path / f"{name}.txt"
-        path.write_text(text)
-        out[name] = str(path)
-    return out
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
+    return write_files(tmp_path, {"qrels": QRELS, "a": A, "b": B, "other": "z1 0 d1 1\n"})
 
 
 @pytest.mark.parametrize("method", ["bayesfuse", "mapfuse"])

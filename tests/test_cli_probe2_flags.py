@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from _cli import run, write_files
 from ef.cli import main
 
 QRELS = "".join(f"q{i} 0 d{i} 1\n" for i in range(6))
@@ -19,18 +20,7 @@ B = "".join(f"q{i} Q0 x{i} 1 3.5 b\nq{i} Q0 d{i} 2 0.5 b\nq{i} Q0 y{i} 3 0.25 b\
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    out = {}
-    for name, text in (("qrels", QRELS), ("a", A), ("b", B)):
-        path = tmp_path / f"{name}.txt"
-        path.write_text(text)
-        out[name] = str(path)
-    return out
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
+    return write_files(tmp_path, {"qrels": QRELS, "a": A, "b": B})
 
 
 def usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ef.cli import main
+from _cli import run, write_files
 
 QRELS = "q1 0 d1 1\nq2 0 d2 1\n"
 A = "# a comment\n\nq1 Q0 d1 1 2 a\nq2 Q0 x 1 2 a\nq2 Q0 d2 2 1 a\n"
@@ -20,21 +20,11 @@ B = "q1 Q0 x 1 2 b\nq1 Q0 d1 2 1 b\nq2 Q0 d2 1 2 b\n"
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    out = {}
-    for name, text in (("qrels", QRELS), ("a", A), ("b", B)):
-        path = tmp_path / f"{name}.txt"
-        path.write_text(text)
-        out[name] = str(path)
+    out = write_files(tmp_path, {"qrels": QRELS, "a": A, "b": B})
     with gzip.open(tmp_path / "a.txt.gz", "wt") as stream:
         stream.write(A)
     out["a.gz"] = str(tmp_path / "a.txt.gz")
     return out
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.mark.parametrize(

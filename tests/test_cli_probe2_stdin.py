@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from _cli import run, write_files
 from ef.cli import main
 
 N = 12
@@ -27,23 +28,12 @@ B = "".join(
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    out = {}
-    for name, text in (("qrels", QRELS), ("a", A), ("b", B)):
-        path = tmp_path / f"{name}.txt"
-        path.write_text(text)
-        out[name] = str(path)
-    return out
+    return write_files(tmp_path, {"qrels": QRELS, "a": A, "b": B})
 
 
 def stdin(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     # A BufferedReader, as a real standard input is (it can peek).
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(text.encode()))))
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 # --- ef compare ---------------------------------------------------------------------------------------------

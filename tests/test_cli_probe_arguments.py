@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from _cli import run, write_files
 from ef.cli import main
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
@@ -17,20 +18,9 @@ RUN = "q1 Q0 d2 1 0.9 r\nq1 Q0 d1 2 0.8 r\nq2 Q0 d3 1 0.5 r\nq2 Q0 d4 2 0.4 r\n"
 OTHER = "q1 Q0 d1 1 0.9 s\nq1 Q0 d2 2 0.8 s\nq2 Q0 d4 1 0.5 s\nq2 Q0 d3 2 0.4 s\n"
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    out = {}
-    for name, text in (("qrels", QRELS), ("run", RUN), ("other", OTHER)):
-        path = tmp_path / f"{name}.txt"
-        path.write_text(text)
-        out[name] = str(path)
-    return out
+    return write_files(tmp_path, {"qrels": QRELS, "run": RUN, "other": OTHER})
 
 
 # --- ef trec-eval --json FILE / --csv FILE: the usage line says [--json [FILE] | --csv [FILE]] ---------------
