@@ -207,3 +207,14 @@ def test_collapsing_equals_the_max_of_each_sources_chunks(run: dict[str, dict[st
             reference.setdefault(chunk.split("#")[0], []).append(score)
         assert collapsed[query] == {s: max(v) for s, v in reference.items()}
         assert list(collapsed[query].values()) == sorted(collapsed[query].values(), reverse=True)
+
+
+def test_numpy_numbers_are_taken_as_the_plain_numbers_they_equal() -> None:
+    import numpy as np
+
+    made = Pipeline("bm25", k1=np.int64(1), b=np.float32(0.75))
+    assert (made.k1, made.b) == (1.0, 0.75)
+    assert (type(made.k1), type(made.b)) == (float, float)
+    assert made.id == Pipeline("bm25", k1=1.0, b=0.75).id
+    with pytest.raises(TypeError, match=r"^'b' must be a number between 0.0 and 1.0 \(got np.True_\)$"):
+        Pipeline("bm25", b=np.bool_(True))

@@ -86,7 +86,7 @@ def parse_rerank(spec: str, name: str = "rerank") -> tuple[str, str]:
 
 def _number(value: object, name: str, low: float, high: float | None) -> float:
     rule = f"a number >= {low}" if high is None else f"a number between {low} and {high}"
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, Real):  # numpy's floats too, not its bool
         raise TypeError(f"'{name}' must be {rule} (got {describe(value)})")
     number = float(value)
     if not (number >= low and (high is None or number <= high)):  # also refuses NaN
