@@ -48,6 +48,26 @@ def test_a_nan_in_a_float_column_is_refused_too() -> None:
     assert run_from_frame(inf) == {"q1": {"d1": float("inf")}}  # a TREC run may rank at infinity
 
 
+def test_a_decimal_score_reads_as_evaluate_run_takes_it_and_a_decimal_grade_does_not() -> None:
+    from decimal import Decimal
+
+    from ef.evaluation import evaluate_run
+
+    frame = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [Decimal("1.5"), Decimal(2)]})
+    run = run_from_frame(frame)  # pd.read_sql gives a NUMERIC column as Decimals
+    assert run == {"q1": {"d1": Decimal("1.5"), "d2": Decimal(2)}}
+    assert evaluate_run(run, {"q1": {"d1": 1}}, ["mrr"]).metrics == {"mrr": 0.5}
+    for nan in (Decimal("NaN"), Decimal("sNaN")):
+        frame = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [nan]})
+        with pytest.raises(ValueError, match=exactly("'run' column 'score' holds NaN (a missing value?) in row 0")):
+            run_from_frame(frame)
+    grades = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "relevance": [Decimal(1)]})
+    with pytest.raises(TypeError, match=exactly(
+        "'qrels' column 'relevance' must hold numbers (got Decimal('1') of type Decimal in row 0)"
+    )):
+        qrels_from_frame(grades)
+
+
 @pytest.mark.parametrize(
     ("grade", "error", "message"),
     [

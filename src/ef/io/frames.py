@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from numbers import Real
 from types import ModuleType
 from typing import Any, Literal, Protocol
@@ -192,15 +193,23 @@ def _check_value(value: object, name: str, column: str, row: int) -> None:
 
     The dicts these functions return are public: a NaN or a str from the frame was handed on as
     it was (only a scorer that read them later refused it)."""
+    if column == "score" and isinstance(value, Decimal):  # pd.read_sql's NUMERIC: evaluate_run takes it
+        if value.is_nan():
+            raise ValueError(_missing(name, column, row))
+        return
     if isinstance(value, bool) or not isinstance(value, Real):  # numpy's bool_ is no Real either
         raise TypeError(
             f"'{name}' column {column!r} must hold numbers (got {value!r:.80} of type {type(value).__name__} "
             f"in row {row})"
         )
     if math.isnan(value):
-        raise ValueError(f"'{name}' column {column!r} holds NaN (a missing value?) in row {row}")
+        raise ValueError(_missing(name, column, row))
     if column == "relevance" and math.isinf(value):  # a run may rank at infinity, as a TREC file may
         raise ValueError(f"'{name}' column {column!r} must hold finite grades (got {value!r} in row {row})")
+
+
+def _missing(name: str, column: str, row: int) -> str:
+    return f"'{name}' column {column!r} holds NaN (a missing value?) in row {row}"
 
 
 def run_from_frame(frame: Any, *, columns: Mapping[str, str] | None = None) -> dict[str, dict[str, float]]:
