@@ -224,7 +224,9 @@ def test_ignore_identical_ids(capsys: pytest.CaptureFixture[str], tmp_path: Path
          "corpus.jsonl:2"),
         (None, ["{root}", "--split", "train"], "qrels/train.tsv"),
         (lambda d: (d / "corpus.jsonl").write_text(""), ["{root}"], "{root}/corpus.jsonl holds no documents"),
-        (None, ["{root}", "--embedder", "tfidf"], "'embedder' must be 'bm25'"),
+        (None, ["{root}", "--embedder", "tfidf"],
+         "ef eval: error: --embedder must be 'bm25', 'st:<model name or directory>' "
+         "or 'hybrid:st:<model name or directory>' (got 'tfidf')\n"),
         (None, ["{root}", "--batch-size", "0"], "--batch-size must be a positive integer (got 0)"),
     ],
 )

@@ -529,7 +529,7 @@ def test_cli_errors_are_one_line(tmp_path: object, capsys: pytest.CaptureFixture
         f"ef compare: error: two runs are named 'a' ({a} and {a}): name them with NAME=PATH\n"
     )
     assert main(["compare", qrels, a, b, "--baseline", "z"]) == 2
-    assert capsys.readouterr().err == "ef compare: error: 'baseline' 'z' is not one of the runs ('a', 'b')\n"
+    assert capsys.readouterr().err == "ef compare: error: --baseline 'z' is not one of the runs ('a', 'b')\n"
     assert main(["compare", qrels, a, str(tmp_path / "none.trec")]) == 2  # type: ignore[operator]
     assert capsys.readouterr().err.endswith("none.trec: no such file\n")
     with pytest.raises(SystemExit):

@@ -786,7 +786,8 @@ def test_cli_fuses_to_a_file_and_to_stdout(tmp_path: Path, capsys: pytest.Captur
     assert main(["fuse", str(tmp_path / "a.trec"), str(tmp_path / "b.trec"), "--method", "combsum", "-o", "-"]) == 0
     assert capsys.readouterr().out == "q1 Q0 d3 1 1.0 fused\nq1 Q0 d1 2 1.0 fused\nq1 Q0 d2 3 0.5 fused\n"
     assert main(["fuse", str(tmp_path / "a.trec"), "--method", "nope", "-o", "-"]) == 2
-    assert "'method' must be one of" in capsys.readouterr().err
+    names = ", ".join(map(repr, METHODS))
+    assert capsys.readouterr().err == f"ef fuse: error: --method must be one of {names} (got 'nope')\n"
 
 
 def test_cli_tune_prints_the_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

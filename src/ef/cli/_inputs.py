@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["check_inputs", "check_qrels_not_run"]
+__all__ = ["check_inputs", "check_qrels_not_run", "flag_named"]
 
 
 def check_inputs(**arguments: str | Sequence[str | None] | None) -> None:
@@ -77,3 +77,20 @@ def check_qrels_not_run(flag: str, path: str | None, usage: str) -> None:
     if len(words) == 6:
         shown = b" ".join(words).decode("utf-8", "replace")
         raise ValueError(f"{flag} {path} looks like a TREC run (6 columns: {shown!r}): {usage}")
+
+
+def flag_named(error: ValueError, keyword: str, flag: str) -> ValueError:
+    """`error` saying `flag`, the argument the user typed, where the library's message opens with its
+    own keyword (``'method' must be one of ...``: the Python API's name, which the command line has not);
+    `error` itself when it opens otherwise. Each command names the one keyword it passes a flag to.
+
+    >>> flag_named(ValueError("'method' must be one of 'rrf' (got 'x')"), "method", "--method")
+    ValueError("--method must be one of 'rrf' (got 'x')")
+    >>> flag_named(ValueError("'norm' must be ..."), "method", "--method")
+    ValueError("'norm' must be ...")
+    """
+    text = str(error)
+    opening = f"{keyword!r} "
+    if not text.startswith(opening):
+        return error
+    return ValueError(f"{flag} {text[len(opening):]}")

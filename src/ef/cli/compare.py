@@ -301,21 +301,26 @@ def run(args: argparse.Namespace) -> int:
 
         runs = {name: [read_run(p) if is_pipe(p) else p for p in paths] for name, paths in runs.items()}
         qrels = read_qrels(qrels) if isinstance(qrels, str) and is_pipe(qrels) else qrels
-    report = compare(
-        {name: paths[0] if len(paths) == 1 else paths for name, paths in runs.items()},
-        qrels,
-        measures or None,
-        baseline=args.baseline,
-        test=args.test,
-        correction=args.correction,
-        alpha=args.alpha,
-        confidence=args.confidence,
-        resamples=args.resamples,
-        seed=args.seed,
-        missing=args.missing,
-        relevance_level=args.level,
-        max_docs=args.max_docs,
-    )
+    try:
+        report = compare(
+            {name: paths[0] if len(paths) == 1 else paths for name, paths in runs.items()},
+            qrels,
+            measures or None,
+            baseline=args.baseline,
+            test=args.test,
+            correction=args.correction,
+            alpha=args.alpha,
+            confidence=args.confidence,
+            resamples=args.resamples,
+            seed=args.seed,
+            missing=args.missing,
+            relevance_level=args.level,
+            max_docs=args.max_docs,
+        )
+    except ValueError as error:  # compare names its keyword 'baseline'; the user typed --baseline
+        from ef.cli._inputs import flag_named
+
+        raise flag_named(error, "baseline", "--baseline") from None
     if wants_report(args):
         shown = {name: paths[0] for name, paths in runs.items()}  # the HTML report shows the first of each
         write_comparison_report(args, report, shown, dataset=dataset, qrels=qrels)

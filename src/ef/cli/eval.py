@@ -305,7 +305,12 @@ def _run(args: argparse.Namespace) -> int:
     from ef.source_manager import parse_embedder
 
     started = time.perf_counter()
-    parse_embedder(args.embedder)  # a bad name fails before any file is read
+    try:
+        parse_embedder(args.embedder)  # a bad name fails before any file is read
+    except ValueError as error:  # parse_embedder names its keyword 'embedder'; the user typed --embedder
+        from ef.cli._inputs import flag_named
+
+        raise flag_named(error, "embedder", "--embedder") from None
     from ef.cli.sweep import pipeline_from_args
 
     pipeline = pipeline_from_args(args)  # None without a pipeline flag

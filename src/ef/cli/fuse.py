@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ef.cli._inputs import check_inputs, check_qrels_not_run
+from ef.cli._inputs import check_inputs, check_qrels_not_run, flag_named
 from ef.cli._output import check_output, is_stdout, write
 from ef.cli._runs import check_one_stdin, run_names
 from ef.compare import CORRECTIONS
@@ -155,8 +155,11 @@ def run(args: argparse.Namespace) -> int:
             trained = ", ".join(name for name, m in METHODS.items() if m.kind == "trained")
             raise ValueError(f"--qrels trains a trained method ({trained}); --method {args.method[0]} has nothing "
                              "to train: leave --qrels out")
-        fused = fuse(runs, method=args.method[0], norm=norms[0], weights=args.weights, params=params or None,
-                     depth=args.depth, missing=args.missing, qrels=args.qrels)
+        try:
+            fused = fuse(runs, method=args.method[0], norm=norms[0], weights=args.weights, params=params or None,
+                         depth=args.depth, missing=args.missing, qrels=args.qrels)
+        except ValueError as error:  # fuse names its keyword 'method'; the user typed --method
+            raise flag_named(error, "method", "--method") from None
         if len(runs) == 1 and not args.quiet:  # a run left out, or a wish to re-score one run: say which it is
             print(f"ef fuse: warning: one RUN ({args.runs[0]}): the output is that run re-scored by {args.method[0]}"
                   f"{'' if args.norm is None else ' after ' + args.norm[0]}, not a fusion (-q: no warning)",
