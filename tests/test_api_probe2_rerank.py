@@ -52,9 +52,17 @@ def test_the_pipeline_field_is_still_named_rerank() -> None:
     ],
 )
 def test_a_device_that_is_not_a_str_is_named(make: Callable[[], object], got: str) -> None:
-    rule = "'device' must be a torch device name such as 'cpu' or 'cuda:0', or None"
+    rule = "'device' must be a torch device or its name such as 'cpu' or 'cuda:0', or None"
     with pytest.raises(TypeError, match=exactly(f"{rule} (got {got})")):
         make()
+
+
+def test_a_torch_device_is_taken_as_its_name() -> None:
+    torch = pytest.importorskip("torch")
+    from ef.pipeline_stages import Workspace
+
+    assert BiEncoderReranker(device=torch.device("cpu")).device == "cpu"
+    assert Workspace({"d1": "text"}, device=torch.device("cuda", 1)).device == "cuda:1"  # no model loaded yet
 
 
 # --- BiEncoderReranker.remember / vectors / __call__ ---------------------------------------------

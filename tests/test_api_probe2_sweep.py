@@ -42,7 +42,8 @@ def exactly(message: str) -> str:
         ({"show_progress": "no"}, TypeError, "'show_progress' must be a bool (got 'no')"),  # printed progress
         ({"workspace": 3}, TypeError, "'workspace' must be an ef.pipeline_stages.Workspace or None (got int)"),
         ({"split": None}, TypeError, "'split' must be a non-empty str (got None)"),  # read qrels/None.tsv
-        ({"device": 3}, TypeError, "'device' must be a torch device name such as 'cpu' or 'cuda:0', or None (got 3)"),
+        ({"device": 3}, TypeError,
+         "'device' must be a torch device or its name such as 'cpu' or 'cuda:0', or None (got 3)"),
         ({"batch_size": 0}, ValueError, "'batch_size' must be a positive integer (got 0)"),
     ],
 )
@@ -87,8 +88,8 @@ def test_a_tuples_queries_are_checked() -> None:
         ({"batch_size": 0}, ValueError, "'batch_size' must be a positive integer (got 0)"),
         ({"batch_size": "32"}, TypeError, "'batch_size' must be a positive integer (got '32')"),
         ({"show_progress": 1}, TypeError, "'show_progress' must be a bool (got 1)"),
-        ({"device": ["cpu"]}, TypeError, "'device' must be a torch device name such as 'cpu' or 'cuda:0', or None "
-                                         "(got list)"),
+        ({"device": ["cpu"]}, TypeError,
+         "'device' must be a torch device or its name such as 'cpu' or 'cuda:0', or None (got list)"),
         ({"cache_dir": 3}, TypeError, "'cache_dir' must be a folder path or None (got int)"),
     ],
 )

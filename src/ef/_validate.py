@@ -27,6 +27,7 @@ from numbers import Integral, Real
 __all__ = [
     "check_bool",
     "check_choice",
+    "check_device",
     "check_finite_number",
     "check_fraction",
     "check_id",
@@ -249,6 +250,25 @@ def check_bool(value: object, name: str) -> bool:
     if not isinstance(value, bool) and not numpy_bool:
         raise _fail(TypeError, name, "a bool", value)
     return bool(value)
+
+
+def check_device(value: object, name: str = "device") -> str | None:
+    """A torch device as its name (``torch.device("cuda", 0)`` as ``"cuda:0"``), a name as it is,
+    or None; anything else is named. torch is not imported: whether the device exists is for the
+    model to say when it loads.
+
+    >>> check_device("cuda:0"), check_device(None)
+    ('cuda:0', None)
+    >>> check_device(0)
+    Traceback (most recent call last):
+    ...
+    TypeError: 'device' must be a torch device or its name such as 'cpu' or 'cuda:0', or None (got 0)
+    """
+    if value is None or isinstance(value, str):
+        return value
+    if type(value).__module__ == "torch" and type(value).__name__ == "device":
+        return str(value)
+    raise _fail(TypeError, name, "a torch device or its name such as 'cpu' or 'cuda:0', or None", value)
 
 
 def check_instance(value: object, name: str, kind: type | tuple[type, ...], *, what: str | None = None) -> object:

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ef._validate import check_bool, check_positive_int, describe
+from ef._validate import check_bool, check_device, check_positive_int
 from ef.pipeline import Pipeline, content_id, parse_rerank
 from ef.retrieval import SearchHit
 from ef.segments import Segment, segment_text
@@ -180,13 +180,10 @@ class Workspace:
         # (device=3, batch_size=0 and show_progress='no' were kept silently).
         if cache_dir is not None and not isinstance(cache_dir, str | os.PathLike):
             raise TypeError(f"'cache_dir' must be a folder path or None (got {type(cache_dir).__name__})")
-        if device is not None and not isinstance(device, str):
-            raise TypeError(f"'device' must be a torch device name such as 'cpu' or 'cuda:0', or None "
-                            f"(got {describe(device)})")
         self.corpus = dict(pairs)
         self.fingerprint = _digest([t for pair in pairs for t in pair])
         self.cache_dir = None if cache_dir is None else Path(cache_dir)
-        self.device = device
+        self.device = check_device(device)
         self.batch_size = check_positive_int(batch_size, "batch_size")
         self.show_progress = check_bool(show_progress, "show_progress")
         self.counts: dict[str, Counter[Any]] = {

@@ -26,7 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from ef._validate import check_non_empty_str, check_positive_int, check_str, describe
+from ef._validate import check_device, check_non_empty_str, check_positive_int, check_str, describe
 from ef.pipeline import parse_rerank
 
 __all__ = ["BiEncoderReranker", "CrossEncoderReranker", "Reranker", "make_reranker", "rerank"]
@@ -56,7 +56,7 @@ class BiEncoderReranker:
 
     def __init__(self, model: str = "all-MiniLM-L6-v2", *, device: str | None = None, batch_size: int = 32) -> None:
         self.model = check_non_empty_str(model, "model")
-        self.device = _device(device)
+        self.device = check_device(device)
         self.batch_size = check_positive_int(batch_size, "batch_size")
         self._vectors: dict[str, npt.NDArray[np.float32]] = {}
         self.encoded = 0  # texts this reranker encoded itself (not remembered ones)
@@ -125,7 +125,7 @@ class CrossEncoderReranker:
 
     def __init__(self, path: str, *, device: str | None = None, batch_size: int = 32) -> None:
         check_non_empty_str(path, "path")
-        _device(device)
+        device = check_device(device)
         directory = Path(path).expanduser()
         if not directory.is_dir():
             raise ValueError(
@@ -223,13 +223,6 @@ def _check_texts(texts: object, name: str) -> Sequence[str]:
     return texts
 
 
-def _device(device: object) -> str | None:
-    """A device's type, checked where it is given: the model loads (and says more) only when first used."""
-    if device is not None and not isinstance(device, str):
-        raise TypeError(
-            f"'device' must be a torch device name such as 'cpu' or 'cuda:0', or None (got {describe(device)})"
-        )
-    return device
 
 
 def _score(value: object, position: int) -> float:
