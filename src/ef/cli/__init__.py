@@ -62,7 +62,15 @@ class Parser(argparse.ArgumentParser):
         return super().format_help() + ("\n" + examples if examples else "")
 
     def error(self, message: str) -> NoReturn:
+        if Parser.trying:  # a trial reading of the arguments (see _json_words): refused, quietly
+            raise _RefusedError(message)
         super().error(message + _suggestion(self, message))
+
+    trying = False  # True while main tries a reading of the arguments that may be refused
+
+
+class _RefusedError(Exception):
+    """A trial reading of the arguments that argparse would refuse (its message)."""
 
 
 def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:
@@ -131,12 +139,65 @@ def main(argv: Sequence[str] | None = None) -> int:
         module = importlib.import_module(_COMMANDS["trec-eval"])
         return _guarded("trec-eval", lambda: module.main(args_list[1:]))
     parser = _parser()
-    args, extra = parser.parse_known_args(args_list)
+    args, extra = parser.parse_known_args(_json_words(parser, args_list))
     if extra:  # said by the command's parser, which knows its flags (and can suggest one)
         parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     module = importlib.import_module(_COMMANDS[args.command])
     with _quiet(getattr(args, "quiet", False)):
         return _guarded(args.command, lambda: module.run(args))
+
+
+# The commands whose --json [FILE] takes the word after it as FILE unless the command's own
+# arguments then fall short (ef rag, datasets list and trec-eval read a bare --json themselves).
+_JSON_FILE_OR_ARGUMENT = ("eval", "gate", "sweep", "compare")
+
+
+def _json_words(parser: Parser, argv: list[str]) -> list[str]:
+    """`argv`, where a bare ``--json`` took a word that is one of the command's arguments, with that
+    word given back: ``ef gate --json BASE CAND`` prints the JSON and compares BASE with CAND.
+
+    ``--json WORD`` writes WORD, as it always did, unless reading it so leaves the command short of
+    its arguments (argparse refuses it, or the command's ``json_took_an_argument(args)`` says so: ef
+    compare's QRELS and two RUNs), and WORD is there to read (a path or a dataset's name): then
+    ``--json`` prints and WORD is an argument, as in ``ef rag --json SAMPLES``. ef eval's DATASET is
+    optional: ``ef eval --json WORD`` writes WORD.
+    """
+    command = next((word for word in argv if not word.startswith("-")), None)
+    if command not in _JSON_FILE_OR_ARGUMENT:
+        return argv
+    spots = [i for i, word in enumerate(argv[:-1]) if word == "--json" and not argv[i + 1].startswith("-")]
+    if not spots or not any(_readable(argv[i + 1]) for i in spots):
+        return argv
+    module = importlib.import_module(_COMMANDS[command])
+    if _complete(parser, module, argv):
+        return argv
+    printing = list(argv)
+    for i in spots:
+        printing[i] = "--json=-"
+    return printing if _complete(parser, module, printing) else argv
+
+
+def _readable(word: str) -> bool:
+    """Whether `word` can be something a command reads: a path that is there, or a dataset's name."""
+    if os.path.exists(word):
+        return True
+    from ef.datasets import resolve_name
+
+    return resolve_name(word) is not None
+
+
+def _complete(parser: Parser, module: Any, argv: list[str]) -> bool:
+    """Whether `argv` reads as a whole command: argparse takes every word, and the command has all
+    its arguments."""
+    Parser.trying = True
+    try:
+        args, extra = parser.parse_known_args(argv)
+    except _RefusedError:
+        return False
+    finally:
+        Parser.trying = False
+    took = getattr(module, "json_took_an_argument", None)
+    return not extra and not (took is not None and took(args))
 
 
 @contextlib.contextmanager

@@ -27,7 +27,7 @@ from ef.cli._output import check_output, distinct_outputs
 from ef.cli._runs import STDIN, check_one_stdin, is_pipe, run_groups
 from ef.compare import CORRECTIONS, TESTS
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "json_took_an_argument", "run"]
 
 _FORMATS = ("table", "markdown", "latex", "csv", "json")
 
@@ -178,9 +178,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="where to write --format's text: - (stdout, default) or a file",
     )
     parser.add_argument(
-        "--json", metavar="FILE",
-        help="also write the report as JSON, as --format json does ('-': standard output, the table then goes to "
-             "standard error), as ef eval, gate and sweep --json",
+        "--json", nargs="?", const=_output.STDOUT, metavar="FILE",
+        help="also write the report as JSON to FILE, as --format json does; bare --json or '-': standard output "
+             "(the table then goes to standard error), as ef eval, gate, sweep and rag --json",
     )
     from ef.cli.report import add_output_flags
 
@@ -246,6 +246,12 @@ def _dataset(args: argparse.Namespace) -> Any:
                   f"so they do here (-l {level}, the dataset's default; -l 1 counts every positive grade)",
                   file=sys.stderr)
     return dataset
+
+
+def json_took_an_argument(args: argparse.Namespace) -> bool:
+    """Whether ``--json WORD`` left too few positional arguments: QRELS and two RUNs (with --dataset,
+    two RUNs); ef's main then reads a bare ``--json``, printing, and WORD is the first of them."""
+    return args.json is not None and 1 + len(args.runs) < (2 if args.dataset is not None else 3)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -161,7 +161,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--run-out", metavar="RUN.trec", help="also write the rankings as a TREC run file ('-': standard output)"
     )
-    parser.add_argument("--json", metavar="REPORT.json", help="also write the report as JSON ('-': standard output)")
+    parser.add_argument(
+        "--json", nargs="?", const=_output.STDOUT, metavar="FILE",
+        help="also write the report as JSON to FILE; bare --json or '-': standard output (the table goes to "
+             "standard error)",
+    )
     parser.add_argument(
         "--batch-size", type=int, default=None, metavar="N", help="dense encoding batch size (default: 32)"
     )

@@ -138,7 +138,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--markdown", metavar="FILE", help="write the Markdown summary ('-': standard output)")
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML ('-': standard output)")
-    parser.add_argument("--json", metavar="FILE", help="write the verdicts as JSON ('-': standard output)")
+    parser.add_argument(
+        "--json", nargs="?", const="-", metavar="FILE",
+        help="write the verdicts as JSON to FILE; bare --json or '-': standard output (the verdict lines go to "
+             "standard error)",
+    )
     parser.add_argument("--html", metavar="FILE", help="write a self-contained HTML page")
     parser.add_argument("-q", "--quiet", action="store_true", help="print no verdict lines")
 

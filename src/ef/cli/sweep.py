@@ -41,7 +41,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--baseline", metavar="CELL", help="compare with this cell (an id or label; default: the best)")
     parser.add_argument("--cache-dir", metavar="DIR", help="where dense vectors are kept (default: OUT/cache)")
     parser.add_argument("--no-resume", action="store_true", help="delete the cells OUT holds and score all again")
-    parser.add_argument("--json", metavar="FILE", help="also write the result as JSON ('-': standard output)")
+    parser.add_argument(
+        "--json", nargs="?", const=_output.STDOUT, metavar="FILE",
+        help="also write the result as JSON to FILE; bare --json or '-': standard output (the table goes to "
+             "standard error)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     parser.add_argument(
         "--engine", choices=("local", "ray"), default="local",
