@@ -63,6 +63,14 @@ def _step(text: str) -> float:
     return value
 
 
+def _flag_named(error: ValueError) -> ValueError:
+    """`error` from fuse or tune, saying the flag where it says the keyword the flag was passed to."""
+    for keyword, flag in (("method", "--method"), ("norm", "--norm"), ("weights", "--weights"),
+                          ("folds", "--folds")):
+        error = flag_named(error, keyword, flag)
+    return error
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``ef fuse`` and its flags."""
     from ef.cli.compare import _natural
@@ -158,8 +166,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             fused = fuse(runs, method=args.method[0], norm=norms[0], weights=args.weights, params=params or None,
                          depth=args.depth, missing=args.missing, qrels=args.qrels)
-        except ValueError as error:  # fuse names its keyword 'method'; the user typed --method
-            raise flag_named(error, "method", "--method") from None
+        except ValueError as error:  # fuse names its keywords ('method'); the user typed the flags
+            raise _flag_named(error) from None
         if len(runs) == 1 and not args.quiet:  # a run left out, or a wish to re-score one run: say which it is
             print(f"ef fuse: warning: one RUN ({args.runs[0]}): the output is that run re-scored by {args.method[0]}"
                   f"{'' if args.norm is None else ' after ' + args.norm[0]}, not a fusion (-q: no warning)",
@@ -184,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as error:  # tune's 'qrels' are --tune's (--qrels is a trained method's)
             if str(error).startswith("'qrels' "):
                 raise ValueError("--tune's qrels" + str(error)[len("'qrels'"):]) from None
-            raise
+            raise _flag_named(error) from None
         out = sys.stderr if is_stdout(args.output) else sys.stdout
         for f, candidate in enumerate(report.chosen, start=1):
             print(f"fold {f}: {candidate}", file=out)
