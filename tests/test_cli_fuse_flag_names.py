@@ -33,3 +33,9 @@ def test_fuse_errors_name_the_flags(capsys: pytest.CaptureFixture[str], files: d
     assert run(capsys, "fuse", *runs, "--tune", files["qrels"], "--method", "nope", "--folds", "2") == (
         2, "", f"ef fuse: error: --method must be one of {methods} (got 'nope')\n"
     )
+
+
+def test_tune_errors_name_the_step_flag(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    assert run(capsys, "fuse", files["a"], files["b"], "--tune", files["qrels"], "--folds", "2", "--step", "0.3") == (
+        2, "", "ef fuse: error: --step must be 1 / n for a whole n >= 1, such as 0.1 or 0.05 (got 0.3)\n"
+    )

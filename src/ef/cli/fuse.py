@@ -66,7 +66,7 @@ def _step(text: str) -> float:
 def _flag_named(error: ValueError) -> ValueError:
     """`error` from fuse or tune, saying the flag where it says the keyword the flag was passed to."""
     for keyword, flag in (("method", "--method"), ("norm", "--norm"), ("weights", "--weights"),
-                          ("folds", "--folds")):
+                          ("folds", "--folds"), ("step", "--step"), ("seed", "--seed"), ("depth", "--depth")):
         error = flag_named(error, keyword, flag)
     return error
 
