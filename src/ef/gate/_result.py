@@ -22,6 +22,8 @@ from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
+from ef._validate import check_positive_int
+
 __all__ = [
     "OPTION_NAMES",
     "READABLE",
@@ -188,14 +190,11 @@ def _check_metadata(
         raise ValueError(f"'relevance_level' must be a finite number > 0 or None (got {relevance_level!r:.80})")
     if ignore_identical_ids is not None and not isinstance(ignore_identical_ids, bool):
         raise TypeError(f"'ignore_identical_ids' must be a bool or None (got {ignore_identical_ids!r:.80})")
-    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, Integral)):
-        raise TypeError(f"'max_docs' must be a positive integer or None (got {max_docs!r:.80})")
-    if max_docs is not None and max_docs < 1:
-        raise ValueError(f"'max_docs' must be a positive integer or None (got {max_docs!r:.80})")
+    depth = None if max_docs is None else check_positive_int(max_docs, "max_docs", what="a positive integer or None")
     level = None if relevance_level is None else (
         int(relevance_level) if isinstance(relevance_level, Integral) else float(relevance_level)
     )
-    return level, None if max_docs is None else int(max_docs)
+    return level, depth
 
 
 def result_metadata(
