@@ -1,7 +1,8 @@
 """Flags as a new user types them (found by probing the CLI on SciFact): a value that starts with
 '-' and a digit reaches its flag's check (``--margin -5%``), ``ef eval -m`` as ``ef compare -m``,
 ``ef fuse --missing-doc`` (``--missing`` elsewhere is a judged query a run lacks), and ``ef fuse``
-given one run says so."""
+given one run says so; ef fuse's errors name the flag typed (``--norm``, ``--weights``, ``--method``,
+``--step``) where ef.fusion's messages say its keyword."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from _cli import run, write_files
 from ef.cli import main
+from ef.fusion import METHODS, NORMS
 
 QRELS = "".join(f"q{i} 0 d{i} 1\n" for i in range(6))
 A = "".join(f"q{i} Q0 d{i} 1 3 a\nq{i} Q0 x{i} 2 2 a\n" for i in range(6))
@@ -250,3 +252,23 @@ def test_max_docs_is_the_long_form_of_short_m(capsys: pytest.CaptureFixture[str]
     short, long_form, whole = run(capsys, *argv, "-M", "1"), run(capsys, *argv, "--max-docs", "1"), run(capsys, *argv)
     assert short == long_form
     assert short != whole  # the cut changes P@2: one document of two is looked at
+
+
+def test_fuse_errors_name_the_flags(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    runs = [files["a"], files["b"]]
+    methods = ", ".join(map(repr, METHODS))
+    assert run(capsys, "fuse", *runs, "--norm", "nope", "-o", "-") == (
+        2, "", f"ef fuse: error: --norm must be one of {', '.join(map(repr, NORMS))} (got 'nope')\n"
+    )
+    assert run(capsys, "fuse", *runs, "--weights", "1,2,3", "-o", "-") == (
+        2, "", "ef fuse: error: --weights must hold one weight per run (2) (got 3)\n"
+    )
+    assert run(capsys, "fuse", *runs, "--tune", files["qrels"], "--method", "nope", "--folds", "2") == (
+        2, "", f"ef fuse: error: --method must be one of {methods} (got 'nope')\n"
+    )
+
+
+def test_tune_errors_name_the_step_flag(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    assert run(capsys, "fuse", files["a"], files["b"], "--tune", files["qrels"], "--folds", "2", "--step", "0.3") == (
+        2, "", "ef fuse: error: --step must be 1 / n for a whole n >= 1, such as 0.1 or 0.05 (got 0.3)\n"
+    )
