@@ -2,7 +2,8 @@
 evaluate_run(path) then refused ("the run holds no ranking line"), write_qrels({}) one whose
 qrels evaluate_run refused ("the qrels hold no judgement"). Both now refuse, naming the argument,
 and write nothing (an old file stays as it was). ranx refuses an empty Run too (Run({}) is a
-ValueError); trec_eval refuses an empty run file (exit 2)."""
+ValueError); trec_eval refuses an empty run file (exit 2), and evaluate_run an empty file, mapping or
+DataFrame."""
 
 from __future__ import annotations
 
@@ -36,6 +37,20 @@ def test_an_empty_file_is_what_evaluate_run_refuses(tmp_path: Path) -> None:
         f"{path}: the run holds no ranking line (it would score 0 on every query)"
     )):
         evaluate_run(str(path), {"q1": {"d1": 1}})
+
+
+def test_an_empty_mapping_or_frame_is_refused_as_an_empty_file_is() -> None:
+    message = ("'run' holds no query (it would score 0 on every query); a query that retrieved nothing is "
+               "{query_id: {}}")
+    with pytest.raises(ValueError, match=exactly(message)):
+        evaluate_run({}, {"q1": {"d1": 1}})
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame({"query_id": [], "doc_id": [], "score": []})
+    with pytest.raises(ValueError, match=exactly(message)):
+        evaluate_run(frame, {"q1": {"d1": 1}})
+    # A query that retrieved nothing is a ranking, scored 0 and counted (trec_eval -c's zeros).
+    report = evaluate_run({"q1": {}}, {"q1": {"d1": 1}, "q2": {"d2": 1}}, ["recall@10", "num_ret"])
+    assert report.per_query == {"q1": {"recall@10": 0.0, "num_ret": 0}, "q2": {"recall@10": 0.0, "num_ret": 0}}
 
 
 @pytest.mark.parametrize("name", ["run.trec", "run.trec.gz"])

@@ -312,7 +312,7 @@ def _zeros(run: Any, qrels: Mapping[str, Any], lacking: Sequence[str], measures:
         return {}
     if _is_report(run):
         return {q: (0.0,) * len(measures) for q in lacking}
-    report = evaluate_run({}, {q: qrels[q] for q in lacking}, list(measures), missing="zero")
+    report = evaluate_run({q: {} for q in lacking}, {q: qrels[q] for q in lacking}, list(measures))
     return {q: tuple(float(v[m]) for m in measures) for q, v in report.per_query.items()}
 
 

@@ -203,6 +203,11 @@ def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunFile | RunBytes:
         return open_run(run)
     if not isinstance(run, Mapping):
         raise TypeError(f"'run' must be a mapping or a path (got {type(run).__name__})")
+    if not run:  # as a run file with no ranking line: most likely a retriever's output lost on the way
+        raise ValueError(
+            "'run' holds no query (it would score 0 on every query); a query that retrieved nothing is "
+            "{query_id: {}}"
+        )
     if type(run) is not RankedRun:  # a RankedRun's ids are checked str when it is made
         _check_nested(run, "run", "score", every_doc=False)
     return run
@@ -261,8 +266,8 @@ def evaluate_run(
     ValueError
         For an unknown measure name (the message lists the valid forms), a bad option, a score
         or grade that is not a number or is NaN, a malformed file (``file:line: ...``), a
-        DataFrame with other columns, arguments that look swapped, or when no query can be
-        evaluated.
+        DataFrame with other columns, arguments that look swapped, a run that holds no query, or
+        when no query can be evaluated.
 
     Examples
     --------
