@@ -3,9 +3,13 @@ test, Holm against closed testing), the verdicts, the refusals, saved results an
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import math
+import os
+import re
+import threading
 from pathlib import Path
 from statistics import NormalDist
 from xml.etree import ElementTree
@@ -314,6 +318,29 @@ def test_qrels_hash_is_the_same_for_a_trec_and_a_beir_file(tmp_path: Path) -> No
     trec.write_text("q1 0 d1 1\nq1 0 d2 2\nq2 0 d3 1\n")
     beir.write_text("query-id\tcorpus-id\tscore\nq2\td3\t1\nq1\td2\t2\nq1\td1\t1\n")
     assert qrels_hash(trec) == qrels_hash(beir) == qrels_hash({"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}})
+
+
+def test_a_run_from_standard_input_or_a_pipe_is_scored_as_a_file_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = tmp_path / "run.trec"
+    run.write_text("q1 0 d1 1 0.9 r\nq1 0 d2 2 0.8 r\nq2 0 d3 1 0.5 r\n")
+    qrels = {"q1": {"d2": 1}, "q2": {"d3": 1}}
+    expected = load_result(run, qrels=qrels, measures=["mrr"]).per_query
+    assert expected == {"q1": {"mrr": 0.5}, "q2": {"mrr": 1.0}}
+    with open(run, "rb") as stdin:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(stdin))
+        assert load_result("-", qrels=qrels, measures=["mrr"]).per_query == expected
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(run.read_bytes()))
+    writer.start()
+    assert load_result(fifo, qrels=qrels, measures=["mrr"]).per_query == expected
+    writer.join()
+    with pytest.raises(IsADirectoryError, match=f"^{re.escape(str(tmp_path))}: a folder, not a result$"):
+        load_result(tmp_path, qrels=qrels)
+    with pytest.raises(FileNotFoundError, match=f"^{re.escape(str(tmp_path / 'nope.trec'))}: no such file$"):
+        load_result(tmp_path / "nope.trec", qrels=qrels)
 
 
 def test_reads_trec_eval_json_benchmark_results_and_refuses_nan(tmp_path: Path) -> None:

@@ -422,10 +422,10 @@ def load_result(
     :func:`~ef.evaluation.evaluate_retrieval`'s); a fastrag ``BenchmarkResult``; a mapping or a
     ``.json`` file as :func:`save_result`, ``ef eval --json``, a report's ``to_dict`` or ``ef
     trec-eval -q --json`` write it; a ``.jsonl`` file of ``BenchmarkResult.save_jsonl``; or a
-    TREC run (path or ``{query: {doc: score}}``), scored against `qrels` with `measures` and the
-    options (then its metadata records the qrels' hash and the options). `measures` ``None``
-    keeps every measure all queries have. With `qrels`, a result that records no qrels hash
-    gets theirs: it is taken to be judged with them.
+    TREC run (a path, ``-`` for standard input, a pipe, or ``{query: {doc: score}}``), scored
+    against `qrels` with `measures` and the options (then its metadata records the qrels' hash and
+    the options). `measures` ``None`` keeps every measure all queries have. With `qrels`, a result
+    that records no qrels hash gets theirs: it is taken to be judged with them.
     """
     loaded = _load(source, qrels, measures, missing, relevance_level, max_docs)
     if qrels is not None and loaded.metadata.get("qrels_hash") is None:
@@ -462,6 +462,12 @@ def _load(
     if not isinstance(source, str | os.PathLike):
         raise TypeError(f"'source' must be a result: {READABLE} (got {_shown(source)})")
     path = Path(source)
+    if os.fspath(source) == "-" or (path.exists() and not path.is_file() and not path.is_dir()):
+        # standard input or a pipe (<(sort run)): read once, as evaluate_run reads it, as a TREC run
+        name = "<stdin>" if os.fspath(source) == "-" else str(path)
+        return _from_run(os.fspath(source), name, qrels, measures, missing, relevance_level, max_docs)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: a folder, not a result")
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     if path.suffix == ".json":
