@@ -89,6 +89,21 @@ def test_a_full_device_is_reported_and_stays_a_device(capsys: pytest.CaptureFixt
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
+def test_ef_compare_output_is_written_as_every_other_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # -o goes through the one CLI writer (atomic, errors naming the flag), not a copy of it.
+    files = [str(TREC / "qrels.test"), f"a={TREC / 'results.test'}", f"b={TREC / 'results.trunc'}"]
+    status, printed, _ = run(capsys, "compare", "-m", "P_5", *files)
+    assert (status, printed.splitlines()[3]) == (
+        0, "b       a   P_5      0.2000   0.2667  -0.0667  [-0.8000, +0.6000]  -0.09  0.8845    0.8845  1/1/1"
+    )
+    assert run(capsys, "compare", "-m", "P_5", *files, "-o", str(tmp_path / "out.txt")) == (0, "", "")
+    assert (tmp_path / "out.txt").read_text() == printed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]  # no temporary left beside it
+    assert run(capsys, "compare", "-m", "P_5", *files, "-o", "/dev/full") == (
+        2, "", "ef compare: error: --output /dev/full: cannot write the report (No space left on device)\n"
+    )
+
+
 @pytest.mark.parametrize("argv", [
     ["rag", str(EXAMPLE), "--json", "-"],
     ["rag", "--json", "-", str(EXAMPLE)],

@@ -257,7 +257,6 @@ def json_took_an_argument(args: argparse.Namespace) -> bool:
 def run(args: argparse.Namespace) -> int:
     """Run ``ef compare``: write the report, return the exit status."""
     from ef.compare import compare
-    from ef.io._atomic import atomic_writer
 
     dataset = _dataset(args)
     for argument in args.runs:  # `<(zcat bm25.trec.gz)` is /dev/fd/63: the table would call it '63'
@@ -337,11 +336,7 @@ def run(args: argparse.Namespace) -> int:
         # With --json - (and no -o -), standard output holds the JSON alone.
         print(text, end="", file=sys.stderr if _output.is_stdout(args.json) else sys.stdout)
     else:
-        try:
-            with atomic_writer(output) as stream:
-                stream.write(text.encode("utf-8"))
-        except OSError as error:
-            raise OSError(f"--output {output}: cannot write the report ({error.strerror or error})") from error
+        _output.write("--output", output, text.encode("utf-8"), "report")
     if _output.is_stdout(args.json):
         _output.write("--json", "-", _render(report, "json").encode("utf-8"), "report")
     if args.fail_on is not None:
