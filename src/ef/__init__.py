@@ -5,7 +5,9 @@ The public API lives in sub-modules: :mod:`ef.evaluation` (metrics, reports, BEI
 tests between systems), :mod:`ef.measures` (the one registry of measures), :mod:`ef.io` (every
 reader and writer: TREC, BEIR, JSONL, DataFrames), :mod:`ef.retrieval` (the retriever protocol
 and hit type ef and fastrag share), :mod:`ef.segments` (chunking), :mod:`ef.report` (HTML
-reports). Plumbing no caller needs (argument checks, progress, atomic writes) is private.
+reports), :mod:`ef.tables` (the plain-text tables reports print). Plumbing no caller needs
+(argument checks, progress bars, the atomic writer's machinery behind ``ef.io.atomic_writer``)
+is private.
 Importing ``ef`` is cheap: nothing heavy loads until used.
 """
 

@@ -165,7 +165,7 @@ def write(flag: str, path: str, data: bytes, what: str) -> None:
         sys.stdout.buffer.flush()
         return
     try:
-        from ef.io._atomic import atomic_writer  # only a writer needs it (and its imports)
+        from ef.io import atomic_writer  # only a writer needs it (and its imports)
 
         with atomic_writer(path) as stream:
             stream.write(data)

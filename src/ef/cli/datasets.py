@@ -56,8 +56,8 @@ def _as_json(known: KnownDataset, present: list[str]) -> dict[str, Any]:
 
 
 def _list(names: list[str], json_out: str | None) -> int:
-    from ef._console import format_table
     from ef.datasets import KNOWN, ef_root, resolve_name, where_present
+    from ef.tables import format_table
 
     chosen = []
     for name in names:

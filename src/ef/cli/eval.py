@@ -302,11 +302,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ef._console import format_table
     from ef.cli._scale import StreamedCorpus, shown_documents
     from ef.evaluation import evaluate_retrieval, read_beir
     from ef.gate import result_metadata
     from ef.source_manager import parse_embedder
+    from ef.tables import format_table
 
     started = time.perf_counter()
     try:
