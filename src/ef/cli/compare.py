@@ -25,41 +25,12 @@ import ef
 from ef.cli import _output
 from ef.cli._output import check_output, distinct_outputs
 from ef.cli._runs import STDIN, check_one_stdin, is_pipe, run_groups
+from ef.cli._types import k_values, measure_names, natural, probability
 from ef.compare import CORRECTIONS, TESTS
 
 __all__ = ["add_parser", "json_took_an_argument", "run"]
 
 _FORMATS = ("table", "markdown", "latex", "csv", "json")
-
-
-def _measure_names(value: str) -> list[str]:
-    """Comma-separated names; a piece that starts with a digit or '.' is a parameter of the
-    trec_eval form before it (``P.5,10``, ``iprec_at_recall..25,.5``), as ``ef trec-eval -m`` reads it.
-
-    >>> _measure_names("P.5,10,ndcg@10, map")
-    ['P.5,10', 'ndcg@10', 'map']
-    """
-    names: list[str] = []
-    for piece in (part.strip() for part in value.split(",")):
-        if not piece:
-            raise argparse.ArgumentTypeError(f"expected measure names separated by commas (got {value!r})")
-        if (piece[0].isdigit() or piece[0] == ".") and names and "." in names[-1]:
-            names[-1] += "," + piece
-        elif piece[0].isdigit() or piece[0] == ".":
-            raise argparse.ArgumentTypeError(f"{piece!r} is no measure name (in {value!r})")
-        else:
-            names.append(piece)
-    return names
-
-
-def _k_values(text: str) -> list[int]:
-    try:
-        values = [int(part) for part in text.split(",")]
-    except ValueError:
-        values = []
-    if not values or any(k < 1 for k in values):
-        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers such as 1,10,100 (got {text!r})")
-    return sorted(set(values))
 
 
 def _cutoff_names(text: str) -> list[str]:
@@ -73,26 +44,6 @@ def _cutoff_names(text: str) -> list[str]:
             f"map, hit_rate ...) (got {text!r})"
         )
     return names
-
-
-def _probability(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        number = float("nan")
-    if not 0.0 < number < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, exclusive (got {value!r})")
-    return number
-
-
-def _natural(value: str, minimum: int) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        number = minimum - 1
-    if number < minimum:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {minimum} (got {value!r})")
-    return number
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -124,7 +75,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="compare every other run with this one; repeatable: every other run against each (default: all pairs)",
     )
     parser.add_argument(
-        "-m", "--measure", dest="measures", action="extend", type=_measure_names, metavar="MEASURE",
+        "-m", "--measure", dest="measures", action="extend", type=measure_names, metavar="MEASURE",
         help="a measure in any spelling ef trec-eval reads (ndcg@10, P_5, P.5,10, ndcg_cut.10, P, official ...); "
              "repeatable or comma-separated (default: ndcg@10, recall@100, map, mrr)",
     )
@@ -133,16 +84,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="as ef eval: ranking measures to take at every cutoff of -k (ndcg,recall ...); adds NAME@K to -m",
     )
     parser.add_argument(
-        "-k", "--k", dest="k", type=_k_values, metavar="K[,K...]",
+        "-k", "--k", dest="k", type=k_values, metavar="K[,K...]",
         help="the cutoffs of --metrics, as ef eval --k (default: 10)",
     )
     parser.add_argument(
-        "-l", "--level", dest="level", type=lambda v: _natural(v, 1), default=None, metavar="LEVEL",
+        "-l", "--level", dest="level", type=lambda v: natural(v, 1), default=None, metavar="LEVEL",
         help="lowest grade that counts as relevant, as ef trec-eval -l (default: the dataset's, e.g. 2 for "
              "TREC DL; else 1)",
     )
     parser.add_argument(
-        "-M", "--max-docs", dest="max_docs", type=lambda v: _natural(v, 1), default=None, metavar="MAX",
+        "-M", "--max-docs", dest="max_docs", type=lambda v: natural(v, 1), default=None, metavar="MAX",
         help="evaluate only the top MAX documents of each query, as ef trec-eval -M",
     )
     parser.add_argument("--test", choices=tuple(TESTS), default="t", help="the paired test (default: t)")
@@ -150,15 +101,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--correction", choices=tuple(CORRECTIONS), default="holm",
         help="multiple-testing correction over all comparisons (default: holm)",
     )
-    parser.add_argument("--alpha", type=_probability, default=0.05, metavar="A", help="significance level (0.05)")
+    parser.add_argument("--alpha", type=probability, default=0.05, metavar="A", help="significance level (0.05)")
     parser.add_argument(
-        "--confidence", type=_probability, default=0.95, metavar="C", help="confidence interval level (0.95)"
+        "--confidence", type=probability, default=0.95, metavar="C", help="confidence interval level (0.95)"
     )
     parser.add_argument(
-        "--resamples", type=lambda v: _natural(v, 1), default=10_000, metavar="B",
+        "--resamples", type=lambda v: natural(v, 1), default=10_000, metavar="B",
         help="resamples of the randomization / bootstrap tests and intervals (10000)",
     )
-    parser.add_argument("--seed", type=lambda v: _natural(v, 0), default=0, metavar="S", help="random seed (0)")
+    parser.add_argument("--seed", type=lambda v: natural(v, 0), default=0, metavar="S", help="random seed (0)")
     parser.add_argument(
         "--missing", choices=("zero", "skip"), default="zero",
         help="a judged query a run lacks: score it 0 (default, trec_eval -c) or skip it for every run",

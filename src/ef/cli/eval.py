@@ -17,22 +17,13 @@ from typing import Any
 
 import ef
 from ef.cli import _output
+from ef.cli._types import k_values
 from ef.datasets import demo_dataset
 
 __all__ = ["DEMO_DATASET", "add_parser", "run"]
 
 DEMO_DATASET = Path(demo_dataset())
 _DEFAULT_METRICS = ("ndcg", "recall", "precision", "mrr", "map")
-
-
-def _k_values(text: str) -> tuple[int, ...]:
-    try:
-        values = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        values = ()
-    if not values or any(k < 1 for k in values):
-        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers such as 1,10,100 (got {text!r})")
-    return tuple(sorted(set(values)))
 
 
 def _level(text: str) -> int:
@@ -130,12 +121,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--split", default=None, help="the qrels split: reads qrels/SPLIT.tsv (default: test, or a dataset name's)"
     )
     parser.add_argument(
-        "--k", type=_k_values, default=None, metavar="K[,K...]",
+        "--k", type=k_values, default=None, metavar="K[,K...]",
         help=f"rank cutoffs, or -k K[,K...] as in ef compare (default: {','.join(map(str, _DEFAULT_K))}, "
              "or the K of -m NAME@K)",
     )
     # ef compare's short form; its own argument, so that an error still names --k as the user wrote it.
-    parser.add_argument("-k", dest="k", type=_k_values, help=argparse.SUPPRESS)
+    parser.add_argument("-k", dest="k", type=k_values, help=argparse.SUPPRESS)
     parser.add_argument(
         "--metrics", type=_metrics, default=None, metavar="NAME[,NAME...]",
         help=f"metrics to report at every cutoff (default: {','.join(_DEFAULT_METRICS)}, or those of -m)",

@@ -73,7 +73,7 @@ def _flag_named(error: ValueError) -> ValueError:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``ef fuse`` and its flags."""
-    from ef.cli.compare import _natural
+    from ef.cli._types import natural
     from ef.fusion import METHODS, NORMS
 
     parser = subparsers.add_parser(
@@ -119,7 +119,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-m", "--measure", metavar="MEASURE", help="what --tune maximises (ndcg@10)")
     parser.add_argument("--folds", type=_positive, metavar="N", help="--tune's query folds (default 5)")
     parser.add_argument(
-        "--seed", type=lambda v: _natural(v, 0), metavar="SEED", help="--tune's fold shuffle seed (default 0)",
+        "--seed", type=lambda v: natural(v, 0), metavar="SEED", help="--tune's fold shuffle seed (default 0)",
     )
     parser.add_argument("--step", type=_step, metavar="STEP", help="--tune's weight grid step (0.1)")
     parser.add_argument("--correction", choices=tuple(CORRECTIONS), help="--tune's correction (holm)")

@@ -78,7 +78,7 @@ def _named_pipes(report: GateReport, sides: dict[str, list[str]]) -> GateReport:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``ef gate`` and its flags."""
-    from ef.cli.compare import _measure_names, _natural, _probability
+    from ef.cli._types import measure_names, natural, probability
 
     parser = subparsers.add_parser(
         "gate",
@@ -101,7 +101,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--qrels", metavar="QRELS", help="qrels to score a TREC run with (and hash)")
     parser.add_argument(
-        "-m", "--measure", dest="measures", action="extend", type=_measure_names, metavar="MEASURE",
+        "-m", "--measure", dest="measures", action="extend", type=measure_names, metavar="MEASURE",
         help="a gated measure in any spelling ef trec-eval reads; repeatable or comma-separated "
              "(default: every measure of the baseline)",
     )
@@ -110,12 +110,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="how much worse the candidate may be: 0.01 (absolute) or 2%% (of the baseline mean), for "
              "every measure or NAME=...; repeatable (default: 2%%)",
     )
-    parser.add_argument("--alpha", type=_probability, default=0.05, metavar="A", help="one-sided level (0.05)")
+    parser.add_argument("--alpha", type=probability, default=0.05, metavar="A", help="one-sided level (0.05)")
     parser.add_argument(
-        "--resamples", type=lambda v: _natural(v, 1), default=10_000, metavar="B",
+        "--resamples", type=lambda v: natural(v, 1), default=10_000, metavar="B",
         help="randomization and bootstrap resamples (10000)",
     )
-    parser.add_argument("--seed", type=lambda v: _natural(v, 0), default=0, metavar="S", help="random seed (0)")
+    parser.add_argument("--seed", type=lambda v: natural(v, 0), default=0, metavar="S", help="random seed (0)")
     parser.add_argument(
         "--lower-is-better", action="append", default=[], metavar="NAME",
         help="a measure where lower is better that neither ef nor the result knows (latency_ms ...)",
@@ -125,11 +125,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="a measure where higher is better that neither ef nor the result knows",
     )
     parser.add_argument(
-        "-l", "--level", dest="level", type=lambda v: _natural(v, 1), default=1, metavar="LEVEL",
+        "-l", "--level", dest="level", type=lambda v: natural(v, 1), default=1, metavar="LEVEL",
         help="for TREC runs: lowest grade that counts as relevant (1)",
     )
     parser.add_argument(
-        "-M", "--max-docs", dest="max_docs", type=lambda v: _natural(v, 1), default=None, metavar="MAX",
+        "-M", "--max-docs", dest="max_docs", type=lambda v: natural(v, 1), default=None, metavar="MAX",
         help="for TREC runs: evaluate only the top MAX documents of each query",
     )
     parser.add_argument(
