@@ -108,8 +108,10 @@ def test_cli_reads_measures_as_trec_eval_does(
 
 
 def test_cli_refuses_a_parameter_with_no_measure() -> None:
+    from ef.cli._types import measure_names  # ef compare's -m converter, shared with ef gate
+
     with pytest.raises(argparse.ArgumentTypeError, match=r"'5' is no measure name \(in '5,P.5'\)"):
-        compare_cli._measure_names("5,P.5")
+        measure_names("5,P.5")
 
 
 def test_relevance_level_and_max_docs_reach_the_scores(tmp_path: Path) -> None:
