@@ -148,3 +148,12 @@ def test_the_names_the_cli_needed_are_public_and_are_the_plumbing_itself() -> No
     assert ef.io.atomic_writer is ef.io._atomic.atomic_writer
     assert ef.tables.__all__ == ["format_table"]
     assert ef.tables.format_table is ef._console.format_table
+
+
+def test_format_table_aligns_left_the_columns_named_by_left() -> None:
+    from ef.tables import format_table
+
+    assert format_table(["a", "b", "c"], [["x", "y", 1.0]], left=2) == "a  b       c\n-  -  ------\nx  y  1.0000"
+    assert format_table(["a", "b"], [["x", None]], title="t") == "t\na  b\n-  -\nx  -"
+    with pytest.raises(ValueError, match=r"^'left' must be a positive integer \(got 0\)$"):
+        format_table(["a"], [], left=0)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Never, TextIO, TypeVar
 
-from ef._validate import check_positive_number
+from ef._validate import check_positive_int, check_positive_number
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -182,15 +182,22 @@ def format_value(value: object) -> str:
     return "-" if value is None else str(value)
 
 
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], *, title: str | None = None) -> str:
-    """Render a table: the first column left-aligned, the others right-aligned.
+def format_table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], *, title: str | None = None, left: int = 1
+) -> str:
+    """Render a table: the first `left` columns (names) left-aligned, the others (numbers) right-aligned.
 
     >>> print(format_table(["metric", "@10"], [["ndcg", 0.5], ["recall", 1.0]]))
     metric     @10
     ------  ------
     ndcg    0.5000
     recall  1.0000
+    >>> print(format_table(["system", "vs", "diff"], [["bm25", "dense", "+0.0340"]], left=2))
+    system  vs        diff
+    ------  -----  -------
+    bm25    dense  +0.0340
     """
+    left = check_positive_int(left, "left")
     cells = [[format_value(v) for v in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in cells:
@@ -198,7 +205,7 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], *, ti
             widths[i] = max(widths[i], len(cell))
 
     def line(values: Sequence[str]) -> str:
-        parts = [values[0].ljust(widths[0])] + [v.rjust(w) for v, w in zip(values[1:], widths[1:], strict=True)]
+        parts = [v.ljust(w) if i < left else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths, strict=True))]
         return "  ".join(parts).rstrip()
 
     out = [] if title is None else [title]

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ef._console import format_table
 from ef.comparison._stats import CORRECTIONS, TESTS
 
 __all__ = [
@@ -342,21 +343,10 @@ def _legend(report: ComparisonReport) -> list[str]:
     ]
 
 
-def _aligned(headers: list[str], rows: list[list[str]]) -> list[str]:
-    """The names (system, vs, measure) left-aligned, the numbers right-aligned."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            c.ljust(w) if i < _NAME_COLUMNS else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return [line(headers), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
-
-
 def table(report: ComparisonReport) -> str:
-    """The terminal table."""
-    lines = [_title(report), *_aligned(_headers(report), [_cells(c) for c in report.comparisons])]
+    """The terminal table: the names (system, vs, measure) left-aligned, the numbers right-aligned."""
+    cells = [_cells(c) for c in report.comparisons]
+    lines = [format_table(_headers(report), cells, title=_title(report), left=_NAME_COLUMNS)]
     lines.extend(_legend(report))
     lines.extend(f"warning: {w}" for w in report.warnings)
     return "\n".join(lines)
@@ -528,11 +518,7 @@ def systems_table(report: ComparisonReport, form: str) -> str:
         out += ["", _markdown_cell(legend) + "  "]
         out.extend(f"**Warning:** {_markdown_cell(w)}  " for w in report.warnings)
         return "\n".join(out).rstrip() + "\n"
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    lines = [_title(report)]
-    for cells in (headers, ["-" * w for w in widths], *rows):
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
-                               enumerate(zip(cells, widths, strict=True))).rstrip())
+    lines = [format_table(headers, rows, title=_title(report))]
     lines.append(legend.replace("bold", "*"))
     lines.extend(f"warning: {w}" for w in report.warnings)
     return "\n".join(lines) + "\n"
