@@ -222,17 +222,21 @@ def test_bad_measures_exit_2_naming_the_problem(
     [
         (
             ["-l", "0"],
-            "ef trec-eval: error: argument -l/--level_for_rel: must be an integer > 0, as trec_eval reads it "
+            "ef trec-eval: error: argument -l/--level_for_rel: expected an integer grade >= 1, such as 1 or 2 "
             "(got '0')\n",
         ),
         (
             ["-l", "1.5"],
-            "ef trec-eval: error: argument -l/--level_for_rel: must be an integer > 0, as trec_eval reads it "
+            "ef trec-eval: error: argument -l/--level_for_rel: expected an integer grade >= 1, such as 1 or 2 "
             "(got '1.5')\n",
         ),
         (
             ["-M", "x"],
-            "ef trec-eval: error: argument -M/--Max_retrieved_per_topic: must be a positive integer (got 'x')\n",
+            "ef trec-eval: error: argument -M/--Max_retrieved_per_topic: expected an integer >= 1 (got 'x')\n",
+        ),
+        (
+            ["-N", "-1"],
+            "ef trec-eval: error: argument -N/--Number_docs_in_coll: expected an integer >= 0 (got '-1')\n",
         ),
     ],
 )

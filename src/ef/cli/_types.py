@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["k_values", "measure_names", "natural", "probability"]
+__all__ = ["k_values", "measure_names", "natural", "probability", "relevance_level"]
 
 
 def k_values(text: str) -> tuple[int, ...]:
@@ -54,6 +54,25 @@ def natural(value: str, minimum: int) -> int:
         number = minimum - 1
     if number < minimum:
         raise argparse.ArgumentTypeError(f"expected an integer >= {minimum} (got {value!r})")
+    return number
+
+
+def relevance_level(value: str) -> int:
+    """``-l``, every command's: the lowest grade that counts as relevant, an integer >= 1.
+
+    trec_eval takes 0 and below too, where its own numbers break: at 0 its Rndcg can print -nan,
+    below 0 a document no qrels line judges counts as relevant (P_2 1.0 on two unjudged documents,
+    map above 1). ef refuses them rather than print what it cannot defend.
+
+    >>> relevance_level("2")
+    2
+    """
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer grade >= 1, such as 1 or 2 (got {value!r})")
     return number
 
 

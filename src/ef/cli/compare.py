@@ -25,7 +25,7 @@ import ef
 from ef.cli import _output
 from ef.cli._output import check_output, distinct_outputs
 from ef.cli._runs import STDIN, check_one_stdin, is_pipe, run_groups
-from ef.cli._types import k_values, measure_names, natural, probability
+from ef.cli._types import k_values, measure_names, natural, probability, relevance_level
 from ef.compare import CORRECTIONS, TESTS
 
 __all__ = ["add_parser", "json_took_an_argument", "run"]
@@ -88,7 +88,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="the cutoffs of --metrics, as ef eval --k (default: 10)",
     )
     parser.add_argument(
-        "-l", "--level", dest="level", type=lambda v: natural(v, 1), default=None, metavar="LEVEL",
+        "-l", "--level", dest="level", type=relevance_level, default=None, metavar="LEVEL",
         help="lowest grade that counts as relevant, as ef trec-eval -l (default: the dataset's, e.g. 2 for "
              "TREC DL; else 1)",
     )

@@ -17,23 +17,13 @@ from typing import Any
 
 import ef
 from ef.cli import _output
-from ef.cli._types import k_values
+from ef.cli._types import k_values, relevance_level
 from ef.datasets import demo_dataset
 
 __all__ = ["DEMO_DATASET", "add_parser", "run"]
 
 DEMO_DATASET = Path(demo_dataset())
 _DEFAULT_METRICS = ("ndcg", "recall", "precision", "mrr", "map")
-
-
-def _level(text: str) -> int:
-    try:
-        level = int(text)
-    except ValueError:
-        level = 0
-    if level < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer grade such as 1 or 2 (got {text!r})")
-    return level
 
 
 def _metrics(text: str) -> tuple[str, ...]:
@@ -137,7 +127,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
              "The table shows each metric at each cutoff (-m ndcg@10 -m recall@100: both at 10 and 100)",
     )
     parser.add_argument(
-        "-l", "--level", type=_level, default=None, metavar="LEVEL",
+        "-l", "--level", type=relevance_level, default=None, metavar="LEVEL",
         help="lowest grade that counts as relevant in recall, precision, mrr and map, as ef trec-eval -l "
              "(default: a named dataset's, e.g. 2 for TREC DL; else every positive grade); ndcg uses the grades",
     )

@@ -66,14 +66,15 @@ def _step(text: str) -> float:
 def _flag_named(error: ValueError) -> ValueError:
     """`error` from fuse or tune, saying the flag where it says the keyword the flag was passed to."""
     for keyword, flag in (("method", "--method"), ("norm", "--norm"), ("weights", "--weights"),
-                          ("folds", "--folds"), ("step", "--step"), ("seed", "--seed"), ("depth", "--depth")):
+                          ("folds", "--folds"), ("step", "--step"), ("seed", "--seed"), ("depth", "--depth"),
+                          ("measure", "-m"), ("relevance_level", "-l")):
         error = flag_named(error, keyword, flag)
     return error
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``ef fuse`` and its flags."""
-    from ef.cli._types import natural
+    from ef.cli._types import natural, relevance_level
     from ef.fusion import METHODS, NORMS
 
     parser = subparsers.add_parser(
@@ -110,6 +111,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--qrels", metavar="QRELS", help="training qrels of a trained method (bayesfuse, posfuse ...)"
+    )
+    parser.add_argument(
+        "-l", "--level", dest="level", type=relevance_level, metavar="LEVEL",
+        help="the lowest grade that counts as relevant, in --tune's measure and a trained method's fit (default 1)",
     )
     parser.add_argument(
         "--run-id", default="fused", metavar="ID", help="the last column of the fused run (default fused)"
@@ -163,9 +168,12 @@ def run(args: argparse.Namespace) -> int:
             trained = ", ".join(name for name, m in METHODS.items() if m.kind == "trained")
             raise ValueError(f"--qrels trains a trained method ({trained}); --method {args.method[0]} has nothing "
                              "to train: leave --qrels out")
+        if args.level is not None and args.qrels is None:  # it would be ignored
+            raise ValueError(f"-l sets the grades --tune's measure and a trained method's --qrels count as relevant; "
+                             f"--method {args.method[0]} without --qrels reads no grade: leave -l out")
         try:
             fused = fuse(runs, method=args.method[0], norm=norms[0], weights=args.weights, params=params or None,
-                         depth=args.depth, missing=args.missing, qrels=args.qrels)
+                         depth=args.depth, missing=args.missing, qrels=args.qrels, relevance_level=args.level or 1)
         except ValueError as error:  # fuse names its keywords ('method'); the user typed the flags
             raise _flag_named(error) from None
         if len(runs) == 1 and not args.quiet:  # a run left out, or a wish to re-score one run: say which it is
@@ -188,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             report = tune(once, args.tune, method=args.method, norm=norms, measure=args.measure, folds=args.folds,
                           seed=args.seed, step=args.step, depth=args.depth, missing=args.missing,
-                          correction=args.correction)
+                          correction=args.correction, relevance_level=args.level or 1)
         except ValueError as error:  # tune's 'qrels' are --tune's (--qrels is a trained method's)
             if str(error).startswith("'qrels' "):
                 raise ValueError("--tune's qrels" + str(error)[len("'qrels'"):]) from None
@@ -204,7 +212,9 @@ def run(args: argparse.Namespace) -> int:
             return 0
         final = report.final
         fused = fuse(once, method=final.method, norm=final.norm, weights=final.weights,
-                     params=dict(final.params) or None, depth=args.depth, missing=args.missing, qrels=args.tune)
+                     params=dict(final.params) or None, depth=args.depth, missing=args.missing,
+                     **({"qrels": args.tune, "relevance_level": args.level or 1}
+                        if METHODS[final.method].kind == "trained" else {}))
     # The fused run's arrays go to text directly (no dicts made).
     if is_stdout(args.output):
         write("-o", "-", "".join(run_lines(fused, run_id=args.run_id)).encode(), "fused run")

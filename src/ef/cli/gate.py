@@ -78,7 +78,7 @@ def _named_pipes(report: GateReport, sides: dict[str, list[str]]) -> GateReport:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``ef gate`` and its flags."""
-    from ef.cli._types import measure_names, natural, probability
+    from ef.cli._types import measure_names, natural, probability, relevance_level
 
     parser = subparsers.add_parser(
         "gate",
@@ -125,7 +125,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="a measure where higher is better that neither ef nor the result knows",
     )
     parser.add_argument(
-        "-l", "--level", dest="level", type=lambda v: natural(v, 1), default=1, metavar="LEVEL",
+        "-l", "--level", dest="level", type=relevance_level, default=1, metavar="LEVEL",
         help="for TREC runs: lowest grade that counts as relevant (1)",
     )
     parser.add_argument(

@@ -24,6 +24,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 import ef
+from ef.cli._types import natural, relevance_level
 from ef.measures import MEASURES, NICKNAMES_WITH_RUNID, Measure, resolve, valid_forms
 
 __all__ = ["add_parser", "main"]
@@ -82,7 +83,7 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "-N",
         "--Number_docs_in_coll",
         dest="docs_in_coll",
-        type=_natural,
+        type=lambda v: natural(v, 0),
         default=0,
         metavar="NUM",
         help="documents in the collection, for utility's fourth parameter (default 0)",
@@ -112,7 +113,7 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "-l",
         "--level_for_rel",
         dest="level",
-        type=_level,
+        type=relevance_level,
         default=1,
         metavar="LEVEL",
         help="lowest grade that counts as relevant, an integer (default 1)",
@@ -121,7 +122,7 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "-M",
         "--Max_retrieved_per_topic",
         dest="max_docs",
-        type=_positive,
+        type=lambda v: natural(v, 1),
         default=None,
         metavar="MAX",
         help="evaluate only the top MAX documents of each query",
@@ -148,21 +149,8 @@ def _build(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def _level(text: str) -> int:
-    # trec_eval reads -l with atol(): an integer (it would read 1.5 as 1).
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer > 0, as trec_eval reads it (got {text!r})")
-    return int(text)
-
-
 def _version() -> str:
     return f"ef trec-eval (ef-eval {ef.__version__}): the numbers of trec_eval 10.0"
-
-
-def _natural(text: str) -> int:
-    if not (text.isascii() and text.isdigit()):
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0 (got {text!r})")
-    return int(text)
 
 
 def _debug(text: str) -> tuple[int, str | None]:
@@ -171,12 +159,6 @@ def _debug(text: str) -> tuple[int, str | None]:
     if not (level.isascii() and level.isdigit()) or (dot and not query):
         raise argparse.ArgumentTypeError(f"must be LEVEL or LEVEL.QID, LEVEL an integer >= 0 (got {text!r})")
     return int(level), query if dot else None
-
-
-def _positive(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer (got {text!r})")
-    return int(text)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from ef._validate import check_positive_number
 from ef.fusion._order import trec_order
 from ef.fusion._stack import Stack, stack_inputs, stack_rankings
 from ef.fusion.norms import NORMS, Lists, _ListError, normalise, overflow_message
@@ -431,11 +432,13 @@ def to_run(stack: Stack, fused: Fused) -> RankedRun:
 
 
 def fit(
-    runs: Any, qrels: Any, *, method: str, params: Mapping[str, Any] | None = None, depth: int | None = None
+    runs: Any, qrels: Any, *, method: str, params: Mapping[str, Any] | None = None, depth: int | None = None,
+    relevance_level: float = 1,
 ) -> dict[str, Any]:
     """Fit a trained method on `qrels`: its parameters, with ``"tables"`` (one per run) added.
 
     Pass the result as ``params=`` to :func:`fuse` to fuse other queries with what these taught.
+    A judged document is relevant when its grade is ``>= relevance_level`` (trec_eval ``-l``).
 
     >>> run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 2.0, "d": 1.0}}
     >>> fit([run], {"q1": {"a": 1}, "q2": {"d": 1}}, method="posfuse")["tables"][0].tolist()
@@ -444,9 +447,10 @@ def fit(
     if method not in METHODS or METHODS[method].kind != "trained":
         trained = [m.name for m in METHODS.values() if m.kind == "trained"]
         raise ValueError(f"'method' must be a trained method, one of {', '.join(map(repr, trained))} (got {method!r})")
+    level = check_positive_number(relevance_level, "relevance_level")
     stack, _ = _prepare(runs, depth)
     _, _, _, checked = resolve(method, None, None, params, stack.n_runs)
-    checked["tables"] = _fit_on(stack, qrels, method, checked)
+    checked["tables"] = _fit_on(stack, qrels, method, checked, level)
     return checked
 
 
@@ -479,7 +483,7 @@ def _checked_qrels(qrels: Mapping[Any, Any]) -> Mapping[str, Mapping[str, Any]]:
     return qrels
 
 
-def _fit_on(stack: Stack, qrels: Any, method: str, params: Mapping[str, Any]) -> list[Any]:
+def _fit_on(stack: Stack, qrels: Any, method: str, params: Mapping[str, Any], level: float) -> list[Any]:
     """The tables of a trained method fitted on `qrels`, which must judge one of the runs' queries:
     qrels of none fitted all-zero tables, and every fused score was 0, silently."""
     judged = _qrels(qrels)
@@ -490,7 +494,7 @@ def _fit_on(stack: Stack, qrels: Any, method: str, params: Mapping[str, Any]) ->
             f"'qrels' judge none of the runs' queries (they judge {len(judged)}, first {next(iter(judged))!r}): "
             f"method {method!r} has nothing to fit on"
         )
-    return fit_tables(stack, judged, method, params)
+    return fit_tables(stack, judged, method, params, level)
 
 
 def fuse(
@@ -503,6 +507,7 @@ def fuse(
     depth: int | None = None,
     missing: Missing = "zero",
     qrels: Any = None,
+    relevance_level: float = 1,
 ) -> RankedRun:
     """Fuse runs into one run.
 
@@ -532,6 +537,8 @@ def fuse(
         (the list's lowest normalised score, which then counts as scored).
     qrels
         Training judgements for a trained method given no ``tables``.
+    relevance_level
+        The lowest grade of `qrels` that counts as relevant in that training (trec_eval ``-l``).
 
     Returns
     -------
@@ -550,23 +557,31 @@ def fuse(
     >>> fuse([a, b], method="combsum", norm="min-max")["q1"]
     mappingproxy({'d3': 1.0, 'd1': 1.0, 'd2': 0.5})
     """
-    return to_run(*_fused(runs, method, norm, weights, params, depth, missing, qrels))
+    return to_run(*_fused(runs, method, norm, weights, params, depth, missing, qrels, relevance_level))
 
 
 def _fused(runs: Any, method: str, norm: str | None, weights: Sequence[float] | None,
-           params: Mapping[str, Any] | None, depth: int | None, missing: Missing, qrels: Any) -> tuple[Stack, Fused]:
+           params: Mapping[str, Any] | None, depth: int | None, missing: Missing, qrels: Any,
+           relevance_level: float = 1) -> tuple[Stack, Fused]:
     if missing not in ("zero", "min"):
         raise ValueError(f"'missing' must be one of 'zero', 'min' (got {missing!r})")
+    level = check_positive_number(relevance_level, "relevance_level")
     if weights is not None and isinstance(weights, Iterable) and not isinstance(weights, str | bytes):
         weights = list(weights)  # read twice below: a generator would be empty the second time
     n_given = len(runs) if isinstance(runs, Mapping | Sequence) and not isinstance(runs, str) else 0
     resolve(method, norm, weights if n_given else None, params, n_given)  # checked before any run file is read
     stack, names = _prepare(runs, depth)
     spec, chosen, w, checked = resolve(method, norm, weights, params, stack.n_runs)
-    if spec.kind == "trained" and "tables" not in checked:
+    fits = spec.kind == "trained" and "tables" not in checked
+    if level != 1 and not (fits and qrels is not None):  # it would be ignored
+        why = ("has its tables (params['tables'])" if spec.kind == "trained" and not fits
+               else "fits nothing" if not fits else "is given no qrels")
+        raise ValueError(f"'relevance_level' is what a trained method fitted on qrels= counts as relevant; method "
+                         f"{method!r} {why}: leave it out")
+    if fits:
         if qrels is None:
             raise ValueError(f"method {method!r} is trained: pass qrels= (or params from ef.fusion.fit)")
-        checked["tables"] = _fit_on(stack, qrels, method, checked)
+        checked["tables"] = _fit_on(stack, qrels, method, checked, level)
     if spec.kind == "trained" and len(checked["tables"]) != stack.n_runs:
         raise ValueError(f"'params['tables']' must hold one table per run ({stack.n_runs}) "
                          f"(got {len(checked['tables'])})")

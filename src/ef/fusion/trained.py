@@ -1,6 +1,7 @@
 """The trained methods' tables, fitted on training qrels: probabilities (or odds, or MAP) by rank.
 
-A document is relevant when its grade is at least 1 (ranx's ``rel_lvl=1``). The training queries
+A document is relevant when its grade is at least the relevance level (1 by default, ranx's
+``rel_lvl=1``; 2 for TREC DL's passage qrels). The training queries
 are those judged in the qrels; a run lacking one of them contributes an empty list (ranx's
 ``make_comparable``), which counts in the averages of ProbFuse, SegFuse and BayesFuse.
 """
@@ -28,12 +29,12 @@ _FLOOR = 0.001  # BayesFuse's floor for a probability of 0 or 1
 
 
 def hits(
-    stack: Stack, qrels: Mapping[str, Mapping[str, Any]]
+    stack: Stack, qrels: Mapping[str, Mapping[str, Any]], level: float = 1
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], int]:
     """Per entry: whether its doc is relevant, whether its query is a training query; and how many training queries."""
     judged = [qrels.get(q) for q in stack.queries]
     relevant = np.fromiter(
-        ((judged[q] or {}).get(d, 0) >= 1 for q, d in zip(stack.pair_query.tolist(), stack.docs, strict=True)),
+        ((judged[q] or {}).get(d, 0) >= level for q, d in zip(stack.pair_query.tolist(), stack.docs, strict=True)),
         dtype=bool, count=len(stack.docs),
     )
     training = np.array([j is not None for j in judged] or [False], dtype=bool)
@@ -81,7 +82,7 @@ def _fixed_segments(stack: Stack, hit: npt.NDArray[np.bool_], keep: npt.NDArray[
 
 def _average_precision(stack: Stack, hit: npt.NDArray[np.bool_], keep: npt.NDArray[np.bool_], r: int,
                        relevant: Mapping[int, int], n_queries: int) -> float:
-    """MAP of run `r` over the training queries (trec_eval's, at relevance level 1)."""
+    """MAP of run `r` over the training queries (trec_eval's, at the relevance level of `relevant`)."""
     mine = keep & (stack.run == r)
     h = hit[mine].astype(np.float64)
     query = stack.query[mine]
@@ -95,10 +96,10 @@ def _average_precision(stack: Stack, hit: npt.NDArray[np.bool_], keep: npt.NDArr
 
 
 def fit_tables(
-    stack: Stack, qrels: Mapping[str, Mapping[str, Any]], method: str, params: Mapping[str, Any]
+    stack: Stack, qrels: Mapping[str, Mapping[str, Any]], method: str, params: Mapping[str, Any], level: float = 1
 ) -> list[Any]:
-    """Per run, the table `method` scores ranks with, fitted on `qrels`."""
-    hit, keep, n_queries = hits(stack, qrels)
+    """Per run, the table `method` scores ranks with, fitted on `qrels` (relevant: a grade >= `level`)."""
+    hit, keep, n_queries = hits(stack, qrels, level)
     tables: list[Any] = []
     for r in range(stack.n_runs):
         if method in ("posfuse", "slidefuse"):
@@ -113,7 +114,7 @@ def fit_tables(
             tables.append(np.log(p / np.where(p == 1, _FLOOR, 1 - p)))
         elif method == "mapfuse":
             query_code = {query: i for i, query in enumerate(stack.queries)}
-            relevant = {query_code[q]: sum(1 for g in judged.values() if g >= 1)
+            relevant = {query_code[q]: sum(1 for g in judged.values() if g >= level)
                         for q, judged in qrels.items() if q in query_code}
             tables.append(_average_precision(stack, hit, keep, r, relevant, n_queries))
         else:  # pragma: no cover - the registry lists only these

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ef._validate import check_non_negative_int
+from ef._validate import check_non_negative_int, check_positive_number
 from ef.comparison._options import check_options
 from ef.fusion._stack import load_run, stack_runs
 from ef.fusion.methods import METHODS, Missing, _check_depth, _names, _qrels, fuse_stack, resolve, to_run
@@ -186,10 +186,10 @@ class TuneReport:
 
 
 def _scores(run: Mapping[str, Mapping[str, float]], qrels: Mapping[str, Any], measure: str,
-            queries: Sequence[str]) -> Floats:
+            queries: Sequence[str], level: float) -> Floats:
     from ef.evaluation import evaluate_run
 
-    per_query = evaluate_run(run, qrels, [measure]).per_query
+    per_query = evaluate_run(run, qrels, [measure], relevance_level=level).per_query
     return np.array([next(iter(per_query[q].values())) if q in per_query else 0.0 for q in queries])
 
 
@@ -235,6 +235,7 @@ def tune(
     depth: int | None = None,
     missing: Missing = "zero",
     correction: str = "holm",
+    relevance_level: float = 1,
 ) -> TuneReport:
     """Choose fusion parameters by cross-validation over query folds; report them held out.
 
@@ -260,6 +261,9 @@ def tune(
         As :func:`~ef.fusion.fuse`.
     correction
         The multiple-comparison correction of :func:`ef.compare.compare`.
+    relevance_level
+        The lowest grade that counts as relevant (trec_eval ``-l``): in `measure` and in the
+        fitting of a trained method (TREC DL's passage qrels: 2).
 
     Returns
     -------
@@ -284,6 +288,7 @@ def tune(
         raise ValueError(f"'missing' must be one of 'zero', 'min' (got {missing!r})")
     depth = _check_depth(depth)
     _check_measure(measure)
+    level = check_positive_number(relevance_level, "relevance_level")
     check_options("t", correction, 0.05, 0.95, 10_000, 0)  # as compare() is called below
     mappings = [load_run(run, label) for run, label in zip(values, labels, strict=True)]
     stack = stack_runs(mappings, labels)
@@ -324,7 +329,7 @@ def tune(
     def run_of(c: Candidate, training: Mapping[str, Any] | None) -> RankedRun:
         spec, chosen, w, params = resolve(c.method, c.norm, c.weights, dict(c.params), stack.n_runs)
         if spec.kind == "trained":
-            params["tables"] = fit_tables(stack, training if training is not None else judged, c.method, params)
+            params["tables"] = fit_tables(stack, training if training is not None else judged, c.method, params, level)
         return to_run(stack, fuse_stack(stack, spec, chosen, w, params, missing, labels))  # scored from its arrays
 
     # Per-query scores: one array per candidate, or per (candidate, fold) for trained methods,
@@ -336,7 +341,7 @@ def tune(
         key = (i, f if trained else -1)
         if key not in cache:
             training = {q: judged[q] for q, g in zip(queries, fold_of, strict=True) if g != f} if trained else None
-            cache[key] = _scores(run_of(candidates[i], training), judged, measure, queries)
+            cache[key] = _scores(run_of(candidates[i], training), judged, measure, queries, level)
         return cache[key]
 
     def cross_validate(pool: Sequence[int]) -> tuple[list[int], Floats]:
@@ -362,13 +367,13 @@ def tune(
         run = run_of(candidates[i], training)
         fused.update({q: dict(run[q]) for q in run if q in test})
     everything = [(float(scores(i, -1).mean()) if METHODS[c.method].kind != "trained" else
-                   float(_scores(run_of(c, judged), judged, measure, queries).mean()), -i)
+                   float(_scores(run_of(c, judged), judged, measure, queries, level).mean()), -i)
                   for i, c in enumerate(candidates)]
     final = candidates[-max(everything)[1]]
-    inputs = {name: dict(zip(queries, _scores(run, judged, measure, queries).tolist(), strict=True))
+    inputs = {name: dict(zip(queries, _scores(run, judged, measure, queries, level).tolist(), strict=True))
               for name, run in zip(names, mappings, strict=True)}
     comparison = compare({"fused": fused, **dict(zip(names, mappings, strict=True))}, judged, [measure],
-                         baseline=names, correction=correction)  # type: ignore[arg-type]
+                         baseline=names, correction=correction, relevance_level=level)  # type: ignore[arg-type]
     return TuneReport(
         measure, folds, seed, tuple(queries), tuple(candidates[i] for i in chosen), final,
         dict(zip(queries, held.tolist(), strict=True)), inputs, sweep, fused, comparison,
