@@ -153,6 +153,24 @@ def test_eval_bare_json_is_json_dash(capsys: pytest.CaptureFixture[str], tmp_pat
     assert _metrics(saved.read_text()) == _metrics(dash[1])
 
 
+def test_eval_json_before_a_dataset_and_no_other_is_the_dataset(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `ef eval --json beir/scifact` evaluated the demo and wrote its JSON to a file beir/scifact.
+    from ef.cli import _json_words, _parser
+
+    assert _json_words(_parser(), ["eval", "--json", "beir/scifact"]) == ["eval", "--json=-", "beir/scifact"]
+    assert _json_words(_parser(), ["eval", "--json", "beir/scifact", DEMO]) == ["eval", "--json", "beir/scifact", DEMO]
+    assert _json_words(_parser(), ["eval", "--json", "scifact.json"]) == ["eval", "--json", "scifact.json"]
+    dash = run(capsys, "eval", DEMO, "-q", "-m", "ndcg@10", "--json", "-")
+    status, out, err = run(capsys, "eval", "-q", "-m", "ndcg@10", "--json", DEMO)  # a folder: the DATASET
+    assert (status, _metrics(out), err.splitlines()[0]) == (0, _metrics(dash[1]), dash[2].splitlines()[0])
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run(capsys, "eval", "-q", "-m", "ndcg@10", "--json", "./beir")  # a path: the FILE
+    assert (status, err) == (0, "")
+    assert _metrics((tmp_path / "beir").read_text()) == _metrics(dash[1])
+
+
 # --- the usage of every command says --json [FILE] -----------------------------------------------------------
 
 

@@ -158,9 +158,9 @@ def _json_words(parser: Parser, argv: list[str]) -> list[str]:
 
     ``--json WORD`` writes WORD, as it always did, unless reading it so leaves the command short of
     its arguments (argparse refuses it, or the command's ``json_took_an_argument(args)`` says so: ef
-    compare's QRELS and two RUNs), and WORD is there to read (a path or a dataset's name): then
-    ``--json`` prints and WORD is an argument, as in ``ef rag --json SAMPLES``. ef eval's DATASET is
-    optional: ``ef eval --json WORD`` writes WORD.
+    compare's QRELS and two RUNs; ef eval's DATASET, optional, when WORD names a dataset and none
+    follows), and WORD is there to read (a path or a dataset's name): then ``--json`` prints and
+    WORD is an argument, as in ``ef rag --json SAMPLES``.
     """
     command = next((word for word in argv if not word.startswith("-")), None)
     if command not in _JSON_FILE_OR_ARGUMENT:

@@ -186,6 +186,17 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
     _output.write("--json", path, json.dumps(data, indent=2, allow_nan=False).encode("utf-8") + b"\n", "report")
 
 
+def json_took_an_argument(args: argparse.Namespace) -> bool:
+    """Whether ``--json WORD`` took the DATASET: no DATASET follows and WORD names one (a known name
+    or a folder), so ``ef eval --json scifact`` evaluates SciFact with the JSON on standard output,
+    not the demo into a file called scifact (``--json ./scifact`` writes that file)."""
+    if args.dataset is not None or args.json is None or _output.is_stdout(args.json):
+        return False
+    from ef.datasets import resolve_name
+
+    return os.path.isdir(args.json) or resolve_name(args.json) is not None
+
+
 def _check_index_dir(path: str) -> None:
     """Fail before any work if --index-dir holds no index and one could not be saved there."""
     from ef.source_manager.cache import check_cache_dir, is_saved_index
