@@ -169,6 +169,17 @@ def test_seeds_are_averaged_per_query_and_their_means_kept() -> None:
     assert report.get("new", "m").diff == pytest.approx(0.35 - 0.25)
 
 
+def test_seeds_equal_to_the_baseline_are_no_difference() -> None:
+    # np.mean of three 0.2s is 0.20000000000000004: the baseline's own run given as three seeds
+    # differed by 2.8e-17 on every query, and the t-test called it significant (p 0, W/T/L 30/0/0).
+    run = {f"q{i}": {f"d{i}": 1.0, **{f"x{i}_{j}": 0.5 for j in range(4)}} for i in range(30)}
+    qrels = {f"q{i}": {f"d{i}": 1} for i in range(30)}
+    report = compare({"base": run, "seeds": [run, run, run]}, qrels, ["P_5"], baseline="base")
+    found = report.get("seeds", "P_5")
+    assert report.scores["seeds"]["P_5"] == (0.2,) * 30
+    assert (found.diff, found.p_value, found.significant, found.ties) == (0.0, 1.0, False, 30)
+
+
 def test_folds_are_joined_and_overlapping_runs_refused() -> None:
     fold1 = _report({"m": [0.5, 0.7]}, ["q1", "q2"])
     fold2 = _report({"m": [0.1]}, ["q3"])

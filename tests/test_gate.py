@@ -252,6 +252,13 @@ def test_seeds_are_averaged_per_query_and_their_spread_reported() -> None:
     assert "candidate: 2 seeds averaged per query; ndcg@10 per seed 0.4000 to 0.5500 (sd 0.1061)" in report.lines()
 
 
+def test_seeds_equal_to_the_baseline_average_to_its_values() -> None:
+    base = _result({"P_5": [0.2, 0.6] * 5})
+    report = gate(base, [base, base, base], margin=0.01)
+    v = report.get("P_5")
+    assert (v.candidate_mean, v.diff) == (v.baseline_mean, 0.0)
+
+
 # --- refusals ------------------------------------------------------------------------------------
 
 

@@ -25,6 +25,7 @@ from ef.comparison._stats import (
     adjust_p_values,
     check_options,
     paired_statistics,
+    seed_mean,
 )
 from ef.evaluation._run import DEFAULT_MEASURES, evaluate_run
 from ef.io.frames import DataFrameLike, is_frame, qrels_from_frame
@@ -393,8 +394,9 @@ def _combine(name: str, parts: list[Rows], measures: Sequence[str]) -> tuple[Row
         return parts[0], {}
     sets = [set(part) for part in parts]
     if all(s == sets[0] for s in sets):  # seeds: average each query over them
-        mean_rows = {q: tuple(float(v) for v in np.mean([part[q] for part in parts], axis=0)) for q in parts[0]}
-        return mean_rows, means
+        order = list(parts[0])
+        averaged = seed_mean([[part[q] for q in order] for part in parts]).tolist()
+        return {q: tuple(row) for q, row in zip(order, averaged, strict=True)}, means
     for i, j in itertools.combinations(range(len(parts)), 2):
         shared = sets[i] & sets[j]
         if shared:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ef.comparison._stats import seed_mean
 from ef.gate import _stats as stats
 from ef.gate._report import GateReport, MeasureVerdict, Outcome
 from ef.gate._result import OPTION_NAMES, READABLE, Result, load_result, readable
@@ -364,7 +365,7 @@ def gate(
     if n < 2:
         raise ValueError(f"only {n} query to pair: a gate needs at least 2")
     values = {
-        side: np.array([[r.values(m, list(queries)) for m in gated] for r in results]).mean(axis=0).T
+        side: seed_mean([[r.values(m, list(queries)) for m in gated] for r in results]).T
         for side, results in (("baseline", base), ("candidate", cand))
     }  # (n, k): seeds averaged per query
     spread = {
