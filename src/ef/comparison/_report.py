@@ -13,6 +13,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ef._console import format_table
@@ -250,7 +251,7 @@ class ComparisonReport:
         queries: Mapping[str, str] | None = None,
         corpus: Mapping[str, str] | None = None,
         title: str | None = None,
-    ) -> Any:
+    ) -> Path:
         """Write a self-contained HTML report with charts to `path` (atomically); returns the path.
 
         With `runs` (name -> ``{query_id: {doc_id: score}}``) the largest losses show both

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +27,9 @@ from ef.fusion._stack import load_run, stack_runs
 from ef.fusion.methods import METHODS, Missing, _check_depth, _names, _qrels, fuse_stack, resolve, to_run
 from ef.fusion.trained import fit_tables
 from ef.io.ranked import RankedRun
+
+if TYPE_CHECKING:
+    from ef.comparison._report import ComparisonReport
 
 __all__ = ["MAX_WEIGHT_VECTORS", "Candidate", "TuneReport", "grid", "tune", "weight_grid"]
 
@@ -152,7 +155,7 @@ class TuneReport:
     inputs: Mapping[str, Mapping[str, float]]
     sweep: Mapping[tuple[str, str], float]
     fused_run: Mapping[str, Mapping[str, float]] = field(repr=False)
-    comparison: Any = field(repr=False)
+    comparison: ComparisonReport = field(repr=False)
 
     @property
     def best_input(self) -> str:

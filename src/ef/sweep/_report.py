@@ -31,6 +31,7 @@ from ef._console import format_table
 from ef.sweep._result import CellResult
 
 if TYPE_CHECKING:
+    from ef.comparison._report import ComparisonReport
     from ef.report._page import Report, Table
 
 # ef.report is imported where a page or a figure is made: importing ef.sweep (a sweep, its
@@ -44,8 +45,9 @@ class SweepResult:
 
     ``comparison`` tests every cell against ``baseline`` (a :class:`~ef.compare.ComparisonReport`,
     paired over the queries, p-values corrected over the whole family); ``versus_best`` tests
-    every cell against ``best`` (the same report when the baseline is the best cell), and
-    ``indistinguishable`` lists the cells whose difference from the best is not significant.
+    every cell against ``best`` (the same report when the baseline is the best cell); both are
+    ``None`` when there is nothing to compare (one cell, or one query). ``indistinguishable``
+    lists the cells whose difference from the best is not significant.
     ``scored`` and ``loaded`` are the ids this call scored and read back; ``counts`` what its
     workspace computed (see :class:`ef.pipeline_stages.Workspace`).
     """
@@ -56,8 +58,8 @@ class SweepResult:
     cells: tuple[CellResult, ...]
     best: str
     baseline: str
-    comparison: Any
-    versus_best: Any
+    comparison: ComparisonReport | None
+    versus_best: ComparisonReport | None
     indistinguishable: tuple[str, ...]
     n_queries: int
     scored: tuple[str, ...]
@@ -127,7 +129,7 @@ class SweepResult:
             lines.append(f"Every other cell is significantly different from it ({how}).")
         if same and others:
             lines.append(f"The other {others} cell(s) are significantly worse.")
-        if self.baseline != self.best:
+        if self.baseline != self.best and self.comparison is not None:
             base = self.cell(self.baseline)
             versus = self.comparison.get(best.label, self.primary)
             lines.append(
@@ -183,7 +185,7 @@ class SweepResult:
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
-    def report(self) -> Any:
+    def report(self) -> Report:
         """The HTML report (:class:`ef.report.Report`): the table, the text and the figures."""
         return sweep_report(self)
 
