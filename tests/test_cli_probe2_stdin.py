@@ -147,7 +147,7 @@ def test_gate_names_standard_input_that_is_not_json(
 ) -> None:
     stdin(monkeypatch, '{"per_query": ')
     assert run(capsys, "gate", files["a"], "-", "--qrels", files["qrels"]) == (
-        2, "", "ef gate: error: <stdin>: not a saved result (JSON): Expecting value: line 1 column 15 (char 14)\n"
+        2, "", "ef gate: error: <stdin>: malformed JSON: Expecting value (column 15)\n"
     )
 
 
@@ -221,8 +221,10 @@ def test_report_reads_the_saved_report_from_standard_input(
     page = tmp_path / "r.html"
     assert run(capsys, "report", "-", "--html", str(page)) == (0, "", "")
     assert "Comparison" in page.read_text(encoding="utf-8")
-    for text, message in (("[1]", "<stdin>: expected a JSON object, got list"),
-                          ('{"a":', "<stdin>:1: not JSON (Expecting value)")):
+    for text, message in (("[1]", "<stdin>: expected a JSON object, got array"),
+                          ('{"a":', "<stdin>: malformed JSON: Expecting value (column 6)"),
+                          ('{\n"a": NaN}', "<stdin>: field a must be a finite number (got nan)"),
+                          ('{"a": 1,\n "a": 2}', "<stdin>: key 'a' appears twice in one object")):
         stdin(monkeypatch, text)
         assert run(capsys, "report", "-", "--html", str(page)) == (2, "", f"ef report: error: {message}\n")
     stdin(monkeypatch, saved)

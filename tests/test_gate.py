@@ -356,11 +356,11 @@ def test_reads_trec_eval_json_benchmark_results_and_refuses_nan(tmp_path: Path) 
     assert load_result(trec_json).per_query == {"a": {"P_5": 0.2}}
     bad = tmp_path / "bad.json"
     bad.write_text('{"per_query": {"a": {"P_5": NaN}}}')
-    with pytest.raises(ValueError, match=r"bad.json: NaN is not a number JSON allows"):
+    with pytest.raises(ValueError, match=r"bad.json: NaN is not valid JSON \(JSON has no NaN or infinity\)$"):
         load_result(bad)
     twice = tmp_path / "twice.json"
     twice.write_text('{"per_query": {"a": {"P_5": 0.1}}, "per_query": {}}')
-    with pytest.raises(ValueError, match=r"twice.json: the key 'per_query' appears twice in one object"):
+    with pytest.raises(ValueError, match=r"twice.json: key 'per_query' appears twice in one object$"):
         load_result(twice)
     from fastrag.benchmark import BenchmarkResult
     from fastrag.benchmark.samples import QueryOutcome

@@ -42,12 +42,9 @@ def _read_stdin() -> Any:
     peek = getattr(buffer, "peek", None)  # a pipe's first bytes, left to be read
     head = peek(64).lstrip() if peek is not None else b""
     if head.startswith(b"{"):
-        import json
+        from ef.io.jsonl import read_json
 
-        try:
-            return json.load(buffer)
-        except ValueError as error:  # not JSON, or not UTF-8
-            raise ValueError(f"<stdin>: not a saved result (JSON): {error}") from None
+        return read_json(STDIN)  # errors name <stdin>: malformed, NaN, a key given twice, not UTF-8
     from ef.trec import read_run
 
     return read_run(STDIN)

@@ -9,7 +9,6 @@ fastrag ``BenchmarkResult.to_json()`` wrote; its kind is read from its keys. ``-
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -237,26 +236,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def read_result(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The JSON object in `path` (``-``: standard input); ``ValueError`` naming the file if it is not one."""
-    from ef.report.saved import check_finite, refuse_duplicate_keys
+    from ef.io.jsonl import json_type, read_json
+    from ef.report.saved import check_finite
 
+    # ef.io's reader: malformed JSON, a key given twice (which value was meant cannot be told) and
+    # bytes that are not UTF-8 name the file; NaN or an infinity (ef writes neither) its field.
+    data = read_json(path, constants=True)
     name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
-    try:
-        if name == "<stdin>":
-            import sys
-
-            data = json.loads(sys.stdin.buffer.read().decode("utf-8"), object_pairs_hook=refuse_duplicate_keys)
-        else:
-            with open(path, encoding="utf-8") as stream:
-                data = json.load(stream, object_pairs_hook=refuse_duplicate_keys)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{name}:{error.lineno}: not JSON ({error.msg})") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{name}: not UTF-8 text") from None
-    except ValueError as error:  # a key given twice: which value was meant cannot be told
-        raise ValueError(f"{name}: {error}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{name}: expected a JSON object, got {type(data).__name__}")
-    check_finite(data, name)  # ef writes no NaN or infinity
+        raise ValueError(f"{name}: expected a JSON object, got {json_type(data)}")
+    check_finite(data, name)
     return data
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ef._validate import check_positive_int
+from ef.io.jsonl import iter_jsonl, read_json
 
 __all__ = [
     "OPTION_NAMES",
@@ -288,28 +289,6 @@ def _per_query(
     return out, names
 
 
-def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"the key {key!r} appears twice in one object")
-        out[key] = value
-    return out
-
-
-def _read_json(path: Path) -> Any:
-    def constant(name: str) -> Any:
-        raise ValueError(f"{name} is not a number JSON allows")
-
-    try:
-        with open(path, encoding="utf-8") as stream:
-            return json.load(stream, object_pairs_hook=_strict_object, parse_constant=constant)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}:{error.lineno}: not JSON ({error.msg})") from error
-    except ValueError as error:
-        raise ValueError(f"{path}: {error}") from error
-
-
 def _from_mapping(data: Mapping[str, Any], source: str, measures: Sequence[str] | None) -> Result:
     if data.get("schema") == "ef.compare/1":
         raise ValueError(f"{source}: a comparison report (ef compare --json), not one system's result")
@@ -471,19 +450,12 @@ def _load(
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     if path.suffix == ".json":
-        data = _read_json(path)
+        data = read_json(path)  # ef.io's strict reader: NaN, 1e400 or a key given twice is named
         if not isinstance(data, Mapping):
             raise ValueError(f"{path}: a result is a JSON object (got {type(data).__name__})")
         return _from_mapping(data, str(path), measures)
     if path.suffix == ".jsonl":
-        samples = []
-        with open(path, encoding="utf-8") as stream:
-            for number, line in enumerate(stream, 1):
-                if line.strip():
-                    try:
-                        samples.append(json.loads(line, object_pairs_hook=_strict_object))
-                    except ValueError as error:
-                        raise ValueError(f"{path}:{number}: {error}") from error
+        samples = [value for _, value in iter_jsonl(path)]
         # save_jsonl records the directions on every line (older files: not at all)
         directions = next((r.get("higher_is_better") for r in samples if isinstance(r, Mapping)), None)
         return _from_samples(samples, str(path), measures, directions if isinstance(directions, Mapping) else {})

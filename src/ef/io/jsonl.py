@@ -55,24 +55,33 @@ def _float(text: str) -> float:
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float)
+_WITH_CONSTANTS = json.JSONDecoder(object_pairs_hook=_pairs)
 
 
-def loads(text: str, where: str) -> Any:
+def loads(text: str, where: str, *, constants: bool = False) -> Any:
     """Parse one JSON document; ``ValueError("<where>: <reason>")`` if it is not strict JSON.
+
+    ``constants=True`` reads ``NaN`` and ``Infinity`` (and 1e400) as floats, for a caller that then
+    refuses them naming the field (``ef report``'s saved reports).
 
     >>> loads('{"score": 1e400}', "run.json")
     Traceback (most recent call last):
     ...
     ValueError: run.json: the number 1e400 is beyond the range of a double (it would read as infinity)
+    >>> loads('{\\n  "score": 0.5,\\n}', "run.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: run.json:3: malformed JSON: Expecting property name enclosed in double quotes (column 1)
     """
     if not isinstance(text, str):  # the decoder's own message names no argument
         raise TypeError(f"'text' must be a str (got {type(text).__name__})")
     try:
-        return _DECODER.decode(text)
+        return (_WITH_CONSTANTS if constants else _DECODER).decode(text)
     except _RefusedError as error:
         raise ValueError(f"{where}: {error}") from None
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{where}: malformed JSON: {error.msg} (column {error.colno})") from None
+    except json.JSONDecodeError as error:  # a document of several lines says which (a JSON Lines line is one)
+        line = f":{error.lineno}" if "\n" in text.strip() else ""
+        raise ValueError(f"{where}{line}: malformed JSON: {error.msg} (column {error.colno})") from None
 
 
 def _decode(raw: bytes, where: str) -> str:
@@ -107,7 +116,8 @@ def iter_json_objects(source: Source) -> Iterator[tuple[int, dict[str, Any]]]:
         yield number, value
 
 
-def read_json(source: Source) -> Any:
-    """The one JSON document in `source`; errors name the file."""
+def read_json(source: Source, *, constants: bool = False) -> Any:
+    """The one JSON document in `source` (``-``: standard input); errors name the file. `constants`:
+    as :func:`loads`."""
     name = display_name(source)
-    return loads(_decode(read_bytes(source), name), name)
+    return loads(_decode(read_bytes(source), name), name, constants=constants)

@@ -11,27 +11,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-__all__ = ["check_finite", "check_saved_benchmark", "check_saved_comparison", "refuse_duplicate_keys"]
+__all__ = ["check_finite", "check_saved_benchmark", "check_saved_comparison"]
 
 _VERDICTS = ("better", "worse", "not significant")
 _STATISTICS = ("mean", "std", "min", "p50", "p90", "p95", "p99", "max", "ci_low", "ci_high")
-
-
-def refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A ``json.load`` ``object_pairs_hook``: a key given twice in one object is a ``ValueError``.
-
-    >>> import json
-    >>> json.loads('{"a": 1, "a": 2}', object_pairs_hook=refuse_duplicate_keys)
-    Traceback (most recent call last):
-    ...
-    ValueError: key 'a' appears twice in one object
-    """
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"key {key!r} appears twice in one object")
-        out[key] = value
-    return out
 
 
 def _path(parts: Sequence[str | int]) -> str:
