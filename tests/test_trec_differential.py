@@ -143,7 +143,7 @@ def _case(seed: int) -> tuple[str, str, dict[str, object]]:
         qrels_lines.insert(1, "# a qrels comment")  # at column 0, never two in a row, never last
     if not qrels_lines:
         qrels_lines.append(f"{query_ids[0]} 0 dq 1")
-    options = {"bom": rng.random() < 0.15}
+    options: dict[str, object] = {"bom": rng.random() < 0.15}
     qrels_text = newline.join(qrels_lines) + newline
     run_text = newline.join(run_lines) + (newline if rng.random() < 0.9 else "")
     return qrels_text, run_text, options
