@@ -187,14 +187,15 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
 
 
 def json_took_an_argument(args: argparse.Namespace) -> bool:
-    """Whether ``--json WORD`` took the DATASET: no DATASET follows and WORD names one (a known name
-    or a folder), so ``ef eval --json scifact`` evaluates SciFact with the JSON on standard output,
-    not the demo into a file called scifact (``--json ./scifact`` writes that file)."""
+    """Whether ``--json WORD`` took the DATASET: no DATASET follows and WORD names one (a known name,
+    or a folder holding corpus.jsonl or qrels/), so ``ef eval --json beir/scifact`` evaluates SciFact
+    with the JSON on standard output, not the demo into a file called beir/scifact."""
     if args.dataset is not None or args.json is None or _output.is_stdout(args.json):
         return False
     from ef.datasets import resolve_name
 
-    return os.path.isdir(args.json) or resolve_name(args.json) is not None
+    folder = Path(args.json)
+    return (folder / "corpus.jsonl").is_file() or (folder / "qrels").is_dir() or resolve_name(args.json) is not None
 
 
 def _check_index_dir(path: str) -> None:
