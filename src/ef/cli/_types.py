@@ -68,12 +68,9 @@ def relevance_level(value: str) -> int:
     2
     """
     try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer grade >= 1, such as 1 or 2 (got {value!r})")
-    return number
+        return natural(value, 1)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected an integer grade >= 1, such as 1 or 2 (got {value!r})") from None
 
 
 def probability(value: str) -> float:

@@ -42,16 +42,6 @@ def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer (got {text!r})")
-    return value
-
-
 def _step(text: str) -> float:
     # Checked here so that 0 or NaN is a usage error naming --step (tune checks that it is 1 / n).
     try:
@@ -102,7 +92,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "-p", "--param", dest="params", type=_param, action="append", default=[], metavar="NAME=VALUE",
         help="a method parameter (k=60, gamma=1, sigma=0.01, phi=0.8, segments=10, w=2); repeatable",
     )
-    parser.add_argument("--depth", type=_positive, metavar="N", help="fuse each run's top N documents per query only")
+    parser.add_argument("--depth", type=lambda v: natural(v, 1), metavar="N",
+                        help="fuse each run's top N documents per query only")
     # Not --missing: in ef compare, gate and trec-eval that is a judged query a run lacks.
     parser.add_argument(
         "--missing-doc", dest="missing", choices=("zero", "min"), default="zero",
@@ -122,7 +113,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tune", metavar="QRELS", help="choose the parameters by cross-validation on these qrels")
     # --tune's own options: None when not given, so that one given without --tune is refused, not ignored.
     parser.add_argument("-m", "--measure", metavar="MEASURE", help="what --tune maximises (ndcg@10)")
-    parser.add_argument("--folds", type=_positive, metavar="N", help="--tune's query folds (default 5)")
+    parser.add_argument("--folds", type=lambda v: natural(v, 1), metavar="N", help="--tune's query folds (default 5)")
     parser.add_argument(
         "--seed", type=lambda v: natural(v, 0), metavar="SEED", help="--tune's fold shuffle seed (default 0)",
     )
