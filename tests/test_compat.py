@@ -74,6 +74,21 @@ def test_ir_measures_shim_gives_ir_measures_numbers(seed: int) -> None:
         assert ours_rows[key] == pytest.approx(value, abs=1e-12), key
 
 
+def test_ir_measures_shim_scores_an_empty_run_zero_as_ir_measures_does() -> None:
+    # evaluate_run refuses a run of no query (63d781e); ir_measures scores it 0 on every judged query.
+    import pandas as pd  # type: ignore[import-untyped]
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    frame = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
+                          "score": pd.Series([], dtype=float)})
+    run: object
+    for run in ({}, frame):
+        assert ef_irm.calc_aggregate([ef_irm.nDCG @ 10, ef_irm.P @ 1], qrels, run) == {
+            ef_irm.nDCG @ 10: 0.0, ef_irm.P @ 1: 0.0}
+        assert sorted(ef_irm.iter_calc([ef_irm.P @ 1], qrels, run)) == [
+            ef_irm.Metric("q1", ef_irm.P @ 1, 0.0), ef_irm.Metric("q2", ef_irm.P @ 1, 0.0)]
+
+
 def test_ir_measures_shim_takes_its_inputs_and_objects() -> None:
     from ef.compat.ir_measures import AP, P, Qrel, ScoredDoc, calc_aggregate, nDCG
 

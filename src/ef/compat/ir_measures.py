@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from ef.measures import parse_measure as _parse
@@ -188,9 +188,14 @@ def _measures(measures: Iterable[Measure | str]) -> list[Measure]:
 
 def _plain(qrels: Any, run: Any) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     """Both inputs as mappings, whatever form ir_measures would take (paths, frames, iterables)."""
+    from ef.evaluation import _inputs, _run
     from ef.evaluation.scoring import load_run_and_qrels
 
-    plain_run, plain_qrels = load_run_and_qrels(run, qrels)
+    given_run, given_qrels = _inputs.normalise(run, qrels)
+    if isinstance(given_run, Mapping) and not given_run:
+        # ir_measures scores a run of no query 0 on every judged query; evaluate_run refuses it.
+        return {q: dict(d) for q, d in _run._load_qrels(given_qrels).items()}, {}
+    plain_run, plain_qrels = load_run_and_qrels(given_run, given_qrels)
     as_dict = plain_run.to_dict() if hasattr(plain_run, "to_dict") else plain_run
     return {q: dict(d) for q, d in plain_qrels.items()}, {q: dict(d) for q, d in as_dict.items()}
 
