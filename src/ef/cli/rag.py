@@ -4,17 +4,25 @@ One :class:`~ef.evaluation.RagSample` per line (a JSON object with Ragas' ``Sing
 field names; ``.gz`` is read transparently). The report is :func:`~ef.evaluation.evaluate_rag`'s:
 a table by default, ``to_dict()`` as JSON with ``--json`` (on standard output; ``--json FILE``
 writes FILE atomically, ``--json -`` is standard output again).
+
+``--from deepeval`` reads a file DeepEval's ``EvaluationDataset.save_as`` wrote instead (``.json``,
+``.jsonl`` or ``.csv``: :func:`ef.io.deepeval.read_deepeval`), its fields mapped to Ragas' names
+(``input`` -> ``user_input``, ``actual_output`` -> ``response`` ...). A flag, not a guess from the
+content: what a file is read as shows on the command line, as trec_eval's ``-R``/``-T`` do, and a
+DeepEval file given without it is refused with a hint.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 
 import ef
 from ef.cli import _output
 from ef.evaluation import evaluate_rag
 from ef.evaluation.samples import read_rag_samples
+from ef.io.deepeval import DEEPEVAL_FIELDS, read_deepeval
 from ef.measures import RAG_MEASURES
 from ef.measures.semantic import SEMANTIC_METRICS
 
@@ -60,6 +68,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "never downloads",
     )
     parser.add_argument(
+        "--from", dest="source_format", choices=("ragas", "deepeval"), default="ragas",
+        help="what SAMPLES holds: ragas (default), Ragas' field names, one JSON object per line; deepeval, a "
+        "file DeepEval's EvaluationDataset.save_as wrote (json, jsonl or csv), its fields mapped to Ragas' "
+        "(input: user_input, actual_output: response, retrieval_context: retrieved_contexts, "
+        "expected_output: reference, context: reference_contexts)",
+    )
+    parser.add_argument(
+        "--drop-unmapped", action="store_true",
+        help="with --from deepeval: leave out the DeepEval fields ef has no place for (name, comments, "
+        "tools_called, additional_metadata ...) rather than refuse a test case where one holds a value",
+    )
+    parser.add_argument(
         "--json", nargs="?", const=_output.STDOUT, default=None, metavar="FILE",
         help="print the report as JSON, or write it to FILE ('-': standard output)",
     )
@@ -67,6 +87,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _metric_names(value: str) -> list[str]:
     return [name.strip() for name in value.split(",") if name.strip()]
+
+
+def _read_ragas(path: str) -> list[dict[str, object]]:
+    """The samples of `path`; a DeepEval key where a Ragas one belongs is refused with the flag that reads it."""
+    try:
+        return read_rag_samples(path)
+    except ValueError as error:
+        unknown = re.search(r"has unknown key '(\w+)'", str(error))
+        if unknown is not None and unknown[1] in DEEPEVAL_FIELDS:
+            raise ValueError(f"{error} ('{unknown[1]}' is DeepEval's: --from deepeval reads its files)") from None
+        raise
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,7 +109,12 @@ def run(args: argparse.Namespace) -> int:
     if path is None:
         raise ValueError("the following arguments are required: SAMPLES.jsonl")
     _output.check_output("--json", json_out, [path])  # before the work
-    samples = read_rag_samples(path)
+    if args.drop_unmapped and args.source_format != "deepeval":
+        raise ValueError("--drop-unmapped: only with --from deepeval (a Ragas sample has no field to drop)")
+    if args.source_format == "deepeval":
+        samples = read_deepeval(path, drop_unmapped=args.drop_unmapped)
+    else:
+        samples = _read_ragas(path)
     report = evaluate_rag(samples, metrics=metrics, checker=args.checker)
     if json_out is None:
         print(report)

@@ -10,6 +10,7 @@
 - :mod:`ef.io.frames` reads runs and qrels from pandas or polars DataFrames and builds the long
   per-query frames of every report (``to_pandas()`` / ``to_polars()``).
 - :mod:`ef.io.mteb` reads and writes MTEB's result files.
+- :mod:`ef.io.deepeval` reads DeepEval's saved datasets and test cases as RAG samples.
 
 >>> import os, tempfile
 >>> from ef.io import atomic_writer
