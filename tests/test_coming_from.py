@@ -12,9 +12,10 @@ BLOCKS = re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), fl
 
 
 def test_the_page_has_an_example_for_each_peer() -> None:
-    assert len(BLOCKS) == 10
+    assert len(BLOCKS) == 12
     text = PAGE.read_text(encoding="utf-8")
-    for peer in ("### pytrec_eval", "### ranx", "### ir_measures", "### BEIR", "### MTEB", "### PyTerrier"):
+    for peer in ("### pytrec_eval", "### ranx", "### ir_measures", "### BEIR", "### MTEB", "### PyTerrier",
+                 "### DeepEval"):
         assert peer in text
 
 
