@@ -254,8 +254,10 @@ def _element_lines(text: str) -> Iterator[int]:
 
     decoder = json.JSONDecoder()
     at = _skip_blank(text, text.index("[") + 1)
+    line, counted = 1, 0
     while text[at] != "]":
-        yield text.count("\n", 0, at) + 1
+        line, counted = line + text.count("\n", counted, at), at  # from the last element on: linear, not square
+        yield line
         at = _skip_blank(text, decoder.raw_decode(text, at)[1])
         if text[at] == ",":
             at = _skip_blank(text, at + 1)
