@@ -362,6 +362,14 @@ def test_reads_trec_eval_json_benchmark_results_and_refuses_nan(tmp_path: Path) 
     twice.write_text('{"per_query": {"a": {"P_5": 0.1}}, "per_query": {}}')
     with pytest.raises(ValueError, match=r"twice.json: key 'per_query' appears twice in one object$"):
         load_result(twice)
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")  # ef report's and ef.io's words for it (was 'a result is a JSON object (got list)')
+    with pytest.raises(ValueError, match=f"^{re.escape(str(listed))}: expected a JSON object, got array$"):
+        load_result(listed)
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text('{"sample_id": "s1", "scores": {"x": 1.0}}\n[1]\n')  # was "sample 2 has no 'sample_id'"
+    with pytest.raises(ValueError, match=f"^{re.escape(str(lines))}:2: expected a JSON object, got array$"):
+        load_result(lines)
     from fastrag.benchmark import BenchmarkResult
     from fastrag.benchmark.samples import QueryOutcome
     from fastrag.benchmark.summary import DistributionSummary

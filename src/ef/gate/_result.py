@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ef._validate import check_positive_int
-from ef.io.jsonl import iter_jsonl, read_json
+from ef.io.jsonl import iter_json_objects, json_type, read_json
 
 __all__ = [
     "OPTION_NAMES",
@@ -452,12 +452,12 @@ def _load(
     if path.suffix == ".json":
         data = read_json(path)  # ef.io's strict reader: NaN, 1e400 or a key given twice is named
         if not isinstance(data, Mapping):
-            raise ValueError(f"{path}: a result is a JSON object (got {type(data).__name__})")
+            raise ValueError(f"{path}: expected a JSON object, got {json_type(data)}")
         return _from_mapping(data, str(path), measures)
     if path.suffix == ".jsonl":
-        samples = [value for _, value in iter_jsonl(path)]
+        samples = [value for _, value in iter_json_objects(path)]  # a line of another type: file:line
         # save_jsonl records the directions on every line (older files: not at all)
-        directions = next((r.get("higher_is_better") for r in samples if isinstance(r, Mapping)), None)
+        directions = next((r.get("higher_is_better") for r in samples), None)
         return _from_samples(samples, str(path), measures, directions if isinstance(directions, Mapping) else {})
     return _from_run(str(path), str(path), qrels, measures, missing, relevance_level, max_docs)
 
