@@ -318,7 +318,9 @@ def test_ef_report_with_run_qrels_and_dataset(tmp_path: Path, capsys: pytest.Cap
             "ef report: error: not a report ef can render: expected the JSON of ef eval",
         ),
         ("[1]", ["--html", "{tmp}/r.html"], "ef report: error: {tmp}/x.json: expected a JSON object, got array"),
-        ("{", ["--html", "{tmp}/r.html"], "ef report: error: {tmp}/x.json: malformed JSON: Expecting property name enclosed in double quotes (column 2)"),
+        ("{", ["--html", "{tmp}/r.html"],
+         "ef report: error: {tmp}/x.json: malformed JSON: Expecting property name enclosed in double quotes "
+         "(column 2)"),
         ('{"metrics": {}}', [], "ef report: error: nothing to write: give --html REPORT.html, --png DIR or --svg DIR"),
         (
             '{"metrics": {"m": 1}}',
