@@ -453,3 +453,15 @@ def test_ef_rag_deepeval_errors(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert _cli(capsys, "rag", "--drop-unmapped", str(path)) == (
         2, "", "ef rag: error: --drop-unmapped: only with --from deepeval (a Ragas sample has no field to drop)\n"
     )
+
+
+@pytest.mark.parametrize(("file_type", "kind", "column"), [("json", "a JSON array", 2), ("csv", "a CSV file", 1)])
+def test_ef_rag_says_a_deepeval_json_or_csv_file_is_not_json_lines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, file_type: str, kind: str, column: int
+) -> None:
+    # The JSON Lines reader fails on line 1 of such a file ('[' or the CSV header): the flag that reads it is named.
+    path = SAVERS[file_type](tmp_path / f"goldens.{file_type}", GOLDENS)
+    assert _cli(capsys, "rag", str(path)) == (2, "", (
+        f"ef rag: error: {path}:1: malformed JSON: Expecting value (column {column}): SAMPLES holds {kind}, not "
+        "JSON Lines, as DeepEval's EvaluationDataset.save_as writes one: --from deepeval reads it\n"
+    ))

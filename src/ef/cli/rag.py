@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 
 import ef
@@ -97,6 +98,14 @@ def _read_ragas(path: str) -> list[dict[str, object]]:
         unknown = re.search(r"has unknown key '(\w+)'", str(error))
         if unknown is not None and unknown[1] in DEEPEVAL_FIELDS:
             raise ValueError(f"{error} ('{unknown[1]}' is DeepEval's: --from deepeval reads its files)") from None
+        if re.search(r":1: malformed JSON", str(error)) and os.path.isfile(path):
+            with open(path, "rb") as stream:
+                head = stream.read(256).lstrip()
+            # DeepEval's save_as writes a JSON array (file_type="json") or a CSV with a header (file_type="csv")
+            if head.startswith(b"[") or head.split(b",", 1)[0] in (b"input", b'"input"'):
+                kind = "a JSON array" if head.startswith(b"[") else "a CSV file"
+                raise ValueError(f"{error}: SAMPLES holds {kind}, not JSON Lines, as DeepEval's "
+                                 "EvaluationDataset.save_as writes one: --from deepeval reads it") from None
         raise
 
 
