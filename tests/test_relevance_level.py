@@ -76,6 +76,19 @@ def test_fuse_refuses_a_level_it_would_ignore(options: dict[str, object], messag
         fuse([A, B], method="posfuse", qrels=QRELS, relevance_level=0)
 
 
+def test_fit_refuses_a_level_above_every_grade() -> None:
+    # At relevance_level 3 no document of QRELS is relevant: posfuse fitted all-zero tables and every
+    # fused score was 0, without a word (the case 'qrels judge none of the runs' queries' refuses).
+    message = ("'qrels' grade no document of the runs' queries relevant at relevance_level 3 (their highest "
+               "grade is 2): method 'posfuse' has nothing to fit on")
+    with pytest.raises(ValueError) as info:
+        fuse([A, B], method="posfuse", qrels=QRELS, relevance_level=3)
+    assert str(info.value) == message
+    with pytest.raises(ValueError) as info:
+        fit([A, B], QRELS, method="posfuse", relevance_level=3)
+    assert str(info.value) == message
+
+
 def test_tune_scores_and_compares_at_the_level() -> None:
     runs = {"a": A, "b": B}
     report = tune(runs, QRELS, method="rrf", measure="map", folds=2, relevance_level=2)

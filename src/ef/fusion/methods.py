@@ -494,6 +494,13 @@ def _fit_on(stack: Stack, qrels: Any, method: str, params: Mapping[str, Any], le
             f"'qrels' judge none of the runs' queries (they judge {len(judged)}, first {next(iter(judged))!r}): "
             f"method {method!r} has nothing to fit on"
         )
+    # A level above every grade of the runs' queries fits all-zero tables as well: every fused score 0.
+    grades = [grade for query_id in stack.queries for grade in (judged.get(query_id) or {}).values()]
+    if grades and max(grades) < level:
+        raise ValueError(
+            f"'qrels' grade no document of the runs' queries relevant at relevance_level {level:g} (their highest "
+            f"grade is {max(grades):g}): method {method!r} has nothing to fit on"
+        )
     return fit_tables(stack, judged, method, params, level)
 
 
