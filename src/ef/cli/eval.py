@@ -20,7 +20,7 @@ from ef.cli import _output
 from ef.cli._types import k_values, relevance_level
 from ef.datasets import demo_dataset
 
-__all__ = ["DEMO_DATASET", "add_parser", "run"]
+__all__ = ["DEMO_DATASET", "add_parser", "json_took_an_argument", "run"]
 
 DEMO_DATASET = Path(demo_dataset())
 _DEFAULT_METRICS = ("ndcg", "recall", "precision", "mrr", "map")
