@@ -180,6 +180,10 @@ def run(args: argparse.Namespace) -> int:
         # tune and then fuse take the runs: each is read once, here (standard input, a pipe or
         # a FIFO can be read only once, and a file need not be read twice).
         once = {name: read_run(path) for name, path in runs.items()}
+        for name, path in runs.items():  # as fuse refuses it without --tune (tune sees a mapping, not the file)
+            if not once[name]:
+                shown = "<stdin>" if path == "-" else path
+                raise ValueError(f"{shown}: the run holds no ranking line (runs[{name!r}])")
         if args.tune == "-":  # read by tune, and again by the final fusion of a trained method
             from ef.trec import read_qrels
 
