@@ -151,6 +151,25 @@ def test_gate_names_standard_input_that_is_not_json(
     )
 
 
+def test_gate_refuses_an_empty_run_on_standard_input_or_a_pipe(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, files: dict[str, str], tmp_path: Path
+) -> None:
+    # Worded as an empty run file is; before 63d781e gated as zeros (PASS against a zero baseline),
+    # then "the baseline: 'run' holds no query ... {query_id: {}}", a Python mapping's words.
+    stdin(monkeypatch, "")
+    assert run(capsys, "gate", "--qrels", files["qrels"], "-", files["a"]) == (
+        2, "", "ef gate: error: <stdin>: the run holds no ranking line (it would score 0 on every query)\n"
+    )
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(b""))
+    writer.start()
+    assert run(capsys, "gate", "--qrels", files["qrels"], files["a"], str(fifo)) == (
+        2, "", f"ef gate: error: {fifo}: the run holds no ranking line (it would score 0 on every query)\n"
+    )
+    writer.join()
+
+
 def test_gate_reads_qrels_from_standard_input(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, files: dict[str, str]
 ) -> None:

@@ -45,9 +45,18 @@ def _read_stdin() -> Any:
         from ef.io.jsonl import read_json
 
         return read_json(STDIN)  # errors name <stdin>: malformed, NaN, a key given twice, not UTF-8
+    return _run_of(STDIN, "<stdin>")
+
+
+def _run_of(path: str, name: str) -> Any:
+    """The TREC run a pipe holds; one of no ranking line is refused as a run file of none is (ef.gate
+    got an empty mapping, and said "'run' holds no query ... {query_id: {}}", naming no pipe)."""
     from ef.trec import read_run
 
-    return read_run(STDIN)
+    run = read_run(path)
+    if not run:
+        raise ValueError(f"{name}: the run holds no ranking line (it would score 0 on every query)")
+    return run
 
 
 def _read_once(path: str) -> Any:
@@ -55,9 +64,7 @@ def _read_once(path: str) -> Any:
     TREC run (ef.gate tells a saved result by its .json/.jsonl name, which a pipe has not)."""
     if path == "-":
         return _read_stdin()
-    from ef.trec import read_run
-
-    return read_run(path)
+    return _run_of(path, path)
 
 
 def _named_pipes(report: GateReport, sides: dict[str, list[str]]) -> GateReport:
