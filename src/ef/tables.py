@@ -1,7 +1,7 @@
 """Plain-text tables, as every ef report prints them and as the ``ef`` command line prints its own.
 
-:func:`format_table` aligns rows under their headers: the first column left-aligned, the others
-right-aligned, floats with trec_eval's 4 decimals, ``None`` as ``-``. ``str(report)`` of
+:func:`format_table` aligns rows under their headers: the first column (the first `left` columns)
+left-aligned, the others right-aligned, floats with trec_eval's 4 decimals, ``None`` as ``-``. ``str(report)`` of
 :mod:`ef.evaluation`'s reports and fastrag's benchmark results are drawn by it, so a caller's own
 table lines up with theirs.
 
