@@ -87,8 +87,9 @@ def load_run_and_qrels(
     TypeError
         For an input of another type, or a non-str id.
     ValueError
-        For a malformed file (``file:line: ...``), a DataFrame with other columns, or arguments
-        that look swapped (``(qrels, run)``).
+        For a malformed file (``file:line: ...``), a DataFrame with other columns, arguments
+        that look swapped (``(qrels, run)``), or a run that holds no query (a file of no ranking
+        line, an empty mapping or DataFrame).
     """
     plain_run, plain_qrels = _inputs.normalise(run, qrels)
     if isinstance(plain_run, _hits.RunFile | _hits.RunBytes):
