@@ -88,8 +88,8 @@ def load_run_and_qrels(
         For an input of another type, or a non-str id.
     ValueError
         For a malformed file (``file:line: ...``), a DataFrame with other columns, arguments
-        that look swapped (``(qrels, run)``), or a run that holds no query (a file of no ranking
-        line, an empty mapping or DataFrame).
+        that look swapped (``(qrels, run)``), or a run that holds no query (an empty mapping or
+        DataFrame; a run file of no ranking line is refused when scored).
     """
     plain_run, plain_qrels = _inputs.normalise(run, qrels)
     if isinstance(plain_run, _hits.RunFile | _hits.RunBytes):
