@@ -180,6 +180,15 @@ def test_seeds_equal_to_the_baseline_are_no_difference() -> None:
     assert (found.diff, found.p_value, found.significant, found.ties) == (0.0, 1.0, False, 30)
 
 
+def test_seeds_whose_exact_mean_is_the_baseline_are_no_difference() -> None:
+    # np.mean([0.7, 0.8, 0.9]) is 0.7999999999999999: against a baseline of 0.8 every query was lost
+    # (diff -1.1e-16, p < 0.0001, verdict 'worse'). The mean is now the double nearest the exact one.
+    base = _report({"m": [0.8] * 30})
+    seeds = [_report({"m": [v] * 30}) for v in (0.7, 0.8, 0.9)]
+    found = compare({"base": base, "new": seeds}, None, ["m"], baseline="base").get("new", "m")
+    assert (found.diff, found.p_value, found.significant, found.ties) == (0.0, 1.0, False, 30)
+
+
 def test_folds_are_joined_and_overlapping_runs_refused() -> None:
     fold1 = _report({"m": [0.5, 0.7]}, ["q1", "q2"])
     fold2 = _report({"m": [0.1]}, ["q3"])
