@@ -175,7 +175,8 @@ def seed_mean(values: npt.ArrayLike) -> Matrix:
     """
     array: Matrix = np.asarray(values, dtype=np.float64)
     if array.shape[0] == 1:
-        return array[0].copy()
+        one: Matrix = array[0].copy()
+        return one
     columns = array.reshape(array.shape[0], -1).T
     same = (columns == columns[:, :1]).all(axis=1)  # equal seeds: their value, no arithmetic
     mean = columns[:, 0].copy()
