@@ -259,6 +259,17 @@ def test_seeds_equal_to_the_baseline_average_to_its_values() -> None:
     assert (v.candidate_mean, v.diff) == (v.baseline_mean, 0.0)
 
 
+def test_a_direction_against_what_the_results_record_is_refused() -> None:
+    # ef gate --lower-is-better ndcg@10 passed a run whose ndcg@10 fell from 0.68 to 0 (exit 0).
+    base = _result({"ndcg@10": [0.7, 0.6] * 5})
+    worse = _result({"ndcg@10": [0.0] * 10})
+    with pytest.raises(ValueError) as info:
+        gate(base, worse, higher_is_better={"ndcg@10": False})
+    assert str(info.value) == ("'ndcg@10' is given as lower-is-better, but the results record that higher is "
+                               "better: a gate the wrong way round would pass a regression")
+    assert gate(base, worse, higher_is_better={"ndcg@10": True}).outcome == "fail"  # saying what is known is fine
+
+
 # --- refusals ------------------------------------------------------------------------------------
 
 

@@ -20,11 +20,13 @@ QRELS = {"q1": {"d1": 1}, "q2": {"d1": 1}}
 
 
 def test_a_numpy_bool_says_the_direction() -> None:
-    lower = {"per_query": {q: {"ndcg@10": v["ndcg@10"] - 0.2} for q, v in BASE["per_query"].items()}}
+    # latency_ms: a measure neither ef nor the results know the direction of (ndcg@10's is ef's own)
+    base = {"per_query": {q: {"latency_ms": v["ndcg@10"]} for q, v in BASE["per_query"].items()}}
+    lower = {"per_query": {q: {"latency_ms": v["ndcg@10"] - 0.2} for q, v in BASE["per_query"].items()}}
     # lower-is-better read from np.False_: the candidate's lower values are a gain, so it passes
-    report = gate(BASE, lower, margin=0.01, higher_is_better={"ndcg@10": np.False_})  # type: ignore[dict-item]
+    report = gate(base, lower, margin=0.01, higher_is_better={"latency_ms": np.False_})  # type: ignore[dict-item]
     assert (report.outcome, report.verdicts[0].higher_is_better) == ("pass", False)
-    report = gate(BASE, lower, margin=0.01, higher_is_better={"ndcg@10": np.True_})  # type: ignore[dict-item]
+    report = gate(base, lower, margin=0.01, higher_is_better={"latency_ms": np.True_})  # type: ignore[dict-item]
     assert report.outcome == "fail"
 
 

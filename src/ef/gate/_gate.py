@@ -172,9 +172,15 @@ def _measures_of(results: list[Result], given: list[str] | None, side: str) -> t
 
 
 def _direction(measure: str, given: Mapping[str, bool], sides: Sequence[Result]) -> bool:
-    if measure in given:
-        return bool(given[measure])
     recorded = {r.higher_is_better.get(measure) for r in sides} - {None}
+    if measure in given:
+        said = bool(given[measure])
+        if recorded and recorded != {said}:  # the registry's or a saved result's: reversed, a regression passes
+            raise ValueError(
+                f"{measure!r} is given as {'higher' if said else 'lower'}-is-better, but the results record that "
+                f"{'lower' if said else 'higher'} is better: a gate the wrong way round would pass a regression"
+            )
+        return said
     if len(recorded) > 1:
         raise ValueError(f"the results disagree on whether higher {measure!r} is better: say it with higher_is_better")
     if recorded:
