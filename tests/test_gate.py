@@ -567,3 +567,19 @@ def test_cli_seeds_on_both_sides(tmp_path: Path, capsys: pytest.CaptureFixture[s
         "candidate: 2 seeds averaged per query; mrr per seed 0.6533 to 0.6733 (sd 0.0141)",
     ]
     assert lines[0].startswith(f"ef gate: {paths['c1']} and 1 more seeds against {paths['b1']} and 1 more seeds")
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["-l", "2"], "--missing, -l and -M score TREC runs, and both sides are saved results (their options are in "
+                  "their metadata)"),
+    (["--margin", "nope=0.1"], "--margin names 'nope', which is not gated (gated: mrr)"),
+    (["--lower-is-better", "mrr"], "'mrr' is given as lower-is-better, but the results record that higher is "
+                                   "better: a gate the wrong way round would pass a regression"),
+])
+def test_cli_errors_name_the_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
+                                   said: str) -> None:
+    # ef.gate's messages name its keywords ('missing', 'relevance_level', 'margin'); ef gate's say its flags.
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(_result({"mrr": [0.5 + 0.1 * (i % 4) for i in range(10)]})))
+    assert main(["gate", str(path), str(path), *argv]) == 2
+    assert capsys.readouterr().err == f"ef gate: error: {said}\n"

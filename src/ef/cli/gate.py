@@ -151,6 +151,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="print no verdict lines")
 
 
+def _flags_named(error: ValueError) -> ValueError:
+    """`error` from ef.gate.gate, saying the flags where it says the keywords they were passed to."""
+    from ef.cli._inputs import flag_named
+
+    scoring = "'missing', 'relevance_level' and 'max_docs'"
+    if str(error).startswith(scoring):
+        return ValueError("--missing, -l and -M" + str(error)[len(scoring):])
+    error = flag_named(error, "margin", "--margin")
+    return ValueError(str(error).replace("say it with higher_is_better", "say it with --higher-is-better or "
+                                         "--lower-is-better"))
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``ef gate``; the exit status is the outcome (pass 0, fail 1, inconclusive 3)."""
     from ef.cli import _output
@@ -193,20 +205,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         qrels = args.qrels
     given = {side: [_read_once(s) if s in pipes else s for s in sources] for side, sources in sides.items()}
-    report = gate(
-        given["baseline"] if len(given["baseline"]) > 1 else given["baseline"][0],
-        given["candidate"] if len(given["candidate"]) > 1 else given["candidate"][0],
-        args.measures,
-        margin=margins or None,
-        qrels=qrels,
-        alpha=args.alpha,
-        resamples=args.resamples,
-        seed=args.seed,
-        higher_is_better=directions,
-        missing=args.missing,
-        relevance_level=args.level,
-        max_docs=args.max_docs,
-    )
+    try:
+        report = gate(
+            given["baseline"] if len(given["baseline"]) > 1 else given["baseline"][0],
+            given["candidate"] if len(given["candidate"]) > 1 else given["candidate"][0],
+            args.measures,
+            margin=margins or None,
+            qrels=qrels,
+            alpha=args.alpha,
+            resamples=args.resamples,
+            seed=args.seed,
+            higher_is_better=directions,
+            missing=args.missing,
+            relevance_level=args.level,
+            max_docs=args.max_docs,
+        )
+    except ValueError as error:  # gate names its keywords; the user typed the flags
+        raise _flags_named(error) from None
     report = _named_pipes(report, sides)
     texts = {"--markdown": report.to_markdown, "--junit": report.to_junit, "--json": report.to_json}
     for flag, render in texts.items():
