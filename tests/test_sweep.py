@@ -377,6 +377,19 @@ def test_ef_sweep_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixt
     assert capsys.readouterr().err == f"ef sweep: error: no dataset: give --dataset DIR or 'dataset' in {config}\n"
 
 
+def test_ef_sweep_baseline_errors_name_the_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # sweep's message names its keyword ('baseline'): given by --baseline, the user typed the flag
+    from ef.cli import main
+
+    config = tmp_path / "sweep.toml"
+    config.write_text(_CONFIG, encoding="utf-8")
+    argv = ["sweep", str(config), "--dataset", str(demo_dataset()), "--out", str(tmp_path / "out"), "-q"]
+    assert main([*argv, "--baseline", "whole"]) == 2
+    assert capsys.readouterr().err == (
+        "ef sweep: error: --baseline 'whole' is not a cell of this sweep (give a cell's id or label)\n"
+    )
+
+
 def test_config_paths_are_relative_to_the_file(tmp_path: Path) -> None:
     (tmp_path / "c.json").write_text(json.dumps({"grid": [{"k": 5}, {"retriever": "dense", "k": 5}],
                                                  "dataset": "d", "out": "o", "cache": "~/x"}))

@@ -90,20 +90,29 @@ def run(args: argparse.Namespace) -> int:
     _output.check_output("--json", args.json, inputs)
     check_outputs(args, inputs)
     human = sys.stderr if _output.is_stdout(args.json) else sys.stdout
-    result = sweep(
-        config.grid,
-        dataset,
-        out,
-        measures=args.measure or config.measures,
-        baseline=args.baseline if args.baseline is not None else config.baseline,
-        split=config.split,
-        cache_dir=args.cache_dir or config.cache,
-        resume=not args.no_resume,
-        show_progress=not args.quiet,
-        engine=args.engine,
-        ray_address=args.ray_address,
-        **config.options,
-    )
+    try:
+        result = sweep(
+            config.grid,
+            dataset,
+            out,
+            measures=args.measure or config.measures,
+            baseline=args.baseline if args.baseline is not None else config.baseline,
+            split=config.split,
+            cache_dir=args.cache_dir or config.cache,
+            resume=not args.no_resume,
+            show_progress=not args.quiet,
+            engine=args.engine,
+            ray_address=args.ray_address,
+            **config.options,
+        )
+    except ValueError as error:  # sweep names its keywords: a flag given, the user typed the flag
+        from ef.cli._inputs import flag_named
+
+        if args.baseline is not None:
+            error = flag_named(error, "baseline", "--baseline")
+        if args.measure:
+            error = flag_named(error, "measures", "--measure")
+        raise error from None
     print(
         f"{result.dataset}: {len(result.cells)} cells ({len(result.scored)} scored, {len(result.loaded)} read back "
         f"from {out}), {result.n_queries} queries, {result.seconds:.1f} s",
