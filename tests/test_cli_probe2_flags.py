@@ -141,13 +141,15 @@ def test_fuse_tune_refuses_one_run(capsys: pytest.CaptureFixture[str], files: di
 
 @pytest.mark.parametrize(("argv", "said"), [
     (["--depth", "0"], "argument --depth: expected an integer >= 1 (got '0')"),
-    (["--tune", "Q", "--folds", "x"], "argument --folds: expected an integer >= 1 (got 'x')"),
+    (["--tune", "Q", "--folds", "x"], "argument --folds: expected an integer >= 2 (got 'x')"),
+    (["--tune", "Q", "--folds", "1"], "argument --folds: expected an integer >= 2 (got '1')"),
     (["--tune", "Q", "--seed", "-1"], "argument --seed: expected an integer >= 0 (got '-1')"),
 ])
 def test_fuse_counts_are_worded_as_every_command_words_them(
     capsys: pytest.CaptureFixture[str], argv: list[str], said: str
 ) -> None:
-    # --depth and --folds said "expected a positive integer", ef compare's -M and --resamples "an integer >= 1".
+    # --depth and --folds said "expected a positive integer", ef compare's -M and --resamples "an integer >= 1";
+    # --folds 1 passed argparse and failed in tune with another rule ("an integer from 2 to the N judged queries").
     assert usage_error(capsys, "fuse", "A", "B", "-o", "-", *argv) == f"ef fuse: error: {said}"
     assert usage_error(capsys, "compare", "Q", "A", "B", "--resamples", "0").endswith(
         "argument --resamples: expected an integer >= 1 (got '0')"

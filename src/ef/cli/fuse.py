@@ -113,7 +113,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tune", metavar="QRELS", help="choose the parameters by cross-validation on these qrels")
     # --tune's own options: None when not given, so that one given without --tune is refused, not ignored.
     parser.add_argument("-m", "--measure", metavar="MEASURE", help="what --tune maximises (ndcg@10)")
-    parser.add_argument("--folds", type=lambda v: natural(v, 1), metavar="N", help="--tune's query folds (default 5)")
+    parser.add_argument("--folds", type=lambda v: natural(v, 2), metavar="N", help="--tune's query folds (default 5)")
     parser.add_argument(
         "--seed", type=lambda v: natural(v, 0), metavar="SEED", help="--tune's fold shuffle seed (default 0)",
     )
