@@ -493,12 +493,13 @@ def test_missing_queries_empty_runs_and_missing_docs() -> None:
     a = {"q1": {"x": 1.0, "y": 0.0}, "q2": {"x": 5.0}}
     b = {"q1": {"z": 3.0, "x": 1.0}}
     # q2 is in a only: b gives nothing there; q3 has no documents anywhere and is left out
-    got = fuse([a, b, {}, {"q3": {}}], method="combsum", norm="min-max")
+    got = fuse([a, b, {"q3": {}}], method="combsum", norm="min-max")
     assert got == {"q1": {"x": 1.0, "z": 1.0, "y": 0.0}, "q2": {"x": 1.0}}
     # missing='min': y takes b's lowest (0.0), z takes a's lowest (0.0): they then count in CombANZ
     assert fuse([a, b], method="combanz")["q1"] == {"x": 0.5, "z": 1.0, "y": 0.0}
     assert fuse([a, b], method="combanz", missing="min")["q1"] == {"z": 0.5, "x": 0.5, "y": 0.0}
-    assert fuse([{}], method="rrf") == {}
+    with pytest.raises(ValueError, match=r"^runs\[0\] holds no query: an empty run adds nothing to a fusion"):
+        fuse([{}], method="rrf")  # as evaluate_run({}) and a run file of no line: refused
 
 
 def test_depth_cuts_each_run_before_fusing() -> None:

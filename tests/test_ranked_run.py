@@ -144,9 +144,9 @@ _DOCS = st.dictionaries(_IDS, st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0]), max_s
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    st.dictionaries(st.sampled_from(["q1", "q2", "q10", "é"]), _DOCS, max_size=4),
-    st.dictionaries(st.sampled_from(["q1", "q2", "q10", "é"]), _DOCS, max_size=4),
+@given(  # runs of at least one query (an empty one is refused by fuse, as by evaluate_run)
+    st.dictionaries(st.sampled_from(["q1", "q2", "q10", "é"]), _DOCS, min_size=1, max_size=4),
+    st.dictionaries(st.sampled_from(["q1", "q2", "q10", "é"]), _DOCS, min_size=1, max_size=4),
     st.dictionaries(st.sampled_from(["q1", "q2", "q3", "é"]), st.dictionaries(_IDS, st.integers(-1, 3), max_size=5),
                     min_size=1, max_size=4),
     st.sampled_from([None, 1, 2, 5]),

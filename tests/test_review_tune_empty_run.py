@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from _cli import run, write_files
-from ef.fusion import tune
+from ef.fusion import fuse, tune
 
 A = {f"q{i}": {"d1": 3.0, "d2": 2.0, "d3": 1.0} for i in range(4)}
 QRELS = {f"q{i}": {"d3": 1} for i in range(4)}
@@ -19,7 +19,16 @@ QRELS = {f"q{i}": {"d3": 1} for i in range(4)}
 def test_tune_names_an_empty_input(runs: object, label: str) -> None:
     with pytest.raises(ValueError) as info:
         tune(runs, QRELS, method="rrf", folds=2)
-    assert str(info.value) == f"{label} holds no query: an input of nothing cannot be scored or compared"
+    assert str(info.value) == (f"{label} holds no query: an empty run adds nothing to a fusion and cannot be scored "
+                               "(a query that retrieved nothing is {query_id: {}})")
+
+
+@pytest.mark.parametrize(("runs", "label"), [({"a": A, "b": {}}, "runs['b']"), ([{}, A], "runs[0]")])
+def test_fuse_names_an_empty_input_as_it_names_an_empty_file(runs: object, label: str) -> None:
+    # fuse([{}, A]) was A re-scored, without a word, where an empty run file is refused
+    with pytest.raises(ValueError) as info:
+        fuse(runs, method="rrf")
+    assert str(info.value).startswith(f"{label} holds no query: an empty run adds nothing to a fusion")
 
 
 def test_fuse_tune_names_an_empty_run_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -303,6 +303,10 @@ def _from_run(
         message = str(error).removeprefix("run: ")  # evaluate_run's own prefix: the name says it now
         if message.startswith("no query to evaluate"):  # evaluated with missing="skip", whatever the caller's
             message = "no query of the run is judged in 'qrels'"
+        if message.startswith("'run' holds no query"):  # an empty mapping: the name says which run
+            raise ValueError(
+                f"run {name!r} holds no query; a query that retrieved nothing is {{query_id: {{}}}}"
+            ) from error
         raise ValueError(f"run {name!r}: {message}") from error
     return {q: tuple(float(v[m]) for m in measures) for q, v in report.per_query.items()}
 

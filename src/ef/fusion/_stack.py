@@ -39,10 +39,12 @@ def load_run(run: object, name: str) -> Mapping[str, Mapping[str, Any]]:
         if not read:
             raise ValueError(_no_line(run, name))
         return read
-    if is_frame(run):
-        return run_from_frame(run)
-    if isinstance(run, Mapping):
-        return run
+    loaded = run_from_frame(run) if is_frame(run) else run
+    if isinstance(loaded, Mapping):
+        if not loaded:  # as a file of no ranking line: fused, a run of nothing (or the other runs), silently
+            raise ValueError(f"{name} holds no query: an empty run adds nothing to a fusion and cannot be scored "
+                             "(a query that retrieved nothing is {query_id: {}})")
+        return loaded
     raise TypeError(
         f"{name} must be a {{query_id: {{doc_id: score}}}} mapping, the path of a TREC run file or a "
         f"DataFrame (got {type(run).__name__})"

@@ -293,10 +293,7 @@ def tune(
     _check_measure(measure)
     level = check_positive_number(relevance_level, "relevance_level")
     check_options("t", correction, 0.05, 0.95, 10_000, 0)  # as compare() is called below
-    mappings = [load_run(run, label) for run, label in zip(values, labels, strict=True)]
-    for run, label in zip(mappings, labels, strict=True):
-        if not run:  # else evaluate_run's "'run' holds no query", naming none, after every fold was fused
-            raise ValueError(f"{label} holds no query: an input of nothing cannot be scored or compared")
+    mappings = [load_run(run, label) for run, label in zip(values, labels, strict=True)]  # an empty one refused
     stack = stack_runs(mappings, labels)
     if depth is not None:
         stack = stack.cut(depth)
