@@ -48,6 +48,11 @@ def test_an_empty_mapping_or_frame_is_refused_as_an_empty_file_is() -> None:
     frame = pandas.DataFrame({"query_id": [], "doc_id": [], "score": []})
     with pytest.raises(ValueError, match=exactly(message)):
         evaluate_run(frame, {"q1": {"d1": 1}})
+    from ef.compare import compare
+
+    with pytest.raises(ValueError, match=exactly("run 'b' holds no query; a query that retrieved nothing is "
+                                                 "{query_id: {}}")):
+        compare({"a": {"q1": {"d1": 1.0}}, "b": {}}, {"q1": {"d1": 1}}, ["mrr"])
     # A query that retrieved nothing is a ranking, scored 0 and counted (trec_eval -c's zeros).
     report = evaluate_run({"q1": {}}, {"q1": {"d1": 1}, "q2": {"d2": 1}}, ["recall@10", "num_ret"])
     assert report.per_query == {"q1": {"recall@10": 0.0, "num_ret": 0}, "q2": {"recall@10": 0.0, "num_ret": 0}}
