@@ -349,6 +349,11 @@ def test_a_run_from_standard_input_or_a_pipe_is_scored_as_a_file_is(
     with open(run, "rb") as stdin:
         monkeypatch.setattr("sys.stdin", io.TextIOWrapper(stdin))
         assert load_result("-", qrels=qrels, measures=["mrr"]).per_query == expected
+    saved = save_result(load_result(run, qrels=qrels, measures=["mrr"]), tmp_path / "saved.json")
+    with open(saved, "rb") as stdin:  # a saved result (JSON) on standard input, as ef gate reads '-'
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(stdin)))
+        from_stdin = load_result("-")
+    assert (from_stdin.per_query, from_stdin.source) == (expected, "<stdin>")
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     writer = threading.Thread(target=lambda: fifo.write_bytes(run.read_bytes()))

@@ -16,6 +16,7 @@ import hashlib
 import json
 import math
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -403,8 +404,9 @@ def load_result(
     trec-eval -q --json`` write it; a ``.jsonl`` file of ``BenchmarkResult.save_jsonl``; or a
     TREC run (a path, ``-`` for standard input, a pipe, or ``{query: {doc: score}}``), scored
     against `qrels` with `measures` and the options (then its metadata records the qrels' hash and
-    the options). `measures` ``None`` keeps every measure all queries have. With `qrels`, a result
-    that records no qrels hash gets theirs: it is taken to be judged with them.
+    the options). ``-`` that starts with ``{`` is a saved result's JSON, as ``ef gate -`` reads it.
+    `measures` ``None`` keeps every measure all queries have. With `qrels`, a result that records
+    no qrels hash gets theirs: it is taken to be judged with them.
     """
     loaded = _load(source, qrels, measures, missing, relevance_level, max_docs)
     if qrels is not None and loaded.metadata.get("qrels_hash") is None:
@@ -442,8 +444,12 @@ def _load(
         raise TypeError(f"'source' must be a result: {READABLE} (got {_shown(source)})")
     path = Path(source)
     if os.fspath(source) == "-" or (path.exists() and not path.is_file() and not path.is_dir()):
-        # standard input or a pipe (<(sort run)): read once, as evaluate_run reads it, as a TREC run
+        # standard input or a pipe (<(sort run)), read once: standard input whose first byte that is not
+        # white space is '{' as a saved result (JSON), as ef gate reads '-'; anything else as a TREC run
         name = "<stdin>" if os.fspath(source) == "-" else str(path)
+        peek = getattr(sys.stdin.buffer, "peek", None) if name == "<stdin>" else None
+        if peek is not None and peek(64).lstrip().startswith(b"{"):
+            return _from_mapping(read_json("-"), name, measures)
         return _from_run(os.fspath(source), name, qrels, measures, missing, relevance_level, max_docs)
     if path.is_dir():
         raise IsADirectoryError(f"{path}: a folder, not a result")
