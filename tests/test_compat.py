@@ -82,7 +82,7 @@ def test_ir_measures_shim_scores_an_empty_run_zero_as_ir_measures_does() -> None
     frame = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
                           "score": pd.Series([], dtype=float)})
     run: object
-    for run in ({}, frame):
+    for run in ({}, frame, [], ()):  # [] and (): no ScoredDoc (was "'run' must be a mapping or a path")
         assert ef_irm.calc_aggregate([ef_irm.nDCG @ 10, ef_irm.P @ 1], qrels, run) == {
             ef_irm.nDCG @ 10: 0.0, ef_irm.P @ 1: 0.0}
         assert sorted(ef_irm.iter_calc([ef_irm.P @ 1], qrels, run)) == [

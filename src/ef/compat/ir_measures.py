@@ -191,6 +191,8 @@ def _plain(qrels: Any, run: Any) -> tuple[dict[str, dict[str, Any]], dict[str, d
     from ef.evaluation import _inputs, _run
     from ef.evaluation.scoring import load_run_and_qrels
 
+    if isinstance(run, list | tuple) and not run:  # no ScoredDoc: a run of no query, as ir_measures reads it
+        run = {}
     given_run, given_qrels = _inputs.normalise(run, qrels)
     if isinstance(given_run, Mapping) and not given_run:
         # ir_measures scores a run of no query 0 on every judged query; evaluate_run refuses it.
