@@ -635,6 +635,19 @@ def test_ef_report_refuses_a_run_of_no_compared_system(tmp_path: Path, capsys: p
     assert not (tmp_path / "r.html").exists()
 
 
+def test_ef_report_refuses_a_run_of_no_ranking_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # it exited 0 with nothing to show where the run's rankings go (found by the review)
+    (tmp_path / "c.json").write_text(_comparison().to_json())
+    (tmp_path / "empty.trec").write_text("")
+    status = main(["report", str(tmp_path / "c.json"), "--html", str(tmp_path / "r.html"),
+                   "--run", f"new={tmp_path / 'empty.trec'}"])
+    assert (status, capsys.readouterr().err) == (
+        2, f"ef report: error: --run {tmp_path / 'empty.trec'}: the run holds no ranking line (it has no ranking "
+           "to show)\n"
+    )
+    assert not (tmp_path / "r.html").exists()
+
+
 def test_the_inlined_javascript_cannot_end_its_script_element(monkeypatch: pytest.MonkeyPatch) -> None:
     import types
 

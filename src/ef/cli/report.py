@@ -327,6 +327,9 @@ def report_for(data: Mapping[str, Any], args: argparse.Namespace, *, where: str)
     from ef.trec import read_run
 
     runs = {name: read_run(path) for name, path in run_names(args.run or []).items()}
+    empty = [path for name, path in run_names(args.run or []).items() if not runs[name]]
+    if empty:  # its rankings would show nothing, as evaluate_run and trec_eval refuse such a run
+        raise ValueError(f"--run {empty[0]}: the run holds no ranking line (it has no ranking to show)")
     if kind == "evaluation" and len(runs) > 1:
         raise ValueError(f"--run: an evaluation has one run (got {len(runs)})")
     if kind == "comparison":
