@@ -197,44 +197,26 @@ def test_json_errors_name_the_line_of_the_record_and_the_field(tmp_path: Path) -
     assert str(error.value) == f"{path}:2: 'retrieval_context' must be a list of str or null (got string)"
 
 
-def test_json_layout_errors(tmp_path: Path) -> None:
-    path = tmp_path / "g.json"
-    path.write_text('[\n    {"input": "q"},\n    ["q"]\n]', encoding="utf-8")
+@pytest.mark.parametrize(("name", "content", "file_type", "message"), [
+    ("g.json", b'[\n    {"input": "q"},\n    ["q"]\n]', None,
+     "{path}:3: expected a JSON object (a test case), got array"),
+    ("g.json", b'[\n    {"input": "q",}\n]', None,
+     "{path}:2: malformed JSON: Expecting property name enclosed in double quotes (column 19)"),
+    ("g.json", b'{"goldens": []}', "json",
+     "{path}: expected a JSON array of test cases, as DeepEval's save_as writes, got object"),
+    ("g.json", b"[]", None, "{path}: no test cases (DeepEval's save_as writes at least one)"),
+    ("g.json", b'[{"input": "\xff"}]', None, "{path}: not valid UTF-8 (invalid start byte)"),
+    ("g.jsonl", b'{"input": "q"}\n\n["q"]\n', None, "{path}:3: expected a JSON object (a test case), got array"),
+    ("g.jsonl", b'{"input": "q", "input": "r"}\n', None, "{path}:1: key 'input' appears twice in one object"),
+])
+def test_json_and_jsonl_layout_errors(
+    tmp_path: Path, name: str, content: bytes, file_type: str | None, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
     with pytest.raises(ValueError) as error:
-        read_deepeval(path)
-    assert str(error.value) == f"{path}:3: expected a JSON object (a test case), got array"
-    path.write_text('[\n    {"input": "q",}\n]', encoding="utf-8")
-    with pytest.raises(ValueError) as error:
-        read_deepeval(path)
-    assert str(error.value) == (
-        f"{path}:2: malformed JSON: Expecting property name enclosed in double quotes (column 19)"
-    )
-    path.write_text('{"goldens": []}', encoding="utf-8")
-    with pytest.raises(ValueError) as error:
-        read_deepeval(path, file_type="json")
-    assert str(error.value) == (
-        f"{path}: expected a JSON array of test cases, as DeepEval's save_as writes, got object"
-    )
-    path.write_text("[]", encoding="utf-8")
-    with pytest.raises(ValueError) as error:
-        read_deepeval(path)
-    assert str(error.value) == f"{path}: no test cases (DeepEval's save_as writes at least one)"
-    path.write_bytes(b'[{"input": "\xff"}]')
-    with pytest.raises(ValueError) as error:
-        read_deepeval(path)
-    assert str(error.value) == f"{path}: not valid UTF-8 (invalid start byte)"
-
-
-def test_jsonl_errors(tmp_path: Path) -> None:
-    path = tmp_path / "g.jsonl"
-    path.write_text('{"input": "q"}\n\n["q"]\n', encoding="utf-8")
-    with pytest.raises(ValueError) as error:
-        read_deepeval(path)
-    assert str(error.value) == f"{path}:3: expected a JSON object (a test case), got array"
-    path.write_text('{"input": "q", "input": "r"}\n', encoding="utf-8")
-    with pytest.raises(ValueError) as error:
-        read_deepeval(path)
-    assert str(error.value) == f"{path}:1: key 'input' appears twice in one object"
+        read_deepeval(path, file_type=file_type)  # type: ignore[arg-type]
+    assert str(error.value) == message.format(path=path)
 
 
 def test_fields_deepeval_does_not_have_are_refused_when_they_hold_a_value(tmp_path: Path) -> None:
