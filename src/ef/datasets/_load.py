@@ -601,15 +601,14 @@ def _read_tsv_texts(stream: IO[bytes], where: str) -> dict[str, str]:
 
 def _iter_tsv_texts(stream: IO[bytes], where: str) -> Iterator[tuple[str, str]]:
     """``(id, text)`` of each ``id<TAB>text`` line, read as it goes; only the ids seen are kept."""
+    from ef.io._source import decode_utf8
+
     seen: set[str] = set()
     for number, raw in enumerate(stream, 1):
         line = raw.rstrip(b"\r\n")
         if not line.strip():
             continue
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise ValueError(f"{where}:{number}: not valid UTF-8 ({error.reason})") from None
+        text = decode_utf8(line, f"{where}:{number}")
         record_id, tab, body = text.partition("\t")
         if not tab or not record_id:
             raise ValueError(f"{where}:{number}: expected 'id<TAB>text'")

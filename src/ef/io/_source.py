@@ -32,6 +32,7 @@ from typing import IO
 __all__ = [
     "BOM",
     "Spooled",
+    "decode_utf8",
     "display_name",
     "is_plain_file",
     "iter_chunks",
@@ -57,6 +58,22 @@ def _fspath(source: object) -> str:
             f"'path' must be a str or os.PathLike path, or '-' for standard input (got {type(source).__name__})"
         )
     return os.fspath(source)  # type: ignore[return-value]  # bytes pass through, as they always did
+
+
+def decode_utf8(raw: bytes, where: str) -> str:
+    """`raw` as UTF-8 text, or ``ValueError("<where>: not valid UTF-8 (<reason>)")``.
+
+    >>> decode_utf8(b"caf\\xc3\\xa9", "f.jsonl:3")
+    'café'
+    >>> decode_utf8(b"\\xff", "f.jsonl:4")
+    Traceback (most recent call last):
+    ...
+    ValueError: f.jsonl:4: not valid UTF-8 (invalid start byte)
+    """
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{where}: not valid UTF-8 ({error.reason})") from None
 
 
 def display_name(source: Source) -> str:

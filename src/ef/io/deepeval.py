@@ -48,7 +48,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
-from ef.io._source import display_name, read_bytes
+from ef.io._source import decode_utf8, display_name, read_bytes
 from ef.io.frames import is_frame
 from ef.io.jsonl import json_type, loads
 
@@ -211,11 +211,7 @@ def read_deepeval(
     if file_type is not None and file_type not in DEEPEVAL_FILE_TYPES:
         raise ValueError(f"'file_type' must be one of {list(DEEPEVAL_FILE_TYPES)} or None (got {file_type!r})")
     name = display_name(path)
-    raw = read_bytes(path)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{name}: not valid UTF-8 ({error.reason})") from None
+    text = decode_utf8(read_bytes(path), name)
     if file_type is None:
         first = text.lstrip()[:1]
         file_type = "json" if first == "[" else "jsonl" if first == "{" else "csv"

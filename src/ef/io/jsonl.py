@@ -23,7 +23,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from ef.io._source import Source, display_name, iter_lines, read_bytes
+from ef.io._source import Source, decode_utf8, display_name, iter_lines, read_bytes
 
 __all__ = ["iter_json_objects", "iter_jsonl", "json_type", "loads", "read_json"]
 
@@ -84,13 +84,6 @@ def loads(text: str, where: str, *, constants: bool = False) -> Any:
         raise ValueError(f"{where}{line}: malformed JSON: {error.msg} (column {error.colno})") from None
 
 
-def _decode(raw: bytes, where: str) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{where}: not valid UTF-8 ({error.reason})") from None
-
-
 def iter_jsonl(source: Source) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for every non-blank line of a JSON Lines file (plain or gzip, or ``-``)."""
     name = display_name(source)
@@ -98,7 +91,7 @@ def iter_jsonl(source: Source) -> Iterator[tuple[int, Any]]:
         if not raw.strip():
             continue
         where = f"{name}:{number}"
-        yield number, loads(_decode(raw, where), where)
+        yield number, loads(decode_utf8(raw, where), where)
 
 
 def json_type(value: object) -> str:
@@ -120,4 +113,4 @@ def read_json(source: Source, *, constants: bool = False) -> Any:
     """The one JSON document in `source` (``-``: standard input); errors name the file. `constants`:
     as :func:`loads`."""
     name = display_name(source)
-    return loads(_decode(read_bytes(source), name), name, constants=constants)
+    return loads(decode_utf8(read_bytes(source), name), name, constants=constants)
