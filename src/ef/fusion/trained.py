@@ -29,7 +29,7 @@ _FLOOR = 0.001  # BayesFuse's floor for a probability of 0 or 1
 
 
 def hits(
-    stack: Stack, qrels: Mapping[str, Mapping[str, Any]], level: float = 1
+    stack: Stack, qrels: Mapping[str, Mapping[str, Any]], level: float
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], int]:
     """Per entry: whether its doc is relevant, whether its query is a training query; and how many training queries."""
     judged = [qrels.get(q) for q in stack.queries]
@@ -96,7 +96,7 @@ def _average_precision(stack: Stack, hit: npt.NDArray[np.bool_], keep: npt.NDArr
 
 
 def fit_tables(
-    stack: Stack, qrels: Mapping[str, Mapping[str, Any]], method: str, params: Mapping[str, Any], level: float = 1
+    stack: Stack, qrels: Mapping[str, Mapping[str, Any]], method: str, params: Mapping[str, Any], level: float
 ) -> list[Any]:
     """Per run, the table `method` scores ranks with, fitted on `qrels` (relevant: a grade >= `level`)."""
     hit, keep, n_queries = hits(stack, qrels, level)
