@@ -4,12 +4,13 @@ fit, tune's measure and comparison), refusing it where it would be ignored."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
 from tests._cli import run, write_files
 
-from ef.evaluation import evaluate_run
+from ef.evaluation import evaluate_retrieval, evaluate_run
 from ef.fusion import fit, fuse, tune
 from ef.trec import read_run
 
@@ -118,3 +119,50 @@ def test_fuse_cli_level(capsys: pytest.CaptureFixture[str], files: dict[str, str
     assert "held-out map rrf norm=none: " in out_text
     status, _, err = run(capsys, "fuse", "--tune", files["qrels"], "-m", "P.5,10", files["a"], files["b"])
     assert (status, err) == (2, "ef fuse: error: -m must name one measure (got 'P.5,10', which is 2: P_5, P_10)\n")
+
+
+UNREACHED = (
+    "relevance_level=3: no judgement reaches it (the highest grade is 2), so no document counts as relevant: P, "
+    "recall, map, recip_rank and every other measure that counts relevant documents is 0 on every query"
+)
+
+
+def test_a_level_no_grade_reaches_is_warned_and_scored_as_trec_eval_scores_it() -> None:
+    with pytest.warns(UserWarning, match=r"^relevance_level=3: no judgement") as caught:
+        report = evaluate_run(A, QRELS, ["map", "ndcg", "P.1"], relevance_level=3)
+    assert [str(w.message) for w in caught] == [UNREACHED]
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert report.metrics["map"] == report.metrics["P_1"] == 0  # trec_eval's zeros, not a refusal
+    assert report.metrics["ndcg"] > 0  # the gain is the grade, whatever -l says
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a level some grade reaches: no warning
+        assert evaluate_run(A, QRELS, ["map"], relevance_level=2).metrics["map"] == (1 / 3 + 1 / 2) / 2
+
+
+def test_evaluate_retrieval_warns_of_a_level_no_grade_reaches() -> None:
+    rankings = {"q1": ["d1"], "q2": ["d5"]}
+    with pytest.warns(UserWarning, match=r"^relevance_level=3: no judgement") as caught:
+        report = evaluate_retrieval(lambda text: rankings[text], QRELS, {"q1": "q1", "q2": "q2"},
+                                    k_values=[1], metrics=["recall"], relevance_level=3)
+    assert [str(w.message) for w in caught] == [UNREACHED]
+    assert caught[0].filename == __file__
+    assert report.metrics["recall@1"] == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["trec-eval", "-l", "3", "-m", "map", "Q", "A"],
+        ["compare", "-l", "3", "-m", "map", "Q", "A", "B"],
+        ["gate", "-l", "3", "-m", "map", "--qrels", "Q", "A", "B"],
+    ],
+)
+def test_every_command_warns_of_a_level_no_grade_reaches_once(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str], argv: list[str]
+) -> None:
+    paths = {"Q": files["qrels"], "A": files["a"], "B": files["b"]}
+    _, out, err = run(capsys, *[paths.get(word, word) for word in argv])
+    warning = f"ef {argv[0]}: warning: -l 3{UNREACHED[len('relevance_level=3'):]}\n"
+    assert err.count(warning) == 1, err
+    if argv[0] == "trec-eval":
+        assert out == "map                   \tall\t0.0000\n"  # trec_eval's own output, unchanged

@@ -14,6 +14,7 @@ import importlib
 import os
 import re
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
@@ -231,9 +232,33 @@ def _drop_stdout() -> None:
         os.close(devnull)
 
 
+@contextlib.contextmanager
+def _warnings_worded(command: str) -> Iterator[None]:
+    """ef's own warnings (a relevance level no judgement reaches ...) as one line each, worded as the
+    command's errors are; anything else's as Python shows it (its file and line help there)."""
+    package = os.path.dirname(ef.__file__) + os.sep
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: str | None = None) -> None:
+        if filename.startswith(package):
+            text = str(message)  # the library names its parameter; here -l was typed
+            text = "-l " + text[len("relevance_level="):] if text.startswith("relevance_level=") else text
+            print(f"ef {command}: warning: {text}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
+
+
 def _guarded(command: str, job: object) -> int:
     try:
-        status = int(job())  # type: ignore[operator]
+        with _warnings_worded(command):
+            status = int(job())  # type: ignore[operator]
         sys.stdout.flush()  # a reader that left early (`| head`) shows here, not at exit
         return status
     except BrokenPipeError:

@@ -14,6 +14,7 @@ mappings that could be either way round), nothing is guessed: the inputs pass un
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from numbers import Real
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 from ef.io.frames import QRELS_COLUMNS, RUN_COLUMNS, frame_columns, is_frame, qrels_from_frame, run_from_frame
 from ef.io.ranked import RankedRun
 
-__all__ = ["normalise", "refuse_swap", "swap_evidence"]
+__all__ = ["normalise", "refuse_swap", "swap_evidence", "warn_unreached_level"]
 
 _HINT = (
     "the arguments look swapped: ef takes (run, qrels), while ranx, BEIR and ir_measures take (qrels, run); "
@@ -243,3 +244,27 @@ def swap_evidence(run: Mapping[Any, Any], qrels: Mapping[Any, Any]) -> str | Non
 def _number(value: object) -> bool:
     """Whether `value` is a real number (not a bool): an int beyond a double's range counts."""
     return not isinstance(value, bool) and isinstance(value, Real)
+
+
+def warn_unreached_level(top: float | None, level: float, *, stacklevel: int) -> None:
+    """Warn when no judgement reaches `level` (`top` is the highest grade judged, ``None`` for none):
+    nothing counts as relevant, so every measure that counts relevant documents is 0 on every query
+    (`stacklevel`: the caller's frame, counted as ``warnings.warn`` counts).
+    trec_eval prints those zeros without a word; scikit-learn warns the same way when a measure is
+    undefined (``UndefinedMetricWarning``).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_unreached_level(1, 2, stacklevel=1)
+    >>> print(caught[0].message)  # doctest: +ELLIPSIS
+    relevance_level=2: no judgement reaches it (the highest grade is 1), so no document counts as relevant: P, ...
+    """
+    if top is not None and top < level:
+        warnings.warn(
+            f"relevance_level={level:g}: no judgement reaches it (the highest grade is {top:g}), so no document "
+            "counts as relevant: P, recall, map, recip_rank and every other measure that counts relevant documents "
+            "is 0 on every query",
+            UserWarning,
+            stacklevel=stacklevel + 1,  # the line of the public call the caller names
+        )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ef._console import format_table, progress
 from ef._validate import check_bool, check_positive_number, finite_float
 from ef._validate import check_positive_int as _check_k
+from ef.evaluation._inputs import warn_unreached_level
 from ef.io.frames import PerQueryFrames
 from ef.measures import RETRIEVAL_METRICS, cutoff_metric, parse_measure
 from ef.retrieval import hit_doc_id, retrieval_function, source_ranking
@@ -319,6 +320,9 @@ def evaluate_retrieval(
     # BEIR asks for one extra hit when the query's own id may be dropped, so `depth` results remain.
     fetch = depth + 1 if ignore_identical_ids else depth
     judgements = {query_id: qrels[query_id] for query_id, _ in jobs}
+    if level is not None:
+        top = max(float(grade) for grades in judgements.values() for grade in grades.values())
+        warn_unreached_level(top, level, stacklevel=3)  # through ef.evaluation.evaluate_retrieval (_named.py)
     block = _query_block(retriever)
     run: Mapping[str, Mapping[str, float]]
     if block is not None:

@@ -16,7 +16,7 @@ import numpy.typing as npt
 from ef._console import format_table
 from ef._validate import check_choice, check_positive_int, check_positive_number
 from ef.evaluation._hits import RunBytes, RunFile, hit_table, open_run
-from ef.evaluation._inputs import normalise, refuse_swap
+from ef.evaluation._inputs import normalise, refuse_swap, warn_unreached_level
 from ef.io._source import display_name
 from ef.io.frames import DataFrameLike, PerQueryFrames
 from ef.io.ranked import RankedRun
@@ -133,6 +133,8 @@ def _evaluate(
             if not qrels
             else "no query to evaluate: no query of the run is judged in 'qrels' (missing='skip')"
         )
+    grades = table.judged_grade
+    warn_unreached_level(float(grades.max()) if len(grades) else None, relevance_level, stacklevel=3)
     values = {m: m.evaluate(table) for m in dict.fromkeys(measures)}
     summary = {m: _summary(m, v) for m, v in values.items() if m.spec.aggregate != "none"}
     if missing == "zero":
