@@ -54,6 +54,29 @@ def test_words(text: str, expected: list[str]) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        ("हिन्दी भाषा", ["हिन्दी", "भाषा"]),  # vowel signs and virama are marks: was ['ह', 'न', 'द', 'भ', 'ष']
+        ("ที่นี่ กรุงเทพ", ["ที่นี่", "กรุงเทพ"]),  # was ['ท', 'น', 'กร', 'งเทพ']
+        ("שָׁלוֹם", ["שָׁלוֹם"]),  # niqqud: was ['ש', 'לו', 'ם']
+        ("nai\u0308ve cafe\u0301", ["nai\u0308ve", "cafe\u0301"]),  # decomposed (NFD) Latin: was ['nai', 've', 'cafe']
+        ("İstanbul", ["i\u0307stanbul"]),  # 'İ'.lower() is 'i' + U+0307: was ['i', 'stanbul']
+        ("か\u3099ん", ["か\u3099", "ん"]),  # a kana keeps its voicing mark
+        ("\u0301 a", ["a"]),  # a mark with no letter before it is no word
+    ],
+)
+def test_words_keep_combining_marks(text: str, expected: list[str]) -> None:
+    """A combining mark (Unicode M*) belongs to the word it is written on: Hindi, Thai, Hebrew, decomposed
+    Latin were cut into letters, and different words shared pieces."""
+    assert words(text) == expected
+
+
+def test_rouge_l_reads_whole_hindi_words() -> None:
+    assert rouge_l("हिन्दी भाषा", "भाषा") == 2 / 3  # LCS 1 of 2 and 1 (was 4 / 7: LCS 2 of 5 letters and 2)
+    assert rouge_l("दिन", "दान") == 0.0  # 'day' and 'donation' (was 1.0: both read as ['द', 'न'])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
         ("Paris is in France. It is big!  Is it? Yes.", ["Paris is in France.", "It is big!", "Is it?", "Yes."]),
         ("It has 2.1 million people.", ["It has 2.1 million people."]),  # no space after the inner period
         ("Dr. Smith, e.g. here, met J. Doe. Then left.", ["Dr. Smith, e.g. here, met J. Doe.", "Then left."]),
