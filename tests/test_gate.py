@@ -360,6 +360,13 @@ def test_a_run_from_standard_input_or_a_pipe_is_scored_as_a_file_is(
     writer.start()
     assert load_result(fifo, qrels=qrels, measures=["mrr"]).per_query == expected
     writer.join()
+    fifo.unlink()
+    os.mkfifo(fifo)  # a saved result through a pipe, as <(ef eval --json -): told by its '{' as '-' is
+    writer = threading.Thread(target=lambda: fifo.write_bytes(b"\n  " + saved.read_bytes()))
+    writer.start()
+    from_pipe = load_result(fifo)
+    writer.join()
+    assert (from_pipe.per_query, from_pipe.source) == (expected, str(fifo))
     with pytest.raises(IsADirectoryError, match=f"^{re.escape(str(tmp_path))}: a folder, not a result$"):
         load_result(tmp_path, qrels=qrels)
     with pytest.raises(FileNotFoundError, match=f"^{re.escape(str(tmp_path / 'nope.trec'))}: no such file$"):

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ef.cli._runs import is_pipe
-
-if TYPE_CHECKING:
-    from ef.gate import GateReport
 
 __all__ = ["add_parser", "run"]
 
@@ -31,53 +28,6 @@ def _margin(text: str) -> tuple[str, str]:
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return (name if equals else "*"), value
-
-
-def _read_stdin() -> Any:
-    """What ``-`` names, read once: a saved result (a JSON object) or a TREC run, told by the
-    first byte that is not white space."""
-    from ef.cli._runs import STDIN
-
-    buffer = sys.stdin.buffer
-    peek = getattr(buffer, "peek", None)  # a pipe's first bytes, left to be read
-    head = peek(64).lstrip() if peek is not None else b""
-    if head.startswith(b"{"):
-        from ef.io.jsonl import read_json
-
-        return read_json(STDIN)  # errors name <stdin>: malformed, NaN, a key given twice, not UTF-8
-    return _run_of(STDIN, "<stdin>")
-
-
-def _run_of(path: str, name: str) -> Any:
-    """The TREC run a pipe holds; one of no ranking line is refused as a run file of none is (ef.gate
-    got an empty mapping, and said "'run' holds no query ... {query_id: {}}", naming no pipe)."""
-    from ef.trec import read_run
-
-    run = read_run(path)
-    if not run:
-        raise ValueError(f"{name}: the run holds no ranking line (it would score 0 on every query)")
-    return run
-
-
-def _read_once(path: str) -> Any:
-    """A pipe's result or run, read once: standard input as :func:`_read_stdin`, another pipe as a
-    TREC run (ef.gate tells a saved result by its .json/.jsonl name, which a pipe has not)."""
-    if path == "-":
-        return _read_stdin()
-    return _run_of(path, path)
-
-
-def _named_pipes(report: GateReport, sides: dict[str, list[str]]) -> GateReport:
-    """`report` with the path given (``-``, ``/dev/fd/63``) as the name of a side whose first source
-    was a pipe (read here, so :func:`ef.gate.gate` got a mapping and names it by its type)."""
-    import dataclasses
-
-    names = {}
-    for side, sources in sides.items():
-        name = getattr(report, side)
-        if is_pipe(sources[0]) and (name == "dict" or name.startswith("dict and ")):
-            names[side] = sources[0] + name[len("dict"):]
-    return dataclasses.replace(report, **names) if names else report
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -169,8 +119,6 @@ def run(args: argparse.Namespace) -> int:
     from ef.cli._runs import check_one_stdin
     from ef.gate import gate
 
-    # ef.gate reads a path more than once, and takes a regular file only: a pipe is read here, once.
-
     check_one_stdin(**{"BASELINE": args.baseline, "--baseline-seed": args.baseline_seed,
                        "CANDIDATE": args.candidates, "--qrels": args.qrels})
     from ef.cli._inputs import check_inputs, check_qrels_not_run
@@ -196,15 +144,14 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--margin is given twice for {'every measure' if name == '*' else repr(name)}")
         margins[name] = value
     sides = {"baseline": [args.baseline, *args.baseline_seed], "candidate": list(args.candidates)}
-    # Standard input is read once, here: gate reads a path more than once (the qrels for each side).
-    pipes = {s for s in [*sides["baseline"], *sides["candidate"], args.qrels] if is_pipe(s)}  # before any read
-    if args.qrels in pipes:
+    # Piped qrels are read once, here: gate reads the qrels path once for each side.
+    if is_pipe(args.qrels):
         from ef.trec import read_qrels
 
         qrels: Any = read_qrels(args.qrels)
     else:
         qrels = args.qrels
-    given = {side: [_read_once(s) if s in pipes else s for s in sources] for side, sources in sides.items()}
+    given = sides  # a pipe is read once by ef.gate (a saved result's JSON or a TREC run, told by its first byte)
     try:
         report = gate(
             given["baseline"] if len(given["baseline"]) > 1 else given["baseline"][0],
@@ -222,7 +169,6 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as error:  # gate names its keywords; the user typed the flags
         raise _flags_named(error) from None
-    report = _named_pipes(report, sides)
     texts = {"--markdown": report.to_markdown, "--junit": report.to_junit, "--json": report.to_json}
     for flag, render in texts.items():
         path = outputs[flag]

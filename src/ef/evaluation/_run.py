@@ -203,6 +203,8 @@ def _load(
 def _load_run(run: Run | str | os.PathLike[str]) -> Run | RunFile | RunBytes:
     if isinstance(run, str | os.PathLike):
         return open_run(run)
+    if isinstance(run, RunFile | RunBytes):  # opened already (ef.evaluation.scoring.load_run_and_qrels)
+        return run
     if not isinstance(run, Mapping):
         raise TypeError(f"'run' must be a mapping or a path (got {type(run).__name__})")
     if not run:  # as a run file with no ranking line: most likely a retriever's output lost on the way

@@ -16,15 +16,15 @@ import hashlib
 import json
 import math
 import os
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
 from ef._validate import check_positive_int
-from ef.io.jsonl import iter_json_objects, json_type, read_json
+from ef.io._source import decode_utf8
+from ef.io.jsonl import iter_json_objects, json_type, loads, read_json
 
 __all__ = [
     "OPTION_NAMES",
@@ -404,7 +404,8 @@ def load_result(
     trec-eval -q --json`` write it; a ``.jsonl`` file of ``BenchmarkResult.save_jsonl``; or a
     TREC run (a path, ``-`` for standard input, a pipe, or ``{query: {doc: score}}``), scored
     against `qrels` with `measures` and the options (then its metadata records the qrels' hash and
-    the options). ``-`` that starts with ``{`` is a saved result's JSON, as ``ef gate -`` reads it.
+    the options). Standard input or a pipe whose first byte that is not white space is ``{`` is a
+    saved result's JSON (read once, kept to be read again).
     `measures` ``None`` keeps every measure all queries have. With `qrels`, a result that records
     no qrels hash gets theirs: it is taken to be judged with them.
     """
@@ -444,13 +445,17 @@ def _load(
         raise TypeError(f"'source' must be a result: {READABLE} (got {_shown(source)})")
     path = Path(source)
     if os.fspath(source) == "-" or (path.exists() and not path.is_file() and not path.is_dir()):
-        # standard input or a pipe (<(sort run)), read once: standard input whose first byte that is not
-        # white space is '{' as a saved result (JSON), as ef gate reads '-'; anything else as a TREC run
-        name = "<stdin>" if os.fspath(source) == "-" else str(path)
-        peek = getattr(sys.stdin.buffer, "peek", None) if name == "<stdin>" else None
-        if peek is not None and peek(64).lstrip().startswith(b"{"):
-            return _from_mapping(read_json("-"), name, measures)
-        return _from_run(os.fspath(source), name, qrels, measures, missing, relevance_level, max_docs)
+        # Standard input or a pipe (<(ef eval --json -), <(sort run)), read once and kept: a saved
+        # result (JSON) when its first byte that is not white space is '{', else a TREC run.
+        from ef.evaluation._hits import RunBytes, open_run
+
+        run = open_run(os.fspath(source))  # a pipe: its bytes kept as read (RunBytes)
+        if not isinstance(run, RunBytes):  # a file put there since the check above: named, not held
+            return _from_run(run.path, run.path, qrels, measures, missing, relevance_level, max_docs)
+        if _first_byte(run.pipe.reader()) == b"{":
+            text = decode_utf8(run.pipe.whole(), run.name)
+            return _from_mapping(loads(text, run.name), run.name, measures)
+        return _from_run(run, run.name, qrels, measures, missing, relevance_level, max_docs)
     if path.is_dir():
         raise IsADirectoryError(f"{path}: a folder, not a result")
     if not path.is_file():
@@ -466,6 +471,14 @@ def _load(
         directions = next((r.get("higher_is_better") for r in samples), None)
         return _from_samples(samples, str(path), measures, directions if isinstance(directions, Mapping) else {})
     return _from_run(str(path), str(path), qrels, measures, missing, relevance_level, max_docs)
+
+
+def _first_byte(read: Callable[[int], bytes]) -> bytes:
+    """The first byte that is not white space of what `read(n)` gives, ``b""`` for none."""
+    while chunk := read(4096):
+        if stripped := chunk.lstrip():
+            return stripped[:1]
+    return b""
 
 
 def _from_run(
