@@ -177,7 +177,7 @@ def test_ef_rag_with_a_checker(nli_model: Path, tmp_path: Path, capsys: pytest.C
         "faithfulness  0.0000        1\n"
     )
     assert main(["rag", str(path), "--checker", str(tmp_path / "none")]) == 2
-    assert capsys.readouterr().err.startswith("ef rag: error: 'checker' must be a local model directory")
+    assert capsys.readouterr().err.startswith("ef rag: error: --checker must be a local model directory")
 
 
 # --- MiniLM ---------------------------------------------------------------------------------------

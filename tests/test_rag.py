@@ -580,12 +580,19 @@ def test_cli_unknown_metric_and_missing_file(capsys: pytest.CaptureFixture[str],
     status, _, err = _run(capsys, str(EXAMPLE), "--metrics", "bleu")
     assert status == 2
     assert err == (
-        "ef rag: error: 'metrics' has unknown metric name(s) ['bleu']; valid names are ['exact_match', "
+        "ef rag: error: --metrics has unknown metric name(s) ['bleu']; valid names are ['exact_match', "
         "'token_f1', 'answer_contains', 'rouge_l', 'chrf', 'claim_recall', 'claim_precision', 'claim_f1', "
         "'faithfulness', 'context_utilization', 'noise_sensitivity_in_relevant', 'noise_sensitivity_in_irrelevant', "
         "'hallucination', 'context_recall', 'context_precision', 'non_empty_rate', 'answer_similarity', "
         "'answer_relevance', 'context_relevance']\n"
     )
+    # evaluate_rag's keywords are the flags the user typed (was "'metrics' lists ...", "'checker' ...")
+    status, _, err = _run(capsys, str(EXAMPLE), "-m", "token_f1,token_f1")
+    assert (status, err) == (2, "ef rag: error: --metrics lists 'token_f1' more than once\n")
+    status, _, err = _run(capsys, str(EXAMPLE), "--checker", str(tmp_path))
+    assert (status, err) == (2, f"ef rag: error: --checker '{tmp_path}' is not a model directory: it has no "
+                                "config.json (save a CrossEncoder or a transformers sequence-classification "
+                                "model there)\n")
     missing = tmp_path / "nope.jsonl"
     status, _, err = _run(capsys, str(missing))
     assert (status, err) == (2, f"ef rag: error: [Errno 2] No such file or directory: '{missing}'\n")

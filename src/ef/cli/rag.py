@@ -21,6 +21,7 @@ import re
 
 import ef
 from ef.cli import _output
+from ef.cli._inputs import flag_named
 from ef.evaluation import evaluate_rag
 from ef.evaluation.samples import read_rag_samples
 from ef.io.deepeval import DEEPEVAL_FIELDS, read_deepeval
@@ -124,7 +125,10 @@ def run(args: argparse.Namespace) -> int:
         samples = read_deepeval(path, drop_unmapped=args.drop_unmapped)
     else:
         samples = _read_ragas(path)
-    report = evaluate_rag(samples, metrics=metrics, checker=args.checker)
+    try:
+        report = evaluate_rag(samples, metrics=metrics, checker=args.checker)
+    except ValueError as error:  # evaluate_rag names its keywords; the user typed the flags
+        raise flag_named(flag_named(error, "metrics", "--metrics"), "checker", "--checker") from None
     if json_out is None:
         print(report)
     else:
