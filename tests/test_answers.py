@@ -89,6 +89,9 @@ def test_rouge_l_reads_whole_hindi_words() -> None:
         ("", []),
         (" \n\t ", []),
         ("**\n--", []),  # no word: no claim
+        ("The answer is no. Paris is in France.", ["The answer is no.", "Paris is in France."]),  # was one claim
+        ("No. It is in Paris.", ["No.", "It is in Paris."]),  # was one claim
+        ("See No. 5 and no. 6 here.", ["See No. 5 and no. 6 here."]),  # 'No.' before a number abbreviates it
     ],
 )
 def test_sentences(text: str, expected: list[str]) -> None:

@@ -125,7 +125,7 @@ def sentences(text: str) -> list[str]:
         piece = text[start : match.start()]
         start = match.end()
         candidate = pending + piece
-        if "\n" not in match.group() and _ends_in_abbreviation(candidate):
+        if "\n" not in match.group() and _ends_in_abbreviation(candidate, text[start:]):
             pending = candidate + match.group()
             continue
         pending = ""
@@ -134,11 +134,13 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def _ends_in_abbreviation(text: str) -> bool:
+def _ends_in_abbreviation(text: str, following: str) -> bool:
     if not text.endswith("."):
         return False
     last = text[:-1].rsplit(None, 1)[-1] if text[:-1].strip() else ""
     last = last.lstrip("([\"'").lower()
+    if last == "no":  # "No. 5" abbreviates "number"; "The answer is no." ends a sentence
+        return following[:1].isdigit()
     # "1." opening a list item is a number, not a sentence.
     enumerator = last.isdigit() and len(last) <= 3 and text.split("\n")[-1].strip() == last + "."
     return (len(last) == 1 and last.isalpha()) or last in _ABBREVIATIONS or enumerator
