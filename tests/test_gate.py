@@ -165,6 +165,19 @@ def test_an_unchanged_result_passes_only_with_enough_queries() -> None:
     assert v.queries_needed == 5
 
 
+def test_differences_all_on_a_margin_of_0_no_number_of_queries_settles() -> None:
+    # A relative margin of a baseline that scores 0 everywhere (say -l above every grade) is 0, and
+    # so is every difference: it said "about 301 queries would settle a difference of +0.0000".
+    zeros = _result({"map": [0.0] * 300})
+    v = gate(zeros, zeros, margin="2%").get("map")
+    assert (v.verdict, v.threshold, v.queries_needed) == ("inconclusive", 0.0, None)
+    assert v.line == (
+        "INCONCLUSIVE map: candidate 0.0000 vs baseline 0.0000 (+0.0000); the interval [+0.0000, +0.0000] holds "
+        "the margin +0.0000 (2% of the baseline mean); with 300 queries the gate detects a difference of 0.0000 "
+        "from the margin (80% power); no number of queries settles a difference that sits on the margin"
+    )
+
+
 def test_margins_absolute_relative_and_per_measure() -> None:
     base = _result({"ndcg@10": [0.4, 0.6] * 10, "mrr": [0.8, 1.0] * 10})
     report = gate(base, base, margin={"ndcg@10": "2%", "*": 0.05})

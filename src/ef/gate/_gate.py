@@ -406,7 +406,7 @@ def gate(
                 verdict=str(decision.verdict[j]),  # type: ignore[arg-type]
                 margin=float(delta[j]),
                 margin_text=str(margins[m]),
-                threshold=float(-delta[j] * s),
+                threshold=float(-delta[j] * s) + 0.0,  # a margin of 0 prints +0.0000, not -0.0000
                 n_queries=n,
                 baseline_mean=float(base_means[j]),
                 candidate_mean=float(values["candidate"][:, j].mean()),
@@ -421,9 +421,10 @@ def gate(
                 p_fail_holm=float(decision.p_fail_holm[j]),
                 sd=sd,
                 detectable=stats.detectable_difference(sd, n, level),
-                # all differences equal: the exact test needs 2**n > 1/level sign flips, whatever the sd
+                # all differences equal: the exact test needs 2**n > 1/level sign flips, whatever the sd;
+                # equal to the margin (0 and 0: a relative margin of a baseline mean of 0), no number can
                 queries_needed=stats.queries_needed(sd, distance, level)
-                if sd > 0
+                if sd > 0 or distance == 0
                 else max(n + 1, math.floor(math.log2(1.0 / level)) + 1),
             )
         )
