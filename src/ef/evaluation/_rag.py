@@ -346,12 +346,14 @@ def evaluate_rag(
     Which samples a metric scores (its ``coverage``):
 
     - ``exact_match``, ``token_f1``: samples with a ``response`` and a ``reference``.
-    - ``context_recall``, ``context_precision``: samples whose ``reference`` has at least one
-      token after normalization (an empty reference marks an unanswerable question, which the
-      answer metrics score by SQuAD v2's rule but which has nothing for a context to hold).
-    - ``non_empty_rate``: every sample.
+    - ``context_recall``, ``context_precision``: samples with ``retrieved_contexts`` whose
+      ``reference`` has at least one token after normalization (an empty reference marks an
+      unanswerable question, which the answer metrics score by SQuAD v2's rule but which has
+      nothing for a context to hold).
+    - ``non_empty_rate``: samples with ``retrieved_contexts``.
 
-    A ``retrieved_contexts`` that is absent or ``None`` counts as nothing retrieved.
+    A ``retrieved_contexts`` that is absent or ``None`` is not known: the metrics that read
+    contexts leave the sample out (an empty list is nothing retrieved, and scores ``0.0``).
 
     Parameters
     ----------

@@ -321,7 +321,9 @@ def _has_reference_tokens(sample: Mapping[str, Any]) -> bool:
 
 
 def _contexts(sample: Mapping[str, Any]) -> Sequence[str]:
-    # Absent or None retrieved_contexts: nothing was retrieved.
+    # Absent or None retrieved_contexts: not known. The measures that read contexts need the field (a
+    # sample without it is left out, as Ragas and DeepEval refuse it); the claim measures that do not
+    # read them score it with no context.
     contexts = sample.get("retrieved_contexts")
     return [] if contexts is None else contexts
 
@@ -397,7 +399,9 @@ RAG_SCORERS: tuple[RagScorer, ...] = (
         _claim_scorer(
             name,
             _CLAIM_DESCRIPTIONS[name],
-            ("response",) if name == "faithfulness" else ("response", "reference"),
+            ("response", "reference") if name.startswith("claim_") else
+            ("response", "retrieved_contexts") if name == "faithfulness" else
+            ("response", "reference", "retrieved_contexts"),
         )
         for name in CLAIM_METRICS
     ),
@@ -405,21 +409,21 @@ RAG_SCORERS: tuple[RagScorer, ...] = (
         "context_recall",
         "share of the reference's distinct tokens found in the retrieved contexts",
         lambda s: context_recall(s["reference"], _contexts(s)),
-        needs=("reference",),
+        needs=("reference", "retrieved_contexts"),
         applies=_has_reference_tokens,
     ),
     RagScorer(
         "context_precision",
         "share of retrieved contexts sharing a token with the reference",
         lambda s: context_precision(s["reference"], _contexts(s)),
-        needs=("reference",),
+        needs=("reference", "retrieved_contexts"),
         applies=_has_reference_tokens,
     ),
     RagScorer(
         "non_empty_rate",
         "share of samples that retrieved at least one context",
         lambda s: 1.0 if _contexts(s) else 0.0,
-        needs=(),
+        needs=("retrieved_contexts",),
     ),
 )
 """The RAG measures, in the order :func:`~ef.evaluation.evaluate_rag` reports them."""
