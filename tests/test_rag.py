@@ -614,6 +614,26 @@ def test_cli_unknown_metric_and_missing_file(capsys: pytest.CaptureFixture[str],
     assert (status, err) == (2, f"ef rag: error: [Errno 2] No such file or directory: '{missing}'\n")
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "<stdin>: no samples (the file has no JSON lines)"),  # was '-: no samples'
+        ('{"id": 1}\n', "<stdin>:1: sample has unknown key 'id'; a sample holds"),  # was '-:1: sample ...'
+        ("x\n", "<stdin>:1: malformed JSON: Expecting value (column 1)"),  # the reader's own, unchanged
+    ],
+)
+def test_cli_names_standard_input_as_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, text: str, message: str
+) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(text.encode()))))
+    status, out, err = _run(capsys, "-")
+    assert (status, out) == (2, "")
+    assert err.startswith(f"ef rag: error: {message}")
+
+
 def test_cli_help_lists_every_metric(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["rag", "--help"])

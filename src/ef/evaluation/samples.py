@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from ef.evaluation._rag import _check_sample
+from ef.io._source import display_name
 from ef.io.jsonl import iter_json_objects
 
 __all__ = ["read_rag_samples"]
@@ -29,9 +30,9 @@ def read_rag_samples(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         ``file:line: ...`` for a line that is not a JSON object or a sample with a missing or
         mistyped field, and for a file without samples.
     """
-    name = os.fspath(path)
+    name = display_name(path)  # '<stdin>' for '-', as the JSON reader's own errors say
     samples: list[dict[str, Any]] = []
-    for number, record in iter_json_objects(name):
+    for number, record in iter_json_objects(path):
         try:
             _check_sample(record, f"{name}:{number}: sample")
         except TypeError as error:  # bad input in a file is a ValueError naming file:line
