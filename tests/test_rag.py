@@ -573,6 +573,12 @@ def test_cli_reads_gzip(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
         ('{"response": "a"}\r\n{"reference": 4}\r\n', "{path}:2: sample['reference'] must be a str (got int)"),
         ('{"retrieved_contexts": "one passage"}\n',
          "{path}:1: sample['retrieved_contexts'] must be a list of str (got str)"),
+        # the fields ef only forwards to Ragas: a traceback ending "TypeError: samples[0]['persona_name'] ...", exit 1
+        ('{"response": "a"}\n{"response": "a", "persona_name": 3}\n',
+         "{path}:2: sample['persona_name'] must be a str (got int)"),
+        ('{"retrieved_context_ids": [true]}\n',
+         "{path}:1: sample['retrieved_context_ids'][0] must be a str or int id (got bool)"),
+        ('{"rubrics": ["x"]}\n', "{path}:1: sample['rubrics'] must be a mapping of str to str (got list)"),
         ('{"id": 7, "response": "a"}\n', "{path}:1: sample has unknown key 'id'; a sample holds only the fields"),
         ("\n  \n", "{path}: no samples (the file has no JSON lines)"),
         (b'{"response": "\xff"}\n', "{path}:1: not valid UTF-8 (invalid start byte)"),

@@ -34,7 +34,7 @@ def read_rag_samples(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     samples: list[dict[str, Any]] = []
     for number, record in iter_json_objects(path):
         try:
-            _check_sample(record, f"{name}:{number}: sample")
+            _check_sample(record, f"{name}:{number}: sample", forwarded=True)  # as evaluate_rag checks it
         except TypeError as error:  # bad input in a file is a ValueError naming file:line
             raise ValueError(str(error)) from None
         samples.append(record)
