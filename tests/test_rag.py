@@ -443,7 +443,8 @@ def test_evaluate_rag_rejects_bad_metrics(metrics: Any, error: type[Exception], 
         ([SAMPLES[0], "text"], TypeError, r"^samples\[1\] must be a mapping of RagSample fields \(got str\)$"),
         ([{"response": 1}], TypeError, r"^samples\[0\]\['response'\] must be a str \(got int\)$"),
         ([SAMPLES[0], {"reference": ["Paris"]}], TypeError,
-         r"^samples\[1\]\['reference'\] must be a str \(got list\)$"),
+         r"^samples\[1\]\['reference'\] must be a str \(got list\): one reference answer per sample \(for several "
+         r"gold answers, take the max of ef\.evaluation\.exact_match or token_f1 over them, as SQuAD's script does\)$"),
         ([{"user_input": b"q"}], TypeError, r"^samples\[0\]\['user_input'\] must be a str \(got bytes\)$"),
         ([{"retrieved_contexts": "Paris"}], TypeError,
          r"^samples\[0\]\['retrieved_contexts'\] must be a list of str \(got str\)$"),
@@ -571,6 +572,10 @@ def test_cli_reads_gzip(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
         ('{"response": "a"}\n{"response": "b"\n', "{path}:2: malformed JSON: Expecting ',' delimiter (column 17)"),
         ('\n\n["a"]\n', "{path}:3: expected a JSON object, got array"),
         ('{"response": "a"}\r\n{"reference": 4}\r\n', "{path}:2: sample['reference'] must be a str (got int)"),
+        # SQuAD's several gold answers: said what to do (it was only "must be a str (got list)")
+        ('{"response": "a", "reference": ["a", "an a"]}\n',
+         "{path}:1: sample['reference'] must be a str (got list): one reference answer per sample (for several "
+         "gold answers, take the max of ef.evaluation.exact_match or token_f1 over them, as SQuAD's script does)"),
         ('{"retrieved_contexts": "one passage"}\n',
          "{path}:1: sample['retrieved_contexts'] must be a list of str (got str)"),
         # the fields ef only forwards to Ragas: a traceback ending "TypeError: samples[0]['persona_name'] ...", exit 1

@@ -230,7 +230,11 @@ def _check_sample(
     for key in _STR_FIELDS:
         value = sample.get(key)
         if value is not None and not isinstance(value, str):
-            raise TypeError(f"{where}[{key!r}] must be a str (got {type(value).__name__})")
+            # A list of gold answers is SQuAD's (and Natural Questions', TriviaQA's) shape: say what to do.
+            several = (": one reference answer per sample (for several gold answers, take the max of "
+                       "ef.evaluation.exact_match or token_f1 over them, as SQuAD's script does)"
+                       if key == "reference" and isinstance(value, list | tuple) else "")
+            raise TypeError(f"{where}[{key!r}] must be a str (got {type(value).__name__}){several}")
     for key in _LIST_FIELDS:
         value = sample.get(key)
         if value is not None:
