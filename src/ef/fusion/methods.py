@@ -294,7 +294,9 @@ def fuse_stack(
     length[stack.list_run, stack.list_query] = stack.counts
     if spec.name in ("borda", "wborda"):
         fill[:] = (per_query[None, :] - length + 1) / 2
-    elif norm == "borda":
+    elif norm == "borda" and spec.name != "segfuse":
+        # SegFuse scores a segment of the run's ranks, which an unlisted doc has none of: it gets nothing
+        # (the norm's fill is a normalised score, not a SegFuse value, and outranked the run's own top).
         fill[:] = 0.5 - (length - 1) / (2 * np.maximum(per_query, 1)[None, :])  # a query of empty lists fills none
     elif spec.name == "bayesfuse":
         fill[:] = _MIN_ODD

@@ -1,0 +1,26 @@
+"""What a ranx / PyTerrier user switching to ef found wrong in fusion (each case worked by hand)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ef.fusion import fit, fuse
+
+# Two runs of two queries; d4 is b's top document for q1 and absent from a's list.
+A = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d1": 3.0, "d4": 1.0}}
+B = {"q1": {"d4": 0.9, "d1": 0.5}, "q2": {"d4": 2.0, "d2": 1.0}}
+QRELS = {"q1": {"d1": 1}, "q2": {"d4": 1}}
+
+
+def test_segfuse_after_borda_gives_an_unlisted_doc_nothing_not_the_raw_borda_fill() -> None:
+    # The tables: each run's first segment [0, 5) holds 1 relevant of 5 places: P = 0.2 for both.
+    params = fit([A, B], QRELS, method="segfuse")
+    assert [t.tolist()[0] for t in params["tables"]] == [0.2, 0.2]
+    # q1 has c = 4 candidates; borda of rank r is 1 - (r - 1) / 4; SegFuse scores P * (borda + 1).
+    # d1: a rank 1 -> 0.2 * 2, b rank 2 -> 0.2 * 1.75; d4: b rank 1 -> 0.2 * 2; d2: a rank 2 -> 0.2 * 1.75;
+    # d3: a rank 3 -> 0.2 * 1.5. A run that does not list a doc gives it nothing: it was given the
+    # borda norm's raw fill (d4 0.25 from a, d2 0.375 from b), a value of another scale that put
+    # b's top document last.
+    got = fuse([A, B], method="segfuse", norm="borda", params=params)["q1"]
+    assert list(got) == ["d1", "d4", "d2", "d3"]
+    assert dict(got) == pytest.approx({"d1": 0.75, "d4": 0.4, "d2": 0.35, "d3": 0.3}, rel=1e-12)
