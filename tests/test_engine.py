@@ -9,6 +9,7 @@ the same fault, the same run id.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -16,6 +17,7 @@ import random
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -959,3 +961,93 @@ def test_run_text_refuses_what_write_run_refuses(engine: Any) -> None:
     assert engine.run_text(["q"], np.array([1, 2]), ["d"], np.array([99, 0]), np.ones(2), "r", b"[1.0]") == [
         "q Q0 d 1 1.0 r\n"
     ]
+
+
+def test_a_score_whose_float_replaces_a_grade_reads_the_grade_it_replaced() -> None:
+    # The kernel held the grade borrowed from the qrels while a score's __float__ ran: replaced
+    # there, it was freed, and the kernel read whatever took its memory (7.0 below, nDCG 2.33).
+    class Grade(float):
+        pass
+
+    qrels: dict[str, dict[str, Any]] = {"q": {"d": Grade(3.0)}}
+    taken: list[Grade] = []
+
+    class Replacing:
+        def __float__(self) -> float:
+            qrels["q"]["d"] = 1.0  # frees Grade(3.0), the qrels' only reference to it
+            taken.extend(Grade(7.0) for _ in range(10))  # objects of its size, in its memory
+            return 0.5
+
+    got = _kernel.rank_mapping({"q": {"d": Replacing()}}, qrels, ["q"], -1, _hits._convert, _hits._bad_doc)
+    assert np.frombuffer(got[3], dtype=np.float64).tolist() == [3.0]
+
+
+def test_a_str_subclass_score_is_refused_after_a_real_type_it_could_replace_is_gone() -> None:
+    # The kernel cached the last numbers.Real type of a score by its address alone: once that
+    # type was freed, a new type at its address (here a str subclass) was taken for a Real and
+    # its score parsed by float() ('9' read as 9.0) instead of refused.
+    import gc
+    import numbers
+
+    def a_real() -> type:
+        class Real:
+            def __float__(self) -> float:
+                return 0.5
+
+        numbers.Real.register(Real)
+        return Real
+
+    cls = a_real()
+    qrels = {"q": {"d": 1}}
+    _kernel.rank_mapping({"q": {"d": cls()}}, qrels, ["q"], -1, _hits._convert, _hits._bad_doc)
+    del cls
+    gc.collect()
+    for i in range(200):
+        text = type(f"Text{i}", (str,), {})
+        with pytest.raises(ValueError, match=r"^run: score of doc 'd' in query 'q' is not a number \(got '9'\)$"):
+            _kernel.rank_mapping({"q": {"d": text("9")}}, qrels, ["q"], -1, _hits._convert, _hits._bad_doc)
+
+
+@contextlib.contextmanager
+def _repeated(head: bytes, body: bytes, tail: bytes, copies: int) -> Iterator[memoryview]:
+    """A read-only buffer of head + body * copies + tail (each a whole number of pages) in a few
+    pages of memory: each part one memfd, mapped again and again into one reserved range."""
+    import ctypes
+    import mmap
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    size = len(head) + len(body) * copies + len(tail)
+    base = libc.mmap(None, size, 0, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)  # reserved (PROT_NONE)
+    assert base not in (None, ctypes.c_void_p(-1).value)
+    try:
+        at = base
+        for part, times in ((head, 1), (body, copies), (tail, 1)):
+            fd = os.memfd_create("part")
+            try:
+                os.write(fd, part)
+                for _ in range(times):
+                    fixed = mmap.MAP_SHARED | 0x10  # MAP_FIXED: into the reserved range
+                    assert libc.mmap(at, len(part), mmap.PROT_READ, fixed, fd, 0) == at
+                    at += len(part)
+            finally:
+                os.close(fd)
+        with memoryview((ctypes.c_char * size).from_address(base)).cast("B") as view:
+            yield view
+    finally:
+        libc.munmap(base, size)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux" or sys.maxsize < 2**40, reason="memfd and a 64-bit address space")
+def test_a_line_of_more_than_2_31_columns_is_read_without_overflow() -> None:
+    # The tokeniser counted a line's columns in an int: past 2^31 it went negative, and the
+    # column's offsets were written below the stack array that holds six (a crash). 4 GiB of
+    # address space here, a few pages of memory.
+    page = 1 << 20
+    head = b"q 0 d 1 1.5 r".ljust(page, b" ")
+    copies = 2**32 // page + 1  # > 2^31 columns "a" of 2 bytes each
+    with _repeated(head, b" a" * (page // 2), b" a".ljust(page - 1, b" ") + b"\n", copies) as data:
+        assert _kernel.read_run(data) == {"q": {"d": 1.5}}

@@ -671,7 +671,7 @@ static inline int first_flag(uint64_t flags) {
 static int read_line(const char *p, Py_ssize_t size, Py_ssize_t at, int64_t line, row *r, Py_ssize_t run_id[2],
                      Py_ssize_t *next, fault *f) {
     Py_ssize_t field[6][2], start = at, base = at, j;
-    int fields = 0;
+    Py_ssize_t fields = 0; /* a count, not an int: a 4 GiB line holds 2^31 tokens */
     uint64_t high = 0, low = 0; /* high: a byte >= 0x80 on the line (the ids' UTF-8 is checked) */
     for (;;) {
         while (!low) {
@@ -1251,12 +1251,15 @@ static int score_of(PyObject *score, PyObject *convert, PyObject *query_id, PyOb
     if (PyList_Append(keep, doc_id) < 0 || PyList_Append(keep, score) < 0) return -1;
     /* numpy's scalars, Fraction ...: a numbers.Real (not numpy's bool, which is not one) other than
      * bool and int, read by its __float__; anything else, NaN and an infinity go to `convert`. */
-    static PyTypeObject *last_real; /* a cache of one type, read and written with the GIL held */
+    /* A cache of one type, read and written with the GIL held, compared by address only: so a
+     * static type (numpy's scalars), never freed. A class's address could pass, once it is freed,
+     * to a new type (a str subclass, say), then taken for a Real and its score parsed by float(). */
+    static PyTypeObject *last_real;
     int real = Py_TYPE(score) == last_real;
     if (!real && real_type && !PyBool_Check(score) && !PyLong_Check(score)) {
         real = PyObject_IsInstance(score, real_type);
         if (real < 0) return -1;
-        if (real) last_real = Py_TYPE(score);
+        if (real && !(PyType_GetFlags(Py_TYPE(score)) & Py_TPFLAGS_HEAPTYPE)) last_real = Py_TYPE(score);
     }
     if (real) {
         PyObject *number = PyNumber_Float(score);
@@ -1350,14 +1353,22 @@ static PyObject *rank_mapping(PyObject *module, PyObject *args) {
                 goto done;
             }
             doc *j = &work.judged[k];
+            /* The grade is borrowed from `judged`, which a score's __float__ (run by score_of) may
+             * change: held until it is read. */
+            Py_INCREF(grade);
             if (score_of(score, convert, query_id, doc_id, keep, real_type, &j->score) < 0) {
+                Py_DECREF(grade);
                 PyErr_Clear();
                 continue;
             }
             j->id = utf8_of(doc_id, &j->len, keep);
-            if (!j->id || PyList_Append(keep, doc_id) < 0) goto done; /* its UTF-8 lives with it */
+            if (!j->id || PyList_Append(keep, doc_id) < 0) { /* its UTF-8 lives with it */
+                Py_DECREF(grade);
+                goto done;
+            }
             j->head = head_of(j->id, j->len);
             double g = PyFloat_AsDouble(grade);
+            Py_DECREF(grade);
             if (g == -1.0 && PyErr_Occurred()) goto done;
             memcpy(&j->judgement, &g, sizeof g); /* the hit's grade, not an index (see the result) */
             k++;
