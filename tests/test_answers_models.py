@@ -144,7 +144,8 @@ def test_checker_errors(tmp_path: Path, nli_model: Path) -> None:
     with pytest.raises(ValueError, match=r"^'checker' must be a local model directory \(got '.*x': no such"):
         Checker(tmp_path / "x")
     (tmp_path / "file.bin").write_bytes(b"\0")
-    with pytest.raises(ValueError, match=r"no such directory"):
+    with pytest.raises(ValueError, match=r"^'checker' must be a local model directory \(got '.*file\.bin': a file, "
+                       r"not a directory\)$"):  # it said 'no such directory' of a file that is there
         Checker(tmp_path / "file.bin")
     with pytest.raises(ValueError, match=r"is not a model directory: it has no config.json"):
         Checker(tmp_path)

@@ -66,7 +66,8 @@ class Checker:
     ) -> None:
         directory = Path(os.fspath(path)).expanduser()
         if not directory.is_dir():
-            raise ValueError(f"'checker' must be a local model directory (got {os.fspath(path)!r}: no such directory)")
+            what = "a file, not a directory" if directory.exists() else "no such directory"
+            raise ValueError(f"'checker' must be a local model directory (got {os.fspath(path)!r}: {what})")
         if not (directory / "config.json").is_file():
             raise ValueError(
                 f"'checker' {os.fspath(path)!r} is not a model directory: it has no config.json "
