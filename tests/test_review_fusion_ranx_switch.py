@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ef.fusion import fit, fuse
@@ -24,3 +26,21 @@ def test_segfuse_after_borda_gives_an_unlisted_doc_nothing_not_the_raw_borda_fil
     got = fuse([A, B], method="segfuse", norm="borda", params=params)["q1"]
     assert list(got) == ["d1", "d4", "d2", "d3"]
     assert dict(got) == pytest.approx({"d1": 0.75, "d4": 0.4, "d2": 0.35, "d3": 0.3}, rel=1e-12)
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["-p", "k=-1"], "-p k must be a finite number >= 0 (got -1.0)"),
+    (["--method", "rbc", "-p", "phi=1"], "-p phi must be a number in (0, 1) (got 1.0)"),
+    (["-p", "kk=3"], "-p of method 'rrf' are ['k'] (got 'kk')"),
+])
+def test_cli_fuse_names_the_param_flag_the_user_typed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    # The messages said 'params['k']' and 'params', the Python keyword ef fuse has no flag for.
+    from ef.cli import main
+    from ef.trec import write_run
+
+    write_run(tmp_path / "a.trec", A)
+    write_run(tmp_path / "b.trec", B)
+    assert main(["fuse", str(tmp_path / "a.trec"), str(tmp_path / "b.trec"), *flags, "-o", "-"]) == 2
+    assert capsys.readouterr().err == f"ef fuse: error: {message}\n"

@@ -11,6 +11,7 @@ all queries to ``-o`` if given.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from ef.cli._inputs import check_inputs, check_qrels_not_run, flag_named
@@ -59,7 +60,11 @@ def _flag_named(error: ValueError) -> ValueError:
                           ("folds", "--folds"), ("step", "--step"), ("seed", "--seed"), ("depth", "--depth"),
                           ("measure", "-m"), ("relevance_level", "-l")):
         error = flag_named(error, keyword, flag)
-    return error
+    # A parameter's own message opens with 'params['k']': the user typed -p k=...
+    found = re.match(r"'params\['(\w+)'\]' ", str(error))
+    if found:
+        return ValueError(f"-p {found.group(1)} {str(error)[found.end():]}")
+    return flag_named(error, "params", "-p")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
