@@ -244,7 +244,7 @@ def test_compare_quiet_silences_the_dataset_level_note(
     from ef.trec import read_qrels
 
     def load(name: str, *, split: str | None, corpus: bool) -> SimpleNamespace:  # a dataset judged at grade >= 2
-        graded = {query: {doc: 2 for doc in docs} for query, docs in read_qrels(files["qrels"]).items()}
+        graded = {query: dict.fromkeys(docs, 2) for query, docs in read_qrels(files["qrels"]).items()}
         return SimpleNamespace(name=name, split=split or "test", qrels=graded, facts=SimpleNamespace(relevance_level=2))
 
     monkeypatch.setattr(ef.datasets, "load", load)
