@@ -44,3 +44,15 @@ def test_cli_fuse_names_the_param_flag_the_user_typed(
     write_run(tmp_path / "b.trec", B)
     assert main(["fuse", str(tmp_path / "a.trec"), str(tmp_path / "b.trec"), *flags, "-o", "-"]) == 2
     assert capsys.readouterr().err == f"ef fuse: error: {message}\n"
+
+
+def test_segfuse_refuses_min_max_inverted_whose_ranks_it_would_read_worst_first() -> None:
+    # SegFuse scores the segment of each doc's rank, ranked highest score first; min-max-inverted is
+    # for runs where lower is better, whose best doc that order puts last: every segment was read
+    # from the wrong end (ranx ranks by the inverted scores). Negating the scores is the way.
+    params = fit([A, B], QRELS, method="segfuse")
+    with pytest.raises(ValueError) as raised:
+        fuse([A, B], method="segfuse", norm="min-max-inverted", params=params)
+    assert str(raised.value) == (
+        "'norm' 'min-max-inverted' does not apply to method 'segfuse', whose segments are of the ranks, highest "
+        "score first: negate the scores of a run where lower is better instead")

@@ -131,6 +131,9 @@ def resolve(
         raise ValueError(f"'norm' must be one of {', '.join(map(repr, NORMS))} (got {norm!r})")
     if spec.kind != "score" and spec.name != "segfuse" and chosen != "none":
         raise ValueError(f"'norm' does not apply to method {method!r}, which uses ranks (got {norm!r}; pass none)")
+    if spec.name == "segfuse" and chosen == "min-max-inverted":  # its ranks would be read from the worst end
+        raise ValueError("'norm' 'min-max-inverted' does not apply to method 'segfuse', whose segments are of the "
+                         "ranks, highest score first: negate the scores of a run where lower is better instead")
     if weights is None:
         w = np.ones(n_runs)
     else:
