@@ -118,7 +118,8 @@ class CrossEncoderReranker:
     Raises
     ------
     ValueError
-        If `path` is not an existing directory or does not hold a model CrossEncoder can load.
+        If `path` is not an existing directory or does not hold a model CrossEncoder can load, or
+        its model scores more than one label per pair (a reranker reads one score).
     ImportError
         Without sentence-transformers (the ``dense`` extra).
     """
@@ -144,6 +145,12 @@ class CrossEncoderReranker:
                 raise ValueError(
                     f"cannot load a CrossEncoder from {self.path} offline ({type(error).__name__}: {error})"
                 ) from error
+        # A model of several labels (a passage classifier: 0 not relevant, 1 relevant) gives a row of
+        # logits per pair; which one means "relevant" is the model's, so none is picked here.
+        labels = getattr(self._model, "num_labels", 1)
+        if labels != 1:
+            raise ValueError(f"the CrossEncoder in {self.path} scores {labels} labels per pair (num_labels={labels}); "
+                             "a reranker needs one relevance score per pair (num_labels=1)")
 
     def __repr__(self) -> str:
         return f"CrossEncoderReranker({self.path!r})"
