@@ -608,3 +608,27 @@ def test_cli_errors_name_the_flags(tmp_path: Path, capsys: pytest.CaptureFixture
     path.write_text(json.dumps(_result({"mrr": [0.5 + 0.1 * (i % 4) for i in range(10)]})))
     assert main(["gate", str(path), str(path), *argv]) == 2
     assert capsys.readouterr().err == f"ef gate: error: {said}\n"
+
+
+def test_a_saved_result_on_standard_input_or_a_pipe_gives_its_measures_as_a_json_file_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # gate took '-' and a pipe for a TREC run until it had read them: a saved result there was loaded with
+    # evaluate_run's default measures ("<stdin>: query 'q1' has no value for 'ndcg@10' (it has 'mrr')"),
+    # and its options went unrefused where both sides are saved results.
+    run = tmp_path / "run.trec"
+    run.write_text("q1 0 d1 1 0.9 r\nq1 0 d2 2 0.8 r\nq2 0 d3 1 0.5 r\nq2 0 d4 2 0.4 r\n")
+    qrels = {"q1": {"d2": 1}, "q2": {"d3": 1}}
+    saved = save_result(load_result(run, qrels=qrels, measures=["mrr"]), tmp_path / "saved.json")
+    with open(saved, "rb") as stdin:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(stdin)))
+        report = gate("-", run, qrels=qrels, margin=0.0)
+    assert (report.baseline, report.candidate, [v.measure for v in report.verdicts]) == ("-", str(run), ["mrr"])
+    assert report.get("mrr").baseline_mean == report.get("mrr").candidate_mean == 0.75
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(b" \n" + saved.read_bytes()), daemon=True)
+    writer.start()
+    with pytest.raises(ValueError, match=r"^'missing', 'relevance_level' and 'max_docs' score TREC runs, and both "):
+        gate(fifo, saved, relevance_level=2)
+    writer.join(timeout=10)

@@ -22,7 +22,7 @@ import numpy as np
 from ef.comparison._stats import seed_mean
 from ef.gate import _stats as stats
 from ef.gate._report import GateReport, MeasureVerdict, Outcome
-from ef.gate._result import OPTION_NAMES, READABLE, Result, load_result, readable
+from ef.gate._result import OPTION_NAMES, READABLE, Piped, Result, load_result, open_piped, readable
 
 __all__ = ["DEFAULT_MARGIN", "Margin", "gate", "parse_margin"]
 
@@ -82,8 +82,16 @@ def _members(source: Any) -> list[Any]:
     return list(source) if isinstance(source, list | tuple) else [source]
 
 
+def _opened(source: Any) -> Any:
+    """`source`, or what standard input or a pipe it names holds (:class:`Piped`), read once."""
+    piped = open_piped(source) if isinstance(source, str | os.PathLike) else None
+    return source if piped is None else piped
+
+
 def _is_run(source: Any) -> bool:
-    """A TREC run (file or mapping) to be scored, not a saved result."""
+    """A TREC run (file, pipe or mapping) to be scored, not a saved result."""
+    if isinstance(source, Piped):
+        return source.saved is None
     if isinstance(source, str | os.PathLike):
         return not str(source).endswith((".json", ".jsonl"))
     if isinstance(source, Mapping):
@@ -299,6 +307,10 @@ def gate(
                 got = "None" if source is None else type(source).__name__
                 raise TypeError(f"{where} must be a result ({READABLE}), or a list of them (got {got})")
     _check_keywords(measures, qrels, higher_is_better)
+    # A pipe is read here, once: whether it holds a saved result or a run decides the measures a run
+    # is scored with and whether the options apply (the sides keep their paths as names).
+    base_named, cand_named = base_sources, cand_sources
+    base_sources, cand_sources = ([_opened(s) for s in sources] for sources in (base_named, cand_named))
     options: dict[str, Any] = {
         "qrels": qrels, "missing": missing, "relevance_level": relevance_level, "max_docs": max_docs
     }
@@ -316,7 +328,7 @@ def gate(
         try:
             return load_result(source, measures=measures_of(source), **options)
         except ValueError as error:
-            if isinstance(source, str | os.PathLike):  # the message names the file already
+            if isinstance(source, str | os.PathLike | Piped):  # the message names the file already
                 raise
             # an in-memory result is called "result" or "run" inside: say which side it is
             raise ValueError(f"the {where}: {error}") from error
@@ -433,8 +445,8 @@ def gate(
     return GateReport(
         outcome=outcome,
         verdicts=tuple(verdicts),
-        baseline=_name(base_sources),
-        candidate=_name(cand_sources),
+        baseline=_name(base_named),
+        candidate=_name(cand_named),
         queries=queries,
         alpha=float(alpha),
         resamples=int(resamples),

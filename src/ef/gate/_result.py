@@ -30,9 +30,11 @@ __all__ = [
     "OPTION_NAMES",
     "READABLE",
     "RESULT_SCHEMA",
+    "Piped",
     "Result",
     "dataset_checksum",
     "load_result",
+    "open_piped",
     "qrels_hash",
     "readable",
     "result_metadata",
@@ -380,7 +382,7 @@ def _shown(value: object) -> str:
 
 def readable(source: object) -> bool:
     """Whether `source` is of a kind :func:`load_result` reads (its content is checked there)."""
-    if isinstance(source, Result | Mapping | str | os.PathLike):
+    if isinstance(source, Result | Piped | Mapping | str | os.PathLike):
         return True
     if hasattr(source, "outcomes") and hasattr(source, "scores"):
         return True
@@ -441,21 +443,26 @@ def _load(
         if "per_query" in source or "samples" in source or "schema" in source:
             return _from_mapping(source, "result", measures)
         return _from_run(source, "run", qrels, measures, missing, relevance_level, max_docs)
-    if not isinstance(source, str | os.PathLike):
+    if not isinstance(source, str | os.PathLike | Piped):
         raise TypeError(f"'source' must be a result: {READABLE} (got {_shown(source)})")
-    path = Path(source)
-    if os.fspath(source) == "-" or (path.exists() and not path.is_file() and not path.is_dir()):
-        # Standard input or a pipe (<(ef eval --json -), <(sort run)), read once and kept: a saved
-        # result (JSON) when its first byte that is not white space is '{', else a TREC run.
-        from ef.evaluation._hits import RunBytes, open_run
+    if not isinstance(source, Piped):
+        piped = open_piped(source)
+        if piped is None:
+            return _from_path(Path(source), qrels, measures, missing, relevance_level, max_docs)
+        source = piped
+    if source.saved is not None:
+        return _from_mapping(source.saved, source.name, measures)
+    return _from_run(source.run, source.name, qrels, measures, missing, relevance_level, max_docs)
 
-        run = open_run(os.fspath(source))  # a pipe: its bytes kept as read (RunBytes)
-        if not isinstance(run, RunBytes):  # a file put there since the check above: named, not held
-            return _from_run(run.path, run.path, qrels, measures, missing, relevance_level, max_docs)
-        if _first_byte(run.pipe.reader()) == b"{":
-            text = decode_utf8(run.pipe.whole(), run.name)
-            return _from_mapping(loads(text, run.name), run.name, measures)
-        return _from_run(run, run.name, qrels, measures, missing, relevance_level, max_docs)
+
+def _from_path(
+    path: Path,
+    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | None,
+    measures: Sequence[str] | None,
+    missing: str,
+    relevance_level: float,
+    max_docs: int | None,
+) -> Result:
     if path.is_dir():
         raise IsADirectoryError(f"{path}: a folder, not a result")
     if not path.is_file():
@@ -471,6 +478,34 @@ def _load(
         directions = next((r.get("higher_is_better") for r in samples), None)
         return _from_samples(samples, str(path), measures, directions if isinstance(directions, Mapping) else {})
     return _from_run(str(path), str(path), qrels, measures, missing, relevance_level, max_docs)
+
+
+@dataclass(frozen=True)
+class Piped:
+    """Standard input or a pipe, opened: a saved result's JSON (`saved`), else a TREC run whose bytes
+    are kept as read (`run`, a ``RunBytes``), so that what it is is known before it is scored."""
+
+    name: str
+    saved: Mapping[str, Any] | None
+    run: Any = None
+
+
+def open_piped(source: str | os.PathLike[str]) -> Piped | None:
+    """`source` read as a saved result when it is standard input (``-``) or a pipe (<(ef eval --json -),
+    <(sort run)) whose first byte that is not white space is ``{``, else opened as a TREC run (read
+    once, kept); ``None`` for a path that is no pipe."""
+    path = Path(source)
+    if os.fspath(source) != "-" and not (path.exists() and not path.is_file() and not path.is_dir()):
+        return None
+    from ef.evaluation._hits import RunBytes, open_run
+
+    run = open_run(os.fspath(source))  # a pipe: its bytes kept as read (RunBytes)
+    if not isinstance(run, RunBytes):  # a file put there since the check above: named, not held
+        return None
+    if _first_byte(run.pipe.reader()) != b"{":
+        return Piped(run.name, None, run)
+    # '{' first: a JSON object, or malformed JSON that loads names (<stdin>:LINE:COL ...)
+    return Piped(run.name, loads(decode_utf8(run.pipe.whole(), run.name), run.name))
 
 
 def _first_byte(read: Callable[[int], bytes]) -> bytes:
