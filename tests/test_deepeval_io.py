@@ -389,7 +389,7 @@ def test_in_memory_errors() -> None:
 # (2/3) and one of its two contexts shares a token (1/2); sample 3 has no reference and retrieved nothing
 EXPECTED = {
     "exact_match": 0.5, "token_f1": (1 + 0.8) / 2, "context_recall": (1 + 2 / 3) / 2,
-    "context_precision": (1 + 1 / 2) / 2, "non_empty_rate": 1.0,  # of the 2 goldens with a retrieval_context
+    "context_precision": (1 + 1 / 2) / 2, "non_empty_rate": 2 / 3,  # of all 3 goldens
 }
 
 
@@ -399,7 +399,7 @@ def test_round_trip_through_evaluate_rag(tmp_path: Path, file_type: str) -> None
     report = evaluate_rag(read_deepeval(path))
     assert report.metrics == pytest.approx(EXPECTED, rel=0, abs=1e-15)
     assert report.coverage == {"exact_match": 2, "token_f1": 2, "context_recall": 2, "context_precision": 2,
-                               "non_empty_rate": 2}
+                               "non_empty_rate": 3}
 
 
 def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -431,8 +431,9 @@ def test_ef_rag_deepeval_errors(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     ))
     status, out, _ = _cli(capsys, "rag", "--from", "deepeval", "--drop-unmapped", str(path), "-m", "non_empty_rate",
                           "--json")
-    # no retrieval_context: not known what was retrieved, so no non_empty_rate (it was 0.0)
-    assert (status, json.loads(out)["metrics"], json.loads(out)["coverage"]) == (0, {}, {"non_empty_rate": 0})
+    # no retrieval_context: no context retrieved, the spec's non_empty_rate counts the sample as 0
+    assert (status, json.loads(out)["metrics"], json.loads(out)["coverage"]) == (
+        0, {"non_empty_rate": 0.0}, {"non_empty_rate": 1})
     assert _cli(capsys, "rag", "--drop-unmapped", str(path)) == (
         2, "", "ef rag: error: --drop-unmapped: only with --from deepeval (a Ragas sample has no field to drop)\n"
     )

@@ -352,7 +352,8 @@ def test_evaluate_rag_coverage_rules() -> None:
         # no response: the answer metrics skip it, the context metrics score it.
         {"reference": "Paris", "retrieved_contexts": ["Paris"]},
         # retrieved_contexts absent or None: not known, so the context metrics skip it (they scored it 0,
-        # as if nothing had been retrieved: context_recall 1/3, non_empty_rate 0.6 here).
+        # as if nothing had been retrieved: context_recall 1/3 here); non_empty_rate, the spec's share of
+        # samples that retrieved any context, counts every sample, these as retrieving none.
         {"response": "Paris", "reference": "Paris"},
         {"response": "Paris", "reference": "Paris", "retrieved_contexts": None},
         # an empty reference: SQuAD v2 scores the answer; the context metrics skip it.
@@ -364,9 +365,9 @@ def test_evaluate_rag_coverage_rules() -> None:
     ]
     report = evaluate_rag(samples)
     assert report.coverage == {"exact_match": 4, "token_f1": 4, "context_recall": 2, "context_precision": 2,
-                               "non_empty_rate": 4}
+                               "non_empty_rate": 6}
     assert report.metrics == {"exact_match": 1.0, "token_f1": 1.0, "context_recall": 0.5,
-                              "context_precision": 0.5, "non_empty_rate": 0.75}
+                              "context_precision": 0.5, "non_empty_rate": 0.5}
 
 
 def test_samples_without_retrieved_contexts_have_no_context_metric() -> None:
@@ -376,10 +377,12 @@ def test_samples_without_retrieved_contexts_have_no_context_metric() -> None:
                     {"response": "Lyon", "reference": "Paris", "retrieved_contexts": None}]
     report = evaluate_rag(answers_only, metrics=list(_RAG_METRICS))
     assert report.metrics == {"exact_match": 0.5, "token_f1": 0.5, "answer_contains": 0.5, "rouge_l": 0.5,
-                              "chrf": 0.5, "claim_recall": 0.5, "claim_precision": 0.5, "claim_f1": 0.5}
+                              "chrf": 0.5, "claim_recall": 0.5, "claim_precision": 0.5, "claim_f1": 0.5,
+                              "non_empty_rate": 0.0}  # the spec's share of samples that retrieved any context
     assert {name for name, n in report.coverage.items() if n == 0} == {
         "faithfulness", "context_utilization", "noise_sensitivity_in_relevant", "noise_sensitivity_in_irrelevant",
-        "hallucination", "context_recall", "context_precision", "non_empty_rate"}
+        "hallucination", "context_recall", "context_precision"}
+    assert report.coverage["non_empty_rate"] == 2
 
 
 def test_a_metric_that_applies_to_no_sample_is_left_out() -> None:
@@ -476,7 +479,7 @@ _samples = st.lists(
 def test_evaluate_rag_properties(samples: list[dict[str, Any]]) -> None:
     report = evaluate_rag(samples)
     assert report.n_samples == len(samples)
-    assert report.coverage["non_empty_rate"] == sum(s.get("retrieved_contexts") is not None for s in samples)
+    assert report.coverage["non_empty_rate"] == len(samples)
     for name, value in report.metrics.items():
         assert 0.0 <= value <= 1.0, name
         assert report.coverage[name] > 0

@@ -480,7 +480,7 @@ def test_a_pandas_round_trip_marks_absent_fields_with_nan_and_they_are_absent() 
     report = evaluate_rag(records)
     assert report.metrics == evaluate_rag(samples).metrics
     assert report.coverage == {"exact_match": 1, "token_f1": 1, "context_recall": 1, "context_precision": 1,
-                               "non_empty_rate": 1}  # the NaN retrieved_contexts is absent too
+                               "non_empty_rate": 2}  # every sample: the NaN retrieved_contexts retrieved none
     with_na = [{**samples[1], "reference": pd.NA}, {**samples[0], "retrieved_contexts": np.array(["Paris."])}]
     assert evaluate_rag(with_na).coverage["exact_match"] == 1
     with pytest.raises(TypeError, match=r"^samples\[0\]\['reference'\] must be a str \(got float\)$"):

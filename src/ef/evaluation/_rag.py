@@ -354,10 +354,11 @@ def evaluate_rag(
       ``reference`` has at least one token after normalization (an empty reference marks an
       unanswerable question, which the answer metrics score by SQuAD v2's rule but which has
       nothing for a context to hold).
-    - ``non_empty_rate``: samples with ``retrieved_contexts``.
+    - ``non_empty_rate``: every sample.
 
     A ``retrieved_contexts`` that is absent or ``None`` is not known: the metrics that read
-    contexts leave the sample out (an empty list is nothing retrieved, and scores ``0.0``).
+    contexts leave the sample out (an empty list is nothing retrieved, and scores ``0.0``);
+    ``non_empty_rate``, the share of all samples that retrieved any context, counts it as none.
 
     Parameters
     ----------

@@ -323,7 +323,8 @@ def _has_reference_tokens(sample: Mapping[str, Any]) -> bool:
 def _contexts(sample: Mapping[str, Any]) -> Sequence[str]:
     # Absent or None retrieved_contexts: not known. The measures that read contexts need the field (a
     # sample without it is left out, as Ragas and DeepEval refuse it); the claim measures that do not
-    # read them score it with no context.
+    # read them score it with no context, and non_empty_rate (the spec's share of the samples that
+    # retrieved any context, over every sample) as retrieving none.
     contexts = sample.get("retrieved_contexts")
     return [] if contexts is None else contexts
 
@@ -423,7 +424,7 @@ RAG_SCORERS: tuple[RagScorer, ...] = (
         "non_empty_rate",
         "share of samples that retrieved at least one context",
         lambda s: 1.0 if _contexts(s) else 0.0,
-        needs=("retrieved_contexts",),
+        needs=(),
     ),
 )
 """The RAG measures, in the order :func:`~ef.evaluation.evaluate_rag` reports them."""
