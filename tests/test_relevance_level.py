@@ -166,3 +166,14 @@ def test_every_command_warns_of_a_level_no_grade_reaches_once(
     assert err.count(warning) == 1, err
     if argv[0] == "trec-eval":
         assert out == "map                   \tall\t0.0000\n"  # trec_eval's own output, unchanged
+
+
+def test_a_warning_made_an_error_ends_the_command_as_its_errors_do(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str]
+) -> None:
+    # PYTHONWARNINGS=error (or -W error), as a CI job may set: ef's warning was raised through the CLI as a
+    # traceback, exit 1.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        status, out, err = run(capsys, "trec-eval", "-l", "3", "-m", "map", files["qrels"], files["a"])
+    assert (status, out, err) == (2, "", f"ef trec-eval: error: -l 3{UNREACHED[len('relevance_level=3'):]}\n")

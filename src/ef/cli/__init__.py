@@ -232,19 +232,33 @@ def _drop_stdout() -> None:
         os.close(devnull)
 
 
+_PACKAGE = os.path.dirname(ef.__file__) + os.sep
+
+
+def _flag_worded(message: Warning | str) -> str:
+    """An ef warning's text as the command line says it: the library names its parameter, here -l was typed."""
+    text = str(message)
+    return "-l " + text[len("relevance_level="):] if text.startswith("relevance_level=") else text
+
+
+def _raised_by_ef(error: BaseException) -> bool:
+    """Whether `error` was raised in ef's own code (its innermost frame is in the package)."""
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace is not None and trace.tb_frame.f_code.co_filename.startswith(_PACKAGE)
+
+
 @contextlib.contextmanager
 def _warnings_worded(command: str) -> Iterator[None]:
     """ef's own warnings (a relevance level no judgement reaches ...) as one line each, worded as the
     command's errors are; anything else's as Python shows it (its file and line help there)."""
-    package = os.path.dirname(ef.__file__) + os.sep
     shown = warnings.showwarning
 
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: Any = None, line: str | None = None) -> None:
-        if filename.startswith(package):
-            text = str(message)  # the library names its parameter; here -l was typed
-            text = "-l " + text[len("relevance_level="):] if text.startswith("relevance_level=") else text
-            print(f"ef {command}: warning: {text}", file=sys.stderr)
+        if filename.startswith(_PACKAGE):
+            print(f"ef {command}: warning: {_flag_worded(message)}", file=sys.stderr)
         else:
             shown(message, category, filename, lineno, file, line)
 
@@ -268,6 +282,13 @@ def _guarded(command: str, job: object) -> int:
     except (OSError, ValueError, ImportError) as error:
         # The user's mistakes (a missing file, a malformed line, a bad value): one line, no traceback.
         print(f"ef {command}: error: {error}", file=sys.stderr)
+        return 2
+    except Warning as error:
+        # An ef warning made an error (PYTHONWARNINGS=error, as CI may set): one line, as the errors;
+        # another library's keeps its traceback, whose file and line say where it came from.
+        if not _raised_by_ef(error):
+            raise
+        print(f"ef {command}: error: {_flag_worded(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"ef {command}: interrupted", file=sys.stderr)
