@@ -110,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
 
         if args.baseline is not None:
             error = flag_named(error, "baseline", "--baseline")
+        elif config.baseline is not None and str(error).startswith("'baseline'"):  # named as the file's other keys
+            error = ValueError(f"{args.config}: {error}")
         if args.measure:
             error = flag_named(error, "measures", "--measure")
         raise error from None
