@@ -632,3 +632,19 @@ def test_a_saved_result_on_standard_input_or_a_pipe_gives_its_measures_as_a_json
     with pytest.raises(ValueError, match=r"^'missing', 'relevance_level' and 'max_docs' score TREC runs, and both "):
         gate(fifo, saved, relevance_level=2)
     writer.join(timeout=10)
+
+
+def test_a_saved_result_is_told_by_its_name_in_any_case_and_gzip_compressed(tmp_path: Path) -> None:
+    # 'BASE.JSON' (as Windows tools write it) and 'base.json.gz' were read as TREC runs:
+    # "BASE.JSON:1: expected 6 columns 'query_id iter doc_id rank score run_id', got 1".
+    import gzip
+
+    run = tmp_path / "run.trec"
+    run.write_text("q1 0 d1 1 0.9 r\nq1 0 d2 2 0.8 r\nq2 0 d3 1 0.5 r\nq2 0 d4 2 0.4 r\n")
+    qrels = {"q1": {"d2": 1}, "q2": {"d3": 1}}
+    saved = save_result(load_result(run, qrels=qrels, measures=["mrr"]), tmp_path / "BASE.JSON")
+    (tmp_path / "base.json.gz").write_bytes(gzip.compress(saved.read_bytes()))
+    for path in (saved, tmp_path / "base.json.gz"):
+        assert load_result(path).per_query == {"q1": {"mrr": 0.5}, "q2": {"mrr": 1.0}}
+        report = gate(path, run, qrels=qrels, margin=0.0)
+        assert ([v.measure for v in report.verdicts], report.get("mrr").baseline_mean) == (["mrr"], 0.75)

@@ -22,7 +22,7 @@ import numpy as np
 from ef.comparison._stats import seed_mean
 from ef.gate import _stats as stats
 from ef.gate._report import GateReport, MeasureVerdict, Outcome
-from ef.gate._result import OPTION_NAMES, READABLE, Piped, Result, load_result, open_piped, readable
+from ef.gate._result import OPTION_NAMES, READABLE, Piped, Result, load_result, open_piped, readable, saved_kind
 
 __all__ = ["DEFAULT_MARGIN", "Margin", "gate", "parse_margin"]
 
@@ -93,7 +93,7 @@ def _is_run(source: Any) -> bool:
     if isinstance(source, Piped):
         return source.saved is None
     if isinstance(source, str | os.PathLike):
-        return not str(source).endswith((".json", ".jsonl"))
+        return saved_kind(source) is None
     if isinstance(source, Mapping):
         return not ("per_query" in source or "samples" in source or "schema" in source)
     return False

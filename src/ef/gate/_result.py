@@ -39,6 +39,7 @@ __all__ = [
     "readable",
     "result_metadata",
     "save_result",
+    "saved_kind",
 ]
 
 RESULT_SCHEMA = "ef.result/1"
@@ -406,8 +407,9 @@ def load_result(
     trec-eval -q --json`` write it; a ``.jsonl`` file of ``BenchmarkResult.save_jsonl``; or a
     TREC run (a path, ``-`` for standard input, a pipe, or ``{query: {doc: score}}``), scored
     against `qrels` with `measures` and the options (then its metadata records the qrels' hash and
-    the options). Standard input or a pipe whose first byte that is not white space is ``{`` is a
-    saved result's JSON (read once, kept to be read again).
+    the options). The ``.json``/``.jsonl`` names are told in any case, and may end ``.gz``.
+    Standard input or a pipe whose first byte that is not white space is ``{`` is a saved
+    result's JSON (read once, kept to be read again).
     `measures` ``None`` keeps every measure all queries have. With `qrels`, a result that records
     no qrels hash gets theirs: it is taken to be judged with them.
     """
@@ -467,17 +469,29 @@ def _from_path(
         raise IsADirectoryError(f"{path}: a folder, not a result")
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
-    if path.suffix == ".json":
+    kind = saved_kind(path)
+    if kind == ".json":
         data = read_json(path)  # ef.io's strict reader: NaN, 1e400 or a key given twice is named
         if not isinstance(data, Mapping):
             raise ValueError(f"{path}: expected a JSON object, got {json_type(data)}")
         return _from_mapping(data, str(path), measures)
-    if path.suffix == ".jsonl":
+    if kind == ".jsonl":
         samples = [value for _, value in iter_json_objects(path)]  # a line of another type: file:line
         # save_jsonl records the directions on every line (older files: not at all)
         directions = next((r.get("higher_is_better") for r in samples), None)
         return _from_samples(samples, str(path), measures, directions if isinstance(directions, Mapping) else {})
     return _from_run(str(path), str(path), qrels, measures, missing, relevance_level, max_docs)
+
+
+def saved_kind(source: str | os.PathLike[str]) -> str | None:
+    """``".json"`` or ``".jsonl"`` when `source` is named as a saved result is, in any case and maybe
+    gzip-compressed (``BASE.JSON``, ``base.json.gz``: the readers tell gzip by its bytes); else ``None``.
+
+    >>> saved_kind("BASE.JSON"), saved_kind("b.jsonl.gz"), saved_kind("run.trec")
+    ('.json', '.jsonl', None)
+    """
+    name = os.fspath(source).lower().removesuffix(".gz")
+    return next((kind for kind in (".jsonl", ".json") if name.endswith(kind)), None)
 
 
 @dataclass(frozen=True)
