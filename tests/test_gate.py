@@ -648,3 +648,27 @@ def test_a_saved_result_is_told_by_its_name_in_any_case_and_gzip_compressed(tmp_
         assert load_result(path).per_query == {"q1": {"mrr": 0.5}, "q2": {"mrr": 1.0}}
         report = gate(path, run, qrels=qrels, margin=0.0)
         assert ([v.measure for v in report.verdicts], report.get("mrr").baseline_mean) == (["mrr"], 0.75)
+
+
+def test_json_lines_on_standard_input_or_a_pipe_are_read_as_a_jsonl_file_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # BenchmarkResult.save_jsonl's lines through a pipe were one malformed JSON document:
+    # "<stdin>:2: malformed JSON: Extra data (column 1)".
+    lines = tmp_path / "b.jsonl"
+    lines.write_text('{"sample_id": "s1", "scores": {"latency_ms": 2.0}, "higher_is_better": {"latency_ms": false}}\n'
+                     '\n{"sample_id": "s2", "scores": {"latency_ms": 4.0}}\n')
+    from_file = load_result(lines)
+    assert (from_file.per_query, from_file.higher_is_better) == (
+        {"s1": {"latency_ms": 2.0}, "s2": {"latency_ms": 4.0}}, {"latency_ms": False})
+    with open(lines, "rb") as stdin:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(stdin)))
+        from_stdin = load_result("-")
+    assert (from_stdin.per_query, from_stdin.higher_is_better, from_stdin.source) == (
+        from_file.per_query, from_file.higher_is_better, "<stdin>")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"sample_id": "s1", "scores": {"x": 1.0}}\n[1]\n')
+    with open(bad, "rb") as stdin:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(stdin)))
+        with pytest.raises(ValueError, match=r"^<stdin>:2: expected a JSON object, got array$"):
+            load_result("-")

@@ -344,6 +344,13 @@ def _metadata(data: Mapping[str, Any], source: str) -> dict[str, Any]:
     }
 
 
+def _from_lines(samples: Sequence[Mapping[str, Any]], source: str, measures: Sequence[str] | None) -> Result:
+    """A ``BenchmarkResult.save_jsonl`` file's records."""
+    # save_jsonl records the directions on every line (older files: not at all)
+    directions = next((r.get("higher_is_better") for r in samples), None)
+    return _from_samples(samples, source, measures, directions if isinstance(directions, Mapping) else {})
+
+
 def _from_samples(
     samples: Sequence[Any], source: str, measures: Sequence[str] | None, directions: Mapping[str, Any]
 ) -> Result:
@@ -452,6 +459,8 @@ def _load(
         if piped is None:
             return _from_path(Path(source), qrels, measures, missing, relevance_level, max_docs)
         source = piped
+    if isinstance(source.saved, list):
+        return _from_lines(source.saved, source.name, measures)
     if source.saved is not None:
         return _from_mapping(source.saved, source.name, measures)
     return _from_run(source.run, source.name, qrels, measures, missing, relevance_level, max_docs)
@@ -477,9 +486,7 @@ def _from_path(
         return _from_mapping(data, str(path), measures)
     if kind == ".jsonl":
         samples = [value for _, value in iter_json_objects(path)]  # a line of another type: file:line
-        # save_jsonl records the directions on every line (older files: not at all)
-        directions = next((r.get("higher_is_better") for r in samples), None)
-        return _from_samples(samples, str(path), measures, directions if isinstance(directions, Mapping) else {})
+        return _from_lines(samples, str(path), measures)
     return _from_run(str(path), str(path), qrels, measures, missing, relevance_level, max_docs)
 
 
@@ -496,11 +503,12 @@ def saved_kind(source: str | os.PathLike[str]) -> str | None:
 
 @dataclass(frozen=True)
 class Piped:
-    """Standard input or a pipe, opened: a saved result's JSON (`saved`), else a TREC run whose bytes
-    are kept as read (`run`, a ``RunBytes``), so that what it is is known before it is scored."""
+    """Standard input or a pipe, opened: a saved result's JSON object or JSON Lines records (`saved`),
+    else a TREC run whose bytes are kept as read (`run`, a ``RunBytes``), so that what it is is known
+    before it is scored."""
 
     name: str
-    saved: Mapping[str, Any] | None
+    saved: Mapping[str, Any] | list[dict[str, Any]] | None
     run: Any = None
 
 
@@ -518,8 +526,28 @@ def open_piped(source: str | os.PathLike[str]) -> Piped | None:
         return None
     if _first_byte(run.pipe.reader()) != b"{":
         return Piped(run.name, None, run)
-    # '{' first: a JSON object, or malformed JSON that loads names (<stdin>:LINE:COL ...)
-    return Piped(run.name, loads(decode_utf8(run.pipe.whole(), run.name), run.name))
+    # '{' first: a JSON object, JSON Lines (save_jsonl's: a first line that is a whole object, and
+    # more), or malformed JSON that loads names (<stdin>:LINE: ...)
+    text = decode_utf8(run.pipe.whole(), run.name)
+    lines = text.strip().split("\n")
+    if len(lines) > 1 and _one_object(lines[0]):
+        records = []
+        for number, line in enumerate(text.split("\n"), 1):
+            if line.strip():
+                value = loads(line, f"{run.name}:{number}")
+                if not isinstance(value, dict):
+                    raise ValueError(f"{run.name}:{number}: expected a JSON object, got {json_type(value)}")
+                records.append(value)
+        return Piped(run.name, records)
+    return Piped(run.name, loads(text, run.name))
+
+
+def _one_object(line: str) -> bool:
+    """Whether `line` alone is a JSON object (the first line of JSON Lines, not of an indented object)."""
+    try:
+        return isinstance(loads(line, ""), dict)
+    except ValueError:
+        return False
 
 
 def _first_byte(read: Callable[[int], bytes]) -> bytes:
