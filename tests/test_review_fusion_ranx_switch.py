@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ef.fusion import fit, fuse
+from ef.fusion import fit, fuse, tune
 
 # Two runs of two queries; d4 is b's top document for q1 and absent from a's list.
 A = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d1": 3.0, "d4": 1.0}}
@@ -32,6 +32,8 @@ def test_segfuse_after_borda_gives_an_unlisted_doc_nothing_not_the_raw_borda_fil
     (["-p", "k=-1"], "-p k must be a finite number >= 0 (got -1.0)"),
     (["--method", "rbc", "-p", "phi=1"], "-p phi must be a number in (0, 1) (got 1.0)"),
     (["-p", "kk=3"], "-p of method 'rrf' are ['k'] (got 'kk')"),
+    (["--missing-doc", "min"], "--missing-doc 'min' imputes a normalised score, for score-based methods; method "
+                               "'rrf' is rank-based: leave it out"),
 ])
 def test_cli_fuse_names_the_param_flag_the_user_typed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
@@ -56,3 +58,24 @@ def test_segfuse_refuses_min_max_inverted_whose_ranks_it_would_read_worst_first(
     assert str(raised.value) == (
         "'norm' 'min-max-inverted' does not apply to method 'segfuse', whose segments are of the ranks, highest "
         "score first: negate the scores of a run where lower is better instead")
+
+
+@pytest.mark.parametrize("method", ["rrf", "borda", "condorcet", "posfuse"])
+def test_missing_min_is_refused_where_no_normalised_score_is_imputed(method: str) -> None:
+    # missing='min' is for score-based methods (docs/fusion.md, ef fuse --help): under RRF it gave a
+    # doc a run does not list that run's last 1 / (k + rank) (d4 of the docstring's runs: 1/1 + 1/3
+    # with k = 0 instead of 1/1), under Borda and Condorcet it was ignored; all silently.
+    with pytest.raises(ValueError) as raised:
+        fuse([A, B], method=method, missing="min", qrels=QRELS if method == "posfuse" else None)
+    kind = "trained" if method == "posfuse" else "rank-based"
+    assert str(raised.value) == (
+        f"'missing' 'min' imputes a normalised score, for score-based methods; method {method!r} is {kind}: "
+        "leave it out")
+
+
+def test_tune_refuses_missing_min_for_a_method_it_does_not_apply_to() -> None:
+    with pytest.raises(ValueError) as raised:
+        tune([A, B], QRELS, method=["wsum", "rrf"], missing="min", folds=2)
+    assert str(raised.value) == (
+        "'missing' 'min' imputes a normalised score, for score-based methods; method 'rrf' is rank-based: "
+        "leave it out")

@@ -175,6 +175,15 @@ def resolve(
     return spec, chosen, w, out
 
 
+def check_missing(spec: Method, missing: str) -> None:
+    """`missing` ``"min"`` imputes a list's lowest normalised score: a method of ranks or of fitted
+    tables has none (RRF took the list's last ``1 / (k + rank)``, Borda and Condorcet ignored it)."""
+    if missing == "min" and spec.kind != "score":
+        kind = "rank-based" if spec.kind == "rank" else spec.kind
+        raise ValueError(f"'missing' 'min' imputes a normalised score, for score-based methods; method "
+                         f"{spec.name!r} is {kind}: leave it out")
+
+
 @dataclass(frozen=True, slots=True)
 class Fused:
     """The fused (query, doc, score) entries in trec_eval's order, as codes into the stack's ids."""
@@ -581,7 +590,7 @@ def _fused(runs: Any, method: str, norm: str | None, weights: Sequence[float] | 
     if weights is not None and isinstance(weights, Iterable) and not isinstance(weights, str | bytes):
         weights = list(weights)  # read twice below: a generator would be empty the second time
     n_given = len(runs) if isinstance(runs, Mapping | Sequence) and not isinstance(runs, str) else 0
-    resolve(method, norm, weights if n_given else None, params, n_given)  # checked before any run file is read
+    check_missing(resolve(method, norm, weights if n_given else None, params, n_given)[0], missing)  # before any read
     stack, names = _prepare(runs, depth)
     spec, chosen, w, checked = resolve(method, norm, weights, params, stack.n_runs)
     fits = spec.kind == "trained" and "tables" not in checked

@@ -24,7 +24,7 @@ import numpy.typing as npt
 from ef._validate import check_non_negative_int, check_positive_number
 from ef.comparison._options import check_options
 from ef.fusion._stack import load_run, stack_runs
-from ef.fusion.methods import METHODS, Missing, _check_depth, _names, _qrels, fuse_stack, resolve, to_run
+from ef.fusion.methods import METHODS, Missing, _check_depth, _names, _qrels, check_missing, fuse_stack, resolve, to_run
 from ef.fusion.trained import fit_tables
 from ef.io.ranked import RankedRun
 
@@ -320,6 +320,8 @@ def tune(
     for m in methods:
         for n in norms:
             spec = METHODS.get(m)
+            if spec is not None:
+                check_missing(spec, missing)
             if spec is not None and spec.kind != "score" and m != "segfuse":
                 n = None
             for c in grid(m, n, stack.n_runs, step):
