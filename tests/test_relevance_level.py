@@ -155,6 +155,7 @@ def test_evaluate_retrieval_warns_of_a_level_no_grade_reaches() -> None:
         ["trec-eval", "-l", "3", "-m", "map", "Q", "A"],
         ["compare", "-l", "3", "-m", "map", "Q", "A", "B"],
         ["gate", "-l", "3", "-m", "map", "--qrels", "Q", "A", "B"],
+        ["fuse", "--tune", "Q", "--folds", "2", "-l", "3", "-m", "map", "A", "B"],  # warned at two lines: printed twice
     ],
 )
 def test_every_command_warns_of_a_level_no_grade_reaches_once(

@@ -252,13 +252,19 @@ def _raised_by_ef(error: BaseException) -> bool:
 @contextlib.contextmanager
 def _warnings_worded(command: str) -> Iterator[None]:
     """ef's own warnings (a relevance level no judgement reaches ...) as one line each, worded as the
-    command's errors are; anything else's as Python shows it (its file and line help there)."""
+    command's errors are, each once (Python's registry shows a warning once per line that warns, and
+    a command can reach one from several: ef fuse --tune scores its folds at two); anything else's as
+    Python shows it (its file and line help there)."""
     shown = warnings.showwarning
+    said: set[str] = set()
 
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: Any = None, line: str | None = None) -> None:
         if filename.startswith(_PACKAGE):
-            print(f"ef {command}: warning: {_flag_worded(message)}", file=sys.stderr)
+            text = f"ef {command}: warning: {_flag_worded(message)}"
+            if text not in said:
+                said.add(text)
+                print(text, file=sys.stderr)
         else:
             shown(message, category, filename, lineno, file, line)
 
