@@ -32,6 +32,9 @@ def test_segfuse_after_borda_gives_an_unlisted_doc_nothing_not_the_raw_borda_fil
     (["-p", "k=-1"], "-p k must be a finite number >= 0 (got -1.0)"),
     (["--method", "rbc", "-p", "phi=1"], "-p phi must be a number in (0, 1) (got 1.0)"),
     (["-p", "kk=3"], "-p of method 'rrf' are ['k'] (got 'kk')"),
+    (["--method", "posfuse", "--qrels", "QRELS", "-l", "5"],
+     "--qrels grade no document of the runs' queries relevant at relevance_level 5 (their highest grade is 1): "
+     "method 'posfuse' has nothing to fit on"),
     (["--missing-doc", "min"], "--missing-doc 'min' imputes a normalised score, for score-based methods; method "
                                "'rrf' is rank-based: leave it out"),
 ])
@@ -40,10 +43,12 @@ def test_cli_fuse_names_the_param_flag_the_user_typed(
 ) -> None:
     # The messages said 'params['k']' and 'params', the Python keyword ef fuse has no flag for.
     from ef.cli import main
-    from ef.trec import write_run
+    from ef.trec import write_qrels, write_run
 
     write_run(tmp_path / "a.trec", A)
     write_run(tmp_path / "b.trec", B)
+    write_qrels(tmp_path / "qrels.txt", QRELS)
+    flags = [str(tmp_path / "qrels.txt") if flag == "QRELS" else flag for flag in flags]
     assert main(["fuse", str(tmp_path / "a.trec"), str(tmp_path / "b.trec"), *flags, "-o", "-"]) == 2
     assert capsys.readouterr().err == f"ef fuse: error: {message}\n"
 

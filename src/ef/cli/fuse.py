@@ -58,7 +58,8 @@ def _flag_named(error: ValueError) -> ValueError:
     """`error` from fuse or tune, saying the flag where it says the keyword the flag was passed to."""
     for keyword, flag in (("method", "--method"), ("norm", "--norm"), ("weights", "--weights"),
                           ("folds", "--folds"), ("step", "--step"), ("seed", "--seed"), ("depth", "--depth"),
-                          ("measure", "-m"), ("relevance_level", "-l"), ("missing", "--missing-doc")):
+                          ("measure", "-m"), ("relevance_level", "-l"), ("missing", "--missing-doc"),
+                          ("qrels", "--qrels")):  # with --tune, 'qrels' are --tune's: renamed before this
         error = flag_named(error, keyword, flag)
     # A parameter's own message opens with 'params['k']': the user typed -p k=...
     found = re.match(r"'params\['(\w+)'\]' ", str(error))
