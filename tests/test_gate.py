@@ -672,3 +672,11 @@ def test_json_lines_on_standard_input_or_a_pipe_are_read_as_a_jsonl_file_is(
         monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(stdin)))
         with pytest.raises(ValueError, match=r"^<stdin>:2: expected a JSON object, got array$"):
             load_result("-")
+
+
+def test_a_lower_is_better_interval_of_0_prints_plus_0() -> None:
+    # worst and best are turned to the measure's direction by a sign: -1 * 0.0 printed [-0.0000, -0.0000].
+    zeros = _result({"latency_ms": [0.0] * 30})
+    v = gate(zeros, zeros, margin=0.0, higher_is_better={"latency_ms": False}).get("latency_ms")
+    assert [math.copysign(1.0, x) for x in (v.worst, v.best, v.threshold)] == [1.0, 1.0, 1.0]
+    assert "the interval [+0.0000, +0.0000] holds the margin +0.0000 (0)" in v.line

@@ -423,8 +423,8 @@ def gate(
                 baseline_mean=float(base_means[j]),
                 candidate_mean=float(values["candidate"][:, j].mean()),
                 diff=float(raw[:, j].mean()),
-                worst=float(decision.worst[j] * s),
-                best=float(decision.best[j] * s),
+                worst=float(decision.worst[j] * s) + 0.0,  # as threshold: 0, not -0.0, for a lower-is-better one
+                best=float(decision.best[j] * s) + 0.0,
                 level_pass=float(decision.level_pass[j]),
                 level_fail=float(decision.level_fail[j]),
                 p_pass=float(decision.p_pass[j]),
