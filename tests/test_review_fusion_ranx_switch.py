@@ -84,3 +84,29 @@ def test_tune_refuses_missing_min_for_a_method_it_does_not_apply_to() -> None:
     assert str(raised.value) == (
         "'missing' 'min' imputes a normalised score, for score-based methods; method 'rrf' is rank-based: "
         "leave it out")
+
+
+def test_cli_tune_prints_the_comparisons_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Judged queries no run retrieves for are scored 0 and counted in the verdict's held-out queries;
+    # ef.compare says so in its warnings, which ef fuse --tune left unprinted (ef compare prints them).
+    import random
+
+    from ef.cli import main
+    from ef.trec import write_qrels, write_run
+
+    rng = random.Random(5)
+    docs = [f"d{i}" for i in range(12)]
+    qrels = {f"q{q}": {d: rng.randint(0, 1) for d in rng.sample(docs, 5)} for q in range(30)}
+    a = {q: {d: rng.random() for d in docs} for q in list(qrels)[:28]}
+    b = {q: {d: rng.random() + 0.5 * qrels[q].get(d, 0) for d in docs} for q in list(qrels)[:28]}
+    write_run(tmp_path / "a.trec", a)
+    write_run(tmp_path / "b.trec", b)
+    write_qrels(tmp_path / "qrels.txt", qrels)
+    argv = ["fuse", str(tmp_path / "a.trec"), str(tmp_path / "b.trec"), "--method", "wsum", "--step", "0.5",
+            "--tune", str(tmp_path / "qrels.txt"), "--folds", "3"]
+    assert main(argv) == 0
+    assert capsys.readouterr().err == "".join(
+        f"ef fuse: warning: '{name}' lacked 2 of the 30 queries: scored 0 (missing='zero')\n"
+        for name in ("fused", "a", "b"))
+    assert main([*argv, "-q"]) == 0
+    assert capsys.readouterr().err == ""

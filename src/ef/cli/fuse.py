@@ -209,6 +209,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"held-out {args.measure} {method} norm={norm}: {mean:.4f}", file=out)
         print(f"final (best on all queries): {report.final}", file=out)
         print(report.verdict(), file=out)
+        if not args.quiet:  # as ef compare prints them: a judged query no run retrieved for counts as 0, say so
+            for warning in report.comparison.warnings:
+                print(f"ef fuse: warning: {warning}", file=sys.stderr)
         if args.output is None:
             return 0
         final = report.final
