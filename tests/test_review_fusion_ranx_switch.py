@@ -35,6 +35,8 @@ def test_segfuse_after_borda_gives_an_unlisted_doc_nothing_not_the_raw_borda_fil
     (["--method", "posfuse", "--qrels", "QRELS", "-l", "5"],
      "--qrels grade no document of the runs' queries relevant at relevance_level 5 (their highest grade is 1): "
      "method 'posfuse' has nothing to fit on"),
+    (["--run-id", "my run"], "--run-id must not hold a space, which separates TREC columns (got 'my run')"),
+    (["--run-id", ""], "--run-id must be a non-empty str (got '')"),
     (["--missing-doc", "min"], "--missing-doc 'min' imputes a normalised score, for score-based methods; method "
                                "'rrf' is rank-based: leave it out"),
 ])

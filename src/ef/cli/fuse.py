@@ -131,9 +131,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``ef fuse``: write the fused run and/or print the tuning verdict; return the exit status."""
     from ef.fusion import METHODS, fuse, tune
+    from ef.io.ids import check_trec_id
     from ef.io.trec import run_lines
     from ef.trec import read_run, write_run
 
+    check_trec_id(args.run_id, "--run-id")  # before the fusion, which it would follow
     runs = run_names(args.runs)
     check_inputs(RUN=list(runs.values()), **{"--tune": args.tune, "--qrels": args.qrels})
     check_one_stdin(RUN=list(runs.values()), **{"--tune": args.tune, "--qrels": args.qrels})
