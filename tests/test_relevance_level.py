@@ -178,3 +178,18 @@ def test_a_warning_made_an_error_ends_the_command_as_its_errors_do(
         warnings.simplefilter("error")
         status, out, err = run(capsys, "trec-eval", "-l", "3", "-m", "map", files["qrels"], files["a"])
     assert (status, out, err) == (2, "", f"ef trec-eval: error: -l 3{UNREACHED[len('relevance_level=3'):]}\n")
+
+
+def test_queries_a_run_lacks_judged_0_only_are_not_warned_of() -> None:
+    # compare scores the judged queries a run lacks with an empty run of them: when those are judged 0 only,
+    # that inner evaluation warned 'relevance_level=1: no judgement reaches it (the highest grade is 0)'
+    # (ef compare printed it) of qrels whose other queries reach it.
+    from ef.compare import compare
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 0}, "q3": {"d3": 1}}
+    runs = {"a": {"q1": {"d1": 0.9}, "q3": {"d3": 0.9}}, "b": {"q1": {"d1": 0.9}, "q2": {"d2": 0.9}, "q3": {"d9": 1}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = compare(runs, qrels, ["map"])
+    c = report.comparisons[0]
+    assert (c.system, c.system_mean, c.baseline, c.baseline_mean, c.n_queries) == ("b", 1 / 3, "a", 2 / 3, 3)

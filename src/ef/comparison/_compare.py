@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -317,7 +318,11 @@ def _zeros(run: Any, qrels: Mapping[str, Any], lacking: Sequence[str], measures:
         return {}
     if _is_report(run):
         return {q: (0.0,) * len(measures) for q in lacking}
-    report = evaluate_run({q: {} for q in lacking}, {q: qrels[q] for q in lacking}, list(measures))
+    with warnings.catch_warnings():
+        # An empty run scores 0 at any level: a level these queries' grades miss is no news (the runs'
+        # own evaluation warns when no judged query reaches it).
+        warnings.filterwarnings("ignore", message="relevance_level=", category=UserWarning)
+        report = evaluate_run({q: {} for q in lacking}, {q: qrels[q] for q in lacking}, list(measures))
     return {q: tuple(float(v[m]) for m in measures) for q, v in report.per_query.items()}
 
 
