@@ -112,3 +112,13 @@ def test_cli_tune_prints_the_comparisons_warnings(tmp_path: Path, capsys: pytest
         for name in ("fused", "a", "b"))
     assert main([*argv, "-q"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_rank_method_given_min_max_inverted_says_how_to_fuse_a_lower_is_better_run() -> None:
+    # ranx.fuse(runs, norm="min-max-inverted", method="rrf") ranks a distance run by its inverted
+    # scores; ef ranks by score, highest first, and said only "pass none", which fuses it upside down.
+    with pytest.raises(ValueError) as raised:
+        fuse([A, B], method="rrf", norm="min-max-inverted")
+    assert str(raised.value) == (
+        "'norm' does not apply to method 'rrf', which uses ranks, highest score first (got 'min-max-inverted'; "
+        "pass none, and negate the scores of a run where lower is better)")

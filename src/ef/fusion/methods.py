@@ -130,6 +130,9 @@ def resolve(
     if chosen not in NORMS:
         raise ValueError(f"'norm' must be one of {', '.join(map(repr, NORMS))} (got {norm!r})")
     if spec.kind != "score" and spec.name != "segfuse" and chosen != "none":
+        if chosen == "min-max-inverted":  # ranx ranks by the inverted scores; here ranks are by score, highest first
+            raise ValueError(f"'norm' does not apply to method {method!r}, which uses ranks, highest score first (got "
+                             f"{norm!r}; pass none, and negate the scores of a run where lower is better)")
         raise ValueError(f"'norm' does not apply to method {method!r}, which uses ranks (got {norm!r}; pass none)")
     if spec.name == "segfuse" and chosen == "min-max-inverted":  # its ranks would be read from the worst end
         raise ValueError("'norm' 'min-max-inverted' does not apply to method 'segfuse', whose segments are of the "
