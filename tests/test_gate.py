@@ -386,6 +386,34 @@ def test_a_run_from_standard_input_or_a_pipe_is_scored_as_a_file_is(
         load_result(tmp_path / "nope.trec", qrels=qrels)
 
 
+def test_a_result_saved_by_ef_trec_eval_records_what_gate_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It recorded no qrels hash, level or depth: 'ef gate -l 2 --qrels Q RUN saved.json' compared a
+    # run scored at -l 2 with one scored at -l 1 and passed.
+    qrels, run, other = tmp_path / "q.txt", tmp_path / "a.trec", tmp_path / "b.trec"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 2\nq2 0 d3 2\nq3 0 d4 1\n")
+    run.write_text("q1 Q0 d1 1 0.9 a\nq1 Q0 d2 2 0.8 a\nq2 Q0 d3 1 0.5 a\n")  # q3 is absent
+    other.write_text("q1 Q0 d2 1 0.9 b\nq1 Q0 d1 2 0.8 b\nq2 Q0 d3 1 0.5 b\n")
+    saved = tmp_path / "saved.json"
+    assert main(["trec-eval", "-q", "--json", str(saved), "-m", "map", str(qrels), str(run)]) == 0
+    document = json.loads(saved.read_text())
+    assert document["qrels_hash"] == qrels_hash(qrels)
+    assert document["options"] == {"missing": "skip", "relevance_level": 1, "ignore_identical_ids": False,
+                                   "max_docs": None}
+    capsys.readouterr()
+    assert main(["gate", "-l", "2", "--missing", "skip", "--qrels", str(qrels), str(other), str(saved)]) == 2
+    assert capsys.readouterr().err == (
+        f"ef gate: error: the baseline ({other}) and the candidate ({saved}) are not comparable: option "
+        "relevance_level: 2 in the baseline, 1 in the candidate\n"
+    )
+    complete = tmp_path / "complete.json"  # every judged query in the run: the convention changes nothing
+    whole = tmp_path / "whole.trec"
+    whole.write_text(other.read_text() + "q3 Q0 d4 1 0.2 b\n")
+    assert main(["trec-eval", "-q", "--json", str(complete), "-m", "map", str(qrels), str(whole)]) == 0
+    assert json.loads(complete.read_text())["options"]["missing"] is None
+
+
 def test_reads_trec_eval_json_benchmark_results_and_refuses_nan(tmp_path: Path) -> None:
     trec_json = tmp_path / "t.json"
     trec_json.write_text(json.dumps({"run_id": "r", "measures": {"P_5": 0.2}, "per_query": {"a": {"P_5": 0.2}}}))

@@ -430,12 +430,17 @@ def main(argv: Sequence[str]) -> int:
         write_run_report(args, measures, result, run, qrels, run_id)
 
     if args.json:
+        from ef.gate import result_metadata
+
         document: dict[str, object] = {
             "run_id": run_id,
             "n_queries": n,
             "missing": missing,  # the convention, and how many judged queries it applied to
             "queries_not_in_run": absent,
-            "ef_version": ef.__version__,
+            # What ef gate checks before it compares this result with another: the qrels and the
+            # options that change the numbers (the convention only where a judged query was absent).
+            **result_metadata(qrels=qrels, missing=missing if absent else None, relevance_level=args.level,
+                              ignore_identical_ids=args.ignore_identical_ids, max_docs=args.max_docs),
         }
         if summary_measures:
             document["measures"] = {label[m]: _typed(m, summary[m]) for m in summary_measures}
