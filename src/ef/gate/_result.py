@@ -457,7 +457,11 @@ def _load(
     if not isinstance(source, Piped):
         piped = open_piped(source)
         if piped is None:
-            return _from_path(Path(source), qrels, measures, missing, relevance_level, max_docs)
+            path = Path(source)
+            saved = _saved_at(path, measures)
+            if saved is not None:
+                return saved
+            return _from_run(str(path), str(path), qrels, measures, missing, relevance_level, max_docs)
         source = piped
     if isinstance(source.saved, list):
         return _from_lines(source.saved, source.name, measures)
@@ -466,14 +470,8 @@ def _load(
     return _from_run(source.run, source.name, qrels, measures, missing, relevance_level, max_docs)
 
 
-def _from_path(
-    path: Path,
-    qrels: Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | None,
-    measures: Sequence[str] | None,
-    missing: str,
-    relevance_level: float,
-    max_docs: int | None,
-) -> Result:
+def _saved_at(path: Path, measures: Sequence[str] | None) -> Result | None:
+    """The saved result at `path` (named ``.json`` or ``.jsonl``), or ``None`` for a TREC run."""
     if path.is_dir():
         raise IsADirectoryError(f"{path}: a folder, not a result")
     if not path.is_file():
@@ -487,7 +485,7 @@ def _from_path(
     if kind == ".jsonl":
         samples = [value for _, value in iter_json_objects(path)]  # a line of another type: file:line
         return _from_lines(samples, str(path), measures)
-    return _from_run(str(path), str(path), qrels, measures, missing, relevance_level, max_docs)
+    return None
 
 
 def saved_kind(source: str | os.PathLike[str]) -> str | None:
@@ -528,17 +526,11 @@ def open_piped(source: str | os.PathLike[str]) -> Piped | None:
         return Piped(run.name, None, run)
     # '{' first: a JSON object, JSON Lines (save_jsonl's: a first line that is a whole object, and
     # more), or malformed JSON that loads names (<stdin>:LINE: ...)
-    text = decode_utf8(run.pipe.whole(), run.name)
+    data = run.pipe.whole()
+    text = decode_utf8(data, run.name)
     lines = text.strip().split("\n")
     if len(lines) > 1 and _one_object(lines[0]):
-        records = []
-        for number, line in enumerate(text.split("\n"), 1):
-            if line.strip():
-                value = loads(line, f"{run.name}:{number}")
-                if not isinstance(value, dict):
-                    raise ValueError(f"{run.name}:{number}: expected a JSON object, got {json_type(value)}")
-                records.append(value)
-        return Piped(run.name, records)
+        return Piped(run.name, [value for _, value in iter_json_objects(data, run.name)])
     return Piped(run.name, loads(text, run.name))
 
 

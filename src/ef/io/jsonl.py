@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ef.io._source import Source, decode_utf8, display_name, iter_lines, read_bytes
@@ -86,8 +86,11 @@ def loads(text: str, where: str, *, constants: bool = False) -> Any:
 
 def iter_jsonl(source: Source) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for every non-blank line of a JSON Lines file (plain or gzip, or ``-``)."""
-    name = display_name(source)
-    for number, raw in iter_lines(source):
+    return _values(iter_lines(source), display_name(source))
+
+
+def _values(lines: Iterable[tuple[int, bytes]], name: str) -> Iterator[tuple[int, Any]]:
+    for number, raw in lines:
         if not raw.strip():
             continue
         where = f"{name}:{number}"
@@ -100,10 +103,22 @@ def json_type(value: object) -> str:
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
-def iter_json_objects(source: Source) -> Iterator[tuple[int, dict[str, Any]]]:
-    """:func:`iter_jsonl`, where every value must be a JSON object (``file:line`` otherwise)."""
-    name = display_name(source)
-    for number, value in iter_jsonl(source):
+def iter_json_objects(source: Source | bytes, name: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`iter_jsonl`, where every value must be a JSON object (``file:line`` otherwise); or the
+    records of `source`'s bytes, read already (a pipe's), whose errors name `name`.
+
+    >>> list(iter_json_objects(b'{"a": 1}\\n\\n[2]\\n', "<stdin>"))
+    Traceback (most recent call last):
+    ...
+    ValueError: <stdin>:3: expected a JSON object, got array
+    """
+    if isinstance(source, bytes):
+        name = name or "<bytes>"
+        numbered = enumerate((line.removesuffix(b"\r") for line in source.split(b"\n")), 1)
+        values = _values(numbered, name)
+    else:
+        name, values = display_name(source), iter_jsonl(source)
+    for number, value in values:
         if not isinstance(value, dict):
             raise ValueError(f"{name}:{number}: expected a JSON object, got {json_type(value)}")
         yield number, value
