@@ -335,7 +335,8 @@ def test_save_result_records_the_metadata_and_reads_back(tmp_path: Path) -> None
     assert data["qrels_hash"] == qrels_hash(QRELS)
     assert data["dataset"] == "test_gate.py"
     assert data["dataset_checksum"].startswith("sha256:")
-    assert data["options"] == {"missing": "zero", "relevance_level": 1, "ignore_identical_ids": None, "max_docs": None}
+    assert data["options"] == {"missing": "zero", "relevance_level": 1, "ignore_identical_ids": None,
+                               "judged_docs_only": None, "max_docs": None}
     assert data["pipeline_id"] == "bm25-v1"
     assert [m["name"] for m in data["measures"]] == ["ndcg@10", "P_5", "P_10"]
     assert data["per_query"]["q3"] == report.per_query["q3"]
@@ -400,7 +401,7 @@ def test_a_result_saved_by_ef_trec_eval_records_what_gate_checks(
     document = json.loads(saved.read_text())
     assert document["qrels_hash"] == qrels_hash(qrels)
     assert document["options"] == {"missing": "skip", "relevance_level": 1, "ignore_identical_ids": False,
-                                   "max_docs": None}
+                                   "judged_docs_only": False, "max_docs": None}
     capsys.readouterr()
     assert main(["gate", "-l", "2", "--missing", "skip", "--qrels", str(qrels), str(other), str(saved)]) == 2
     assert capsys.readouterr().err == (
@@ -598,7 +599,8 @@ def test_ef_eval_json_carries_what_a_gate_checks(tmp_path: Path, capsys: pytest.
     assert (data["schema"], data["qrels_hash"], data["dataset_checksum"]) == (
         "ef.result/1", qrels_hash(qrels), dataset_checksum(DEMO_DATASET)
     )
-    assert data["options"] == {"missing": None, "relevance_level": 1, "ignore_identical_ids": False, "max_docs": None}
+    assert data["options"] == {"missing": None, "relevance_level": 1, "ignore_identical_ids": False,
+                               "judged_docs_only": False, "max_docs": None}
     capsys.readouterr()
     assert main(["gate", str(out), str(out)]) == 0
     assert capsys.readouterr().out.splitlines()[1:3] == str(gate(out, out)).splitlines()[1:3]
@@ -708,3 +710,24 @@ def test_a_lower_is_better_interval_of_0_prints_plus_0() -> None:
     v = gate(zeros, zeros, margin=0.0, higher_is_better={"latency_ms": False}).get("latency_ms")
     assert [math.copysign(1.0, x) for x in (v.worst, v.best, v.threshold)] == [1.0, 1.0, 1.0]
     assert "the interval [+0.0000, +0.0000] holds the margin +0.0000 (0)" in v.line
+
+
+@pytest.mark.parametrize(
+    ("flag", "option"), [("--ignore-identical-ids", "ignore_identical_ids"), ("-J", "judged_docs_only")]
+)
+def test_a_result_saved_with_a_flag_that_changes_the_numbers_is_not_gated_against_a_run_scored_without(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, option: str
+) -> None:
+    # Both flags raise map here (a self-match or an unjudged doc drops out); the gate scores a run with
+    # every retrieved doc, so it compared a map of 1.0 with one of 0.5417 as if alike.
+    qrels, run, saved = tmp_path / "qrels", tmp_path / "run", tmp_path / "saved.json"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 1\nq2 0 d3 1\n")
+    run.write_text("q1 Q0 q1 1 0.95 a\nq1 Q0 d1 2 0.9 a\nq1 Q0 d2 3 0.8 a\nq2 Q0 q2 1 0.6 a\nq2 Q0 d3 2 0.5 a\n")
+    assert main(["trec-eval", flag, "-q", "--json", str(saved), "-m", "map", str(qrels), str(run)]) == 0
+    assert json.loads(saved.read_text())["options"][option] is True
+    capsys.readouterr()
+    assert main(["gate", "-m", "map", "--qrels", str(qrels), str(run), str(saved)]) == 2
+    assert capsys.readouterr().err == (
+        f"ef gate: error: the baseline ({run}) and the candidate ({saved}) are not comparable: option "
+        f"{option}: False in the baseline, True in the candidate\n"
+    )

@@ -418,6 +418,7 @@ def _run(args: argparse.Namespace) -> int:
         **{key: value for key, value in result_metadata(
             qrels=qrels, dataset=dataset if dataset.is_dir() else None, relevance_level=args.level or 1,
             ignore_identical_ids=args.ignore_identical_ids, pipeline_id=None if pipeline is None else pipeline.id,
+            judged_docs_only=False,
         ).items() if key != "dataset"},
         **report.to_dict(),
         **({"ann_recall": ann} if ann is not None else {}),

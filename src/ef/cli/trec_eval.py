@@ -440,7 +440,8 @@ def main(argv: Sequence[str]) -> int:
             # What ef gate checks before it compares this result with another: the qrels and the
             # options that change the numbers (the convention only where a judged query was absent).
             **result_metadata(qrels=qrels, missing=missing if absent else None, relevance_level=args.level,
-                              ignore_identical_ids=args.ignore_identical_ids, max_docs=args.max_docs),
+                              ignore_identical_ids=args.ignore_identical_ids, max_docs=args.max_docs,
+                              judged_docs_only=args.judged_only),
         }
         if summary_measures:
             document["measures"] = {label[m]: _typed(m, summary[m]) for m in summary_measures}

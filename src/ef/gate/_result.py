@@ -3,7 +3,7 @@
 A :class:`Result` holds one system's per-query values of some measures, their directions and
 the metadata that says what the values mean: ef's version, the schema, the dataset (name and
 checksum), the qrels' hash, the options that change numbers (``missing``, ``relevance_level``,
-``ignore_identical_ids``, ``max_docs``) and the pipeline id. :func:`save_result` writes one as
+``ignore_identical_ids``, ``judged_docs_only``, ``max_docs``) and the pipeline id. :func:`save_result` writes one as
 JSON (schema :data:`RESULT_SCHEMA`); :func:`load_result` reads that, the JSON of ``ef eval
 --json``, of an :func:`~ef.evaluation.evaluate_run` report's ``to_dict``, of ``ef trec-eval -q
 --json``, a fastrag ``BenchmarkResult`` (object, ``to_dict`` JSON or ``save_jsonl`` file), an
@@ -45,7 +45,7 @@ __all__ = [
 RESULT_SCHEMA = "ef.result/1"
 """The schema of the JSON :func:`save_result` writes."""
 
-OPTION_NAMES = ("missing", "relevance_level", "ignore_identical_ids", "max_docs")
+OPTION_NAMES = ("missing", "relevance_level", "ignore_identical_ids", "judged_docs_only", "max_docs")
 """The options that change a result's numbers: two results gated together must agree on them."""
 
 
@@ -170,7 +170,7 @@ def dataset_checksum(path: str | os.PathLike[str]) -> str:
 
 def _check_metadata(
     dataset: object, dataset_name: object, missing: object, relevance_level: object,
-    ignore_identical_ids: object, max_docs: object, pipeline_id: object,
+    ignore_identical_ids: object, max_docs: object, pipeline_id: object, judged_docs_only: object = None,
 ) -> tuple[float | None, int | None]:
     """What a saved result records, each of its type: missing='bogus' or pipeline_id=3 were written
     as given, and a gate then compared results on them (or refused them for a difference of spelling).
@@ -193,8 +193,9 @@ def _check_metadata(
         raise TypeError(f"'relevance_level' must be a finite number or None (got {relevance_level!r:.80})")
     if relevance_level is not None and relevance_level <= 0:  # save_result scored a run with 1 for a 0
         raise ValueError(f"'relevance_level' must be a finite number > 0 or None (got {relevance_level!r:.80})")
-    if ignore_identical_ids is not None and not isinstance(ignore_identical_ids, bool):
-        raise TypeError(f"'ignore_identical_ids' must be a bool or None (got {ignore_identical_ids!r:.80})")
+    for name, flag in (("ignore_identical_ids", ignore_identical_ids), ("judged_docs_only", judged_docs_only)):
+        if flag is not None and not isinstance(flag, bool):
+            raise TypeError(f"{name!r} must be a bool or None (got {flag!r:.80})")
     depth = None if max_docs is None else check_positive_int(max_docs, "max_docs", what="a positive integer or None")
     level = None if relevance_level is None else (
         int(relevance_level) if isinstance(relevance_level, Integral) else float(relevance_level)
@@ -212,6 +213,7 @@ def result_metadata(
     ignore_identical_ids: bool | None = None,
     max_docs: int | None = None,
     pipeline_id: str | None = None,
+    judged_docs_only: bool | None = None,
 ) -> dict[str, Any]:
     """The metadata a saved result carries (``None`` where unknown), as the top-level keys of its
     JSON (``ef eval --json`` can merge them into its own): ``schema``, ``ef_version``,
@@ -222,10 +224,10 @@ def result_metadata(
     >>> meta["schema"], meta["qrels_hash"][:7]
     ('ef.result/1', 'sha256:')
     >>> meta["options"]
-    {'missing': 'zero', 'relevance_level': 1, 'ignore_identical_ids': None, 'max_docs': None}
+    {'missing': 'zero', 'relevance_level': 1, 'ignore_identical_ids': None, 'judged_docs_only': None, 'max_docs': None}
     """
     relevance_level, max_docs = _check_metadata(
-        dataset, dataset_name, missing, relevance_level, ignore_identical_ids, max_docs, pipeline_id
+        dataset, dataset_name, missing, relevance_level, ignore_identical_ids, max_docs, pipeline_id, judged_docs_only
     )
     name = dataset_name if dataset_name is not None else None if dataset is None else Path(dataset).name
     return {
@@ -238,6 +240,7 @@ def result_metadata(
             "missing": missing,
             "relevance_level": relevance_level,
             "ignore_identical_ids": ignore_identical_ids,
+            "judged_docs_only": judged_docs_only,
             "max_docs": max_docs,
         },
         "pipeline_id": pipeline_id,
@@ -571,7 +574,10 @@ def _from_run(
                           max_docs=max_docs)
     checked, labels = _per_query(source, report.per_query, None)
     metadata = _metadata(
-        result_metadata(qrels=qrels, missing=missing, relevance_level=relevance_level, max_docs=max_docs), source
+        # Scored here: every retrieved doc counts (no trec_eval -J, no dropped self-match), so a result
+        # saved with either option is refused, not compared with this one.
+        result_metadata(qrels=qrels, missing=missing, relevance_level=relevance_level, max_docs=max_docs,
+                        ignore_identical_ids=False, judged_docs_only=False), source
     )
     return Result(checked, labels, {m: _direction(m) for m in labels}, metadata, source)
 
