@@ -79,6 +79,12 @@ def test_a_torch_device_is_taken_as_its_name() -> None:
         (["a"], np.ones(3), ValueError, "'vectors' must be a 2-D array of one row per text (1) (got shape (3,))"),
         (["a"], np.full((1, 3), np.nan), ValueError, "'vectors' holds NaN or infinity: cosine scores of them would "
                                                      "be NaN"),
+        (["a", "long text"], np.array([[0.6, 0.8], [3.0, 4.0]]), ValueError,
+         "'vectors' row 1 ('long text') has norm 5, not 1: cosine scores need normalized rows (divide each by its "
+         "norm, or encode with normalize_embeddings=True)"),
+        (["a"], np.zeros((1, 2)), ValueError, "'vectors' row 0 ('a') has norm 0, not 1: cosine scores need "
+                                              "normalized rows (divide each by its norm, or encode with "
+                                              "normalize_embeddings=True)"),
     ],
 )
 def test_remember_checks_texts_and_vectors(texts: Any, vectors: Any, error: type[Exception], message: str) -> None:

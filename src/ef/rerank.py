@@ -72,8 +72,9 @@ class BiEncoderReranker:
         TypeError
             If `texts` is not a list of str (a str's characters were remembered as texts).
         ValueError
-            If `vectors` is not a 2-D array of one finite row per text, of the width of the vectors
-            remembered before (a NaN row gave NaN scores; another width failed in a later call).
+            If `vectors` is not a 2-D array of one finite row of norm 1 per text, of the width of the
+            vectors remembered before (a NaN row gave NaN scores; another width failed in a later call;
+            a longer row scored as a closer one).
         """
         _check_texts(texts, "texts")
         matrix = np.asarray(vectors, dtype=np.float32)
@@ -86,6 +87,13 @@ class BiEncoderReranker:
         width = next((len(v) for v in self._vectors.values()), matrix.shape[1])
         if len(matrix) and matrix.shape[1] != width:
             raise ValueError(f"'vectors' rows are {matrix.shape[1]} wide, the vectors remembered before {width}")
+        norms = np.linalg.norm(matrix, axis=1)
+        off = np.flatnonzero(np.abs(norms - 1) > 1e-3)  # float32 unit rows are within ~1e-6 of 1
+        if len(off):  # an inner product of unnormalized rows is no cosine: longer texts would win
+            raise ValueError(
+                f"'vectors' row {off[0]} ({texts[off[0]]!r:.40}) has norm {norms[off[0]]:.4g}, not 1: cosine scores "
+                "need normalized rows (divide each by its norm, or encode with normalize_embeddings=True)"
+            )
         for text, row in zip(texts, matrix, strict=True):
             self._vectors.setdefault(text, row)
 
