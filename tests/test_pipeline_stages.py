@@ -127,14 +127,26 @@ def test_ef_eval_pipeline_flags(capsys: pytest.CaptureFixture[str]) -> None:
     ("flags", "message"),
     [
         (["--rerank-depth", "10"], "--rerank-depth needs --rerank MODEL"),
-        (["--overlap", "3"], "pipeline flags: 'overlap' needs a chunk 'size' (got overlap=3, size=None)"),
+        # Each error names the flags typed, not Pipeline's fields ('overlap' needs a chunk 'size',
+        # 'k' must be at most 'rerank_depth' with k the default cutoff the user never gave).
+        (["--overlap", "3"], "--overlap needs --segment-size WORDS (got --overlap 3 alone)"),
+        (["--segment-size", "10", "--overlap", "10"],
+         "--overlap must be smaller than --segment-size (got --overlap 10, --segment-size 10)"),
+        (["--segment-size", "0"], "--segment-size must be a positive integer (got 0)"),
+        (["--bm25-k1", "-1"], "--bm25-k1 must be a number >= 0.0 (got -1.0)"),
+        (["--bm25-b", "2"], "--bm25-b must be a number between 0.0 and 1.0 (got 2.0)"),
         (["--bm25-k1", "1", "--embedder", "st:all-MiniLM-L6-v2"],
          "--bm25-k1 and --bm25-b apply to --embedder bm25 or hybrid, not 'st:all-MiniLM-L6-v2'"),
         (["--bm25-b", "0.5", "--index-dir", "/tmp/x"],
          "--bm25-b runs the pipeline in memory: it cannot be combined with --index-dir"),
         (["--rerank", "minilm", "--rerank-depth", "5", "--k", "10"],
-         "pipeline flags: 'k' must be at most 'rerank_depth': the reranker orders only its top 5 (got k=10)"),
-        (["--rerank", "colbert"], "pipeline flags: 'rerank' must be 'bi:MODEL' (bi-encoder cosine), 'cross:PATH' "
+         "--rerank-depth 5 is less than the deepest cutoff, 10 (--k 10): the reranker orders only its top 5; "
+         "give cutoffs up to 5 or a deeper --rerank-depth"),
+        (["--rerank", "minilm", "--rerank-depth", "50"],  # --k's default reaches 100
+         "--rerank-depth 50 is less than the deepest cutoff, 100 (--k 1,3,5,10,100): the reranker orders only "
+         "its top 50; give cutoffs up to 50 or a deeper --rerank-depth"),
+        (["--rerank", "minilm", "--rerank-depth", "0"], "--rerank-depth must be a positive integer (got 0)"),
+        (["--rerank", "colbert"], "--rerank must be 'bi:MODEL' (bi-encoder cosine), 'cross:PATH' "
                                   "(a local CrossEncoder) or 'minilm' (got 'colbert')"),
     ],
 )
@@ -143,6 +155,25 @@ def test_ef_eval_pipeline_flag_errors(flags: list[str], message: str, capsys: py
 
     assert main(["eval", *flags, "--quiet"]) == 2
     assert capsys.readouterr().err == f"ef eval: error: {message}\n"
+
+
+@pytest.mark.parametrize(
+    ("flags", "fusion_depth"),
+    [(["--k", "10,200"], 200), (["--rerank", "minilm", "--rerank-depth", "300", "--k", "10"], 300),
+     (["--k", "10"], 100)],
+)
+def test_ef_eval_hybrid_pipeline_fuses_as_deep_as_plain_hybrid(flags: list[str], fusion_depth: int) -> None:
+    """--embedder hybrid fuses each list's top max(k, 100); with a pipeline flag it was refused past 100:
+    "hybrid fuses each list's top 100 ('fusion_depth'): k must be at most that (got 200)", a field no flag sets."""
+    from ef.cli import _parser
+    from ef.cli.eval import _grid
+    from ef.cli.sweep import pipeline_from_args
+
+    args = _parser().parse_args(["eval", "--embedder", "hybrid", "--bm25-k1", "1.2", *flags])
+    _grid(args)
+    pipeline = pipeline_from_args(args)
+    assert pipeline is not None
+    assert (pipeline.retriever, pipeline.fusion_depth, pipeline.k) == ("hybrid", fusion_depth, max(args.k))
 
 
 def test_a_pipeline_runs_in_the_fastrag_harness(demo: tuple[dict[str, str], list[str]]) -> None:

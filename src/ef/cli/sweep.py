@@ -169,14 +169,44 @@ def pipeline_from_args(args: argparse.Namespace) -> Pipeline | None:
     retriever = {"bm25": "bm25", "st": "dense", "hybrid": "hybrid"}[spec.kind]
     if retriever == "dense" and (args.bm25_k1 is not None or args.bm25_b is not None):
         raise ValueError(f"--bm25-k1 and --bm25-b apply to --embedder bm25 or hybrid, not {args.embedder!r}")
-    fields: dict[str, object] = {"retriever": retriever, "model": spec.model, "k": max(args.k)}
+    # The rules between fields are said with the flags typed (Pipeline's own say its field names,
+    # 'k' and 'size', which ef eval has not; k is the deepest cutoff, given or --k's default).
+    if args.overlap is not None and args.segment_size is None:
+        raise ValueError(f"--overlap needs --segment-size WORDS (got --overlap {args.overlap} alone)")
+    if args.overlap is not None and args.segment_size is not None and args.overlap >= args.segment_size > 0:
+        raise ValueError(f"--overlap must be smaller than --segment-size (got --overlap {args.overlap}, "
+                         f"--segment-size {args.segment_size})")
+    k = max(args.k)
+    if args.rerank_depth is not None and 0 < args.rerank_depth < k:
+        cutoffs = ",".join(map(str, args.k))
+        raise ValueError(
+            f"--rerank-depth {args.rerank_depth} is less than the deepest cutoff, {k} (--k {cutoffs}): the "
+            f"reranker orders only its top {args.rerank_depth}; give cutoffs up to {args.rerank_depth} or a deeper "
+            "--rerank-depth"
+        )
+    fields: dict[str, object] = {"retriever": retriever, "model": spec.model, "k": k}
     for name, value in (("size", args.segment_size), ("overlap", args.overlap), ("k1", args.bm25_k1),
                         ("b", args.bm25_b), ("rerank", args.rerank)):
         if value is not None:
             fields[name] = value
     if args.rerank is not None:
-        fields["rerank_depth"] = args.rerank_depth if args.rerank_depth is not None else max(100, max(args.k))
+        fields["rerank_depth"] = args.rerank_depth if args.rerank_depth is not None else max(100, k)
+    if retriever == "hybrid":  # each list to depth max(k, 100), as --embedder hybrid without these flags
+        first_stage = fields.get("rerank_depth", k)
+        if isinstance(first_stage, int) and first_stage > 100:
+            fields["fusion_depth"] = first_stage
     try:
         return Pipeline(**fields)  # type: ignore[arg-type]  # checked by Pipeline itself
     except (TypeError, ValueError) as error:
+        from ef.cli._inputs import flag_named
+
+        for keyword, flag in _PIPELINE_FLAGS.items():  # the field's message, with the flag typed
+            named = flag_named(ValueError(str(error)), keyword, flag)
+            if str(named) != str(error):
+                raise named from None
         raise ValueError(f"pipeline flags: {error}") from error
+
+
+# Pipeline's fields and the ef eval flags that set them: its messages open with the field's name.
+_PIPELINE_FLAGS = {"size": "--segment-size", "overlap": "--overlap", "k1": "--bm25-k1", "b": "--bm25-b",
+                   "rerank": "--rerank", "rerank_depth": "--rerank-depth"}
