@@ -106,3 +106,73 @@ def test_ir_measures_shim_takes_its_inputs_and_objects() -> None:
         ef_irm.parse_measure("alpha_nDCG@10")
     with pytest.raises(TypeError, match=r"^'measures' must be a list of measures, not one measure \(got P@5\)$"):
         calc_aggregate(P @ 5, qrels, {"q1": {"d1": 1.0}})
+
+
+def test_pytrec_eval_shim_gives_gm_measures_per_query_as_logarithms() -> None:
+    # pytrec_eval's per-query gm_map/gm_bpref is log(max(v, 1e-5)), which its compute_aggregated_measure
+    # exponentiates; the shim gave the plain average precision (1.0 where pytrec_eval gives 0.0).
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
+    run = {"q1": {"d1": 1.0}, "q2": {"d9": 1.0, "d2": 0.5}, "q3": {"d9": 1.0}}
+    ours = ef_pytrec.RelevanceEvaluator(qrels, {"gm_map", "gm_bpref", "map"}).evaluate(run)
+    assert ours == {"q1": {"map": 1.0, "gm_map": 0.0, "gm_bpref": 0.0},
+                    "q2": {"map": 0.5, "gm_map": -0.6931471805599453, "gm_bpref": 0.0},
+                    "q3": {"map": 0.0, "gm_map": -11.512925464970229, "gm_bpref": -11.512925464970229}}
+    gm_map = ef_pytrec.compute_aggregated_measure("gm_map", [v["gm_map"] for v in ours.values()])
+    assert gm_map == 0.017099759466766968  # exp(mean(log(1), log(0.5), log(1e-5))), trec_eval's gm_map
+    assert ef_pytrec.compute_aggregated_measure("num_ret", [2.0, 3.0]) == 5.0
+    assert ef_pytrec.compute_aggregated_measure("map", [0.5, 1.0]) == 0.75
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    assert pytrec_eval.RelevanceEvaluator(qrels, {"gm_map", "gm_bpref", "map"}).evaluate(run) == ours
+    assert pytrec_eval.compute_aggregated_measure("gm_map", [v["gm_map"] for v in ours.values()]) == gm_map
+
+
+def test_pytrec_eval_shim_parses_trec_files_as_pytrec_eval() -> None:
+    assert ef_pytrec.parse_qrel(["q1 0 d1 1\n", "q1 0 d2 0\n", "q2 0 d1 2\n"]) == {
+        "q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}
+    assert ef_pytrec.parse_run(["q1 Q0 d1 1 2.5 bm25\n", "q1 Q0 d2 2 1.5 bm25\n"]) == {"q1": {"d1": 2.5, "d2": 1.5}}
+    with pytest.raises(ValueError, match=r"^qrels line 2: document 'd1' judged twice for query 'q1'$"):
+        ef_pytrec.parse_qrel(["q1 0 d1 1", "q1 0 d1 0"])
+    expected = r"^run line 1: expected 'query_id Q0 doc_id rank score tag', got 'q1 d1 2.5'$"
+    with pytest.raises(ValueError, match=expected):
+        ef_pytrec.parse_run(["q1 d1 2.5\n"])
+
+
+def test_pytrec_eval_shim_iprec_is_trec_eval_10s_a_documented_deviation() -> None:
+    # trec_eval 10.0 rounds level * num_rel to the nearest integer (0.6 * 2 -> 1 relevant document),
+    # pytrec_eval's trec_eval 9 rounds it up (-> 2); docs/coming-from.md says so.
+    qrels = {"q1": {"d1": 1, "d2": 1}}
+    run = {"q1": {"d1": 9.0, "n2": 8.0, "n3": 7.0, "n4": 6.0, "n5": 5.0, "n6": 4.0, "d2": 3.0}}
+    ours = ef_pytrec.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(run)["q1"]
+    assert ours["iprec_at_recall_0.60"] == 1.0  # the trec_eval 10.0 binary's 1.0000
+    assert "`iprec_at_recall` and `11pt_avg` are trec_eval 10.0's" in _coming_from()
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(run)["q1"]
+    assert theirs["iprec_at_recall_0.60"] == 2 / 7
+
+
+def _coming_from() -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parents[1] / "docs" / "coming-from.md").read_text(encoding="utf-8")
+
+
+def test_ir_measures_shim_reads_iprec_at_a_recall_level() -> None:
+    # "IPrec@0.5" (the doc's own example) was int('0.5'): "invalid literal for int() with base 10".
+    qrels = {"q1": {"d1": 1, "d2": 1}}
+    run = {"q1": {"d1": 1.0, "x": 0.5, "d2": 0.2}}
+    assert ef_irm.parse_measure("IPrec@0.5") == ef_irm.IPrec @ 0.5
+    assert ef_irm.calc_aggregate(["IPrec@0.5", "P@2"], qrels, run) == {ef_irm.IPrec @ 0.5: 1.0, ef_irm.P @ 2: 0.5}
+    with pytest.raises(ValueError, match=r"^measure 'IPrec\(recall=0.5\)': IPrec needs a cutoff, e.g. 'IPrec@0.5' "):
+        ef_irm.parse_measure("IPrec(recall=0.5)")
+    ir_measures = pytest.importorskip("ir_measures")
+    assert ir_measures.calc_aggregate([ir_measures.parse_measure("IPrec@0.5")], qrels, run) == {
+        ir_measures.IPrec @ 0.5: 1.0}
+
+
+def test_coming_from_states_the_ir_measures_deviations() -> None:
+    ir_measures = pytest.importorskip("ir_measures")
+    # Tied scores: ir_measures' msmarco provider (its RR@k) keeps its own order, ef trec_eval's.
+    qrels, run = {"q1": {"a": 1}}, {"q1": {"b": 1.0, "a": 1.0}}
+    assert ef_irm.calc_aggregate([ef_irm.RR @ 10], qrels, run) == {ef_irm.RR @ 10: 0.5}
+    assert ir_measures.calc_aggregate([ir_measures.RR @ 10], qrels, run) == {ir_measures.RR @ 10: 1.0}
+    assert "ir_measures' providers break ties each their own way" in _coming_from()

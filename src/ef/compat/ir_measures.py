@@ -93,7 +93,7 @@ class Measure:
 
     __slots__ = ("_cutoff", "_name", "_params", "_text")
 
-    def __init__(self, name: str, params: tuple[tuple[str, Any], ...] = (), cutoff: int | None = None) -> None:
+    def __init__(self, name: str, params: tuple[tuple[str, Any], ...] = (), cutoff: float | None = None) -> None:
         self._name, self._params, self._cutoff = name, params, cutoff
         text = name
         if params:
@@ -102,7 +102,7 @@ class Measure:
             text += f"@{cutoff}"
         self._text = text
 
-    def __matmul__(self, cutoff: int) -> Measure:
+    def __matmul__(self, cutoff: float) -> Measure:
         return Measure(self._name, self._params, cutoff)
 
     def __call__(self, **params: Any) -> Measure:
@@ -155,6 +155,8 @@ def parse_measure(text: str) -> Measure:
 
     >>> parse_measure("P(rel=2)@5") == P(rel=2)@5
     True
+    >>> parse_measure("IPrec@0.5") == IPrec@0.5
+    True
     """
     _parse(text)  # ef's message for a measure it does not compute
     match = _FORM.fullmatch(text)
@@ -163,7 +165,8 @@ def parse_measure(text: str) -> Measure:
     name, args, cutoff = match.groups()
     params = tuple((key.strip(), _value(value.strip())) for key, _, value in
                    (item.partition("=") for item in args.split(","))) if args else ()
-    return Measure(name, params, int(cutoff) if cutoff is not None else None)
+    # IPrec's "cutoff" is a recall level (IPrec@0.5), as ir_measures writes it; the others' are ranks.
+    return Measure(name, params, _value(cutoff) if cutoff is not None else None)
 
 
 def _value(text: str) -> Any:

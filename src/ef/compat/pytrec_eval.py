@@ -10,15 +10,35 @@ left out, as trec_eval without ``-c``).
 >>> evaluator = pytrec_eval.RelevanceEvaluator({"q1": {"d1": 1}, "q2": {"d2": 1}}, {"P.1", "num_ret"})
 >>> evaluator.evaluate({"q1": {"d1": 0.9, "d3": 0.5}})
 {'q1': {'num_ret': 2.0, 'P_1': 1.0}}
+
+As in pytrec_eval, a query's ``gm_map`` and ``gm_bpref`` are the logarithm of its value (floored at
+1e-5), which :func:`compute_aggregated_measure` turns into trec_eval's geometric mean:
+
+>>> per_query = pytrec_eval.RelevanceEvaluator({"q1": {"d1": 1}, "q2": {"d2": 1}}, {"gm_map"}).evaluate(
+...     {"q1": {"d1": 1.0}, "q2": {"d9": 1.0, "d2": 0.5}})
+>>> per_query["q1"]["gm_map"], round(per_query["q2"]["gm_map"], 4)
+(0.0, -0.6931)
+>>> pytrec_eval.compute_aggregated_measure("gm_map", [v["gm_map"] for v in per_query.values()])
+0.7071067811865476
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 
 from ef.measures import MEASURES, NICKNAMES, resolve
 
-__all__ = ["RelevanceEvaluator", "supported_measures", "supported_nicknames"]
+__all__ = [
+    "RelevanceEvaluator",
+    "compute_aggregated_measure",
+    "parse_qrel",
+    "parse_run",
+    "supported_measures",
+    "supported_nicknames",
+]
+
+_MIN_GEO_MEAN = 1e-5  # trec_eval's floor before the logarithm of a gm_ measure
 
 supported_measures = frozenset(name for name, family in MEASURES.items() if family.trec)
 """The trec_eval measure families, as pytrec_eval names its ``supported_measures``."""
@@ -73,4 +93,65 @@ class RelevanceEvaluator:
         qrels = {q: self.qrels[q] for q in run}
         names = [name for name, _ in self.measures]
         report = evaluate_run(run, qrels, names, missing="skip", relevance_level=self.relevance_level)
-        return {q: {name: float(value) for name, value in values.items()} for q, values in report.per_query.items()}
+        # pytrec_eval hands out trec_eval's per-query value of a geometric mean, the logarithm, which
+        # its compute_aggregated_measure exponentiates; ef's per-query value is the plain one.
+        logged = {name for name, m in self.measures if m.spec.aggregate == "geometric"}
+        return {q: {name: math.log(max(float(value), _MIN_GEO_MEAN)) if name in logged else float(value)
+                    for name, value in values.items()} for q, values in report.per_query.items()}
+
+
+def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:
+    """The summary of `measure` over per-query `values`, as ``pytrec_eval.compute_aggregated_measure``.
+
+    By the name, as pytrec_eval: a sum for ``num_*``, ``exp`` of the mean for ``gm_*`` (whose
+    per-query values are logarithms), the mean otherwise.
+
+    >>> compute_aggregated_measure("num_ret", [2.0, 3.0]), compute_aggregated_measure("map", [0.5, 1.0])
+    (5.0, 0.75)
+    """
+    import numpy as np
+
+    array = np.asarray(list(values), dtype=float)
+    if measure.startswith("num_"):
+        return float(np.sum(array))
+    if measure.startswith("gm_"):
+        return float(np.exp(np.sum(array) / len(array)))
+    return float(np.mean(array))
+
+
+def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
+    """``{query_id: {doc_id: grade}}`` from the lines of a TREC qrels file, as ``pytrec_eval.parse_qrel``.
+
+    >>> parse_qrel(["q1 0 d1 1", "q1 0 d2 0"])
+    {'q1': {'d1': 1, 'd2': 0}}
+    """
+    qrel: dict[str, dict[str, int]] = {}
+    for number, line in enumerate(f_qrel, 1):
+        fields = line.split()
+        if len(fields) != 4:
+            raise ValueError(f"qrels line {number}: expected 'query_id iteration doc_id grade', got {line.strip()!r}")
+        query_id, _, doc_id, grade = fields
+        docs = qrel.setdefault(query_id, {})
+        if doc_id in docs:
+            raise ValueError(f"qrels line {number}: document {doc_id!r} judged twice for query {query_id!r}")
+        docs[doc_id] = int(grade)
+    return qrel
+
+
+def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
+    """``{query_id: {doc_id: score}}`` from the lines of a TREC run file, as ``pytrec_eval.parse_run``.
+
+    >>> parse_run(["q1 Q0 d1 1 2.5 bm25", "q1 Q0 d2 2 1.5 bm25"])
+    {'q1': {'d1': 2.5, 'd2': 1.5}}
+    """
+    run: dict[str, dict[str, float]] = {}
+    for number, line in enumerate(f_run, 1):
+        fields = line.split()
+        if len(fields) != 6:
+            raise ValueError(f"run line {number}: expected 'query_id Q0 doc_id rank score tag', got {line.strip()!r}")
+        query_id, _, doc_id, _, score, _ = fields
+        docs = run.setdefault(query_id, {})
+        if doc_id in docs:
+            raise ValueError(f"run line {number}: document {doc_id!r} retrieved twice for query {query_id!r}")
+        docs[doc_id] = float(score)
+    return run

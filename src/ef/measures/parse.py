@@ -200,7 +200,9 @@ def _parse_irm(name: str) -> Measure | None:
         raise unknown(name, f"{irm} takes no cutoff ({how}): write '{irm}'" if irm.startswith("Set")
                       else f"{irm} takes no cutoff: write '{irm}'")
     if family is None:
-        raise unknown(name, f"{irm} needs a cutoff, e.g. '{irm}@10'")
+        # IPrec's cutoff is a recall level (ir_measures' recall=), not a rank.
+        example = f"'{irm}@0.5'" if irm == "IPrec" else f"'{irm}@10'"
+        raise unknown(name, f"{irm} needs a cutoff, e.g. {example}")
     dcg = args.pop("dcg", None)
     if dcg is not None:
         if irm != "nDCG" or dcg not in ("log2", "exp-log2"):
