@@ -180,3 +180,22 @@ def test_a_user_measure_registers_and_evaluates() -> None:
     assert "top_grade" not in MEASURES
     with pytest.raises(ValueError, match=r"^only a measure added by register_measure can be removed \(got 'ndcg'\)"):
         unregister_measure("ndcg")
+
+
+def test_a_user_measure_cannot_take_a_spelling_ef_already_reads() -> None:
+    # register_measure("mrr", ...) used to succeed while "mrr" still read as recip_rank (the new measure
+    # unreachable), and register_measure("nDCG", ...) took ir_measures' nDCG from every reader.
+    def fives(table, measure):  # type: ignore[no-untyped-def]
+        return np.full(table.n, 5.0)
+
+    taken = r"^measure 'mrr' is already a spelling of ef's 'recip_rank': choose another name$"
+    with pytest.raises(ValueError, match=taken):
+        register_measure("mrr", fives, description="mine")
+    with pytest.raises(ValueError, match=r"^measure 'nDCG' is already a spelling of ef's 'ndcg': choose another name$"):
+        register_measure("nDCG", fives, description="mine")
+    with pytest.raises(ValueError, match=r"^measure 'map_at': the parser would read 'map_at_10' as 'map_cut', not this "
+                                         r"measure: choose another name$"):
+        register_measure("map_at", fives, description="mine", param="optional_cutoff")
+    assert [name for name in ("mrr", "nDCG", "map_at") if name in MEASURES] == []  # nothing left behind
+    run, qrels = {"q1": {"d1": 0.9, "d2": 0.8}}, {"q1": {"d2": 1}}
+    assert evaluate_run(run, qrels, ["mrr", "nDCG"]).metrics == {"mrr": 0.5, "nDCG": 0.6309297535714575}

@@ -877,7 +877,9 @@ def register_measure(
     grade, ``num_ret`` and the judged grades); ``measure.param`` is the cutoff of ``name@K`` /
     ``name_K`` when `param` is ``"cutoff"`` or ``"optional_cutoff"``. `kind`, `param`, `defaults`
     and `aggregate` mean what they mean in :class:`MeasureFamily`. ``ValueError`` for a name
-    already registered (ef's own included) or one the parser could not read back.
+    already registered (ef's own included), one the parser already reads as another measure
+    (``mrr``, ``nDCG``, ``ndcg_at_10``) or one it could not read back (``map_at``, whose
+    ``map_at_10`` is MTEB's ``map_cut_10``).
 
     >>> import numpy as np
     >>> family = register_measure("first_hit_grade", lambda table, m: np.zeros(table.n), description="Zero.")
@@ -896,11 +898,32 @@ def register_measure(
         raise ValueError(f"'param' must be 'none', 'cutoff' or 'optional_cutoff' (got {param!r})")
     if param == "cutoff" and not defaults:
         raise ValueError("'defaults' must give the cutoffs a family named alone stands for (param='cutoff')")
+    # A name the parser already reads ("mrr", "nDCG", "ndcg_at_10") would either stay ef's measure,
+    # leaving the new one unreachable, or take that spelling from every reader: refused either way.
+    parse = importlib.import_module("ef.measures.parse").parse_measure
+    try:
+        taken = parse(name).family
+    except ValueError:
+        taken = None
+    if taken is not None:
+        raise ValueError(f"measure {name!r} is already a spelling of ef's {taken!r}: choose another name")
     family = _family(name, description, kernel, kind=kind, param=param, defaults=defaults, aggregate=aggregate,
                      origin="user")
     _REGISTRY[name] = family
     _ORDER[name] = len(_ORDER)
     _USER.add(name)
+    # Read back as the readers will: a cutoff measure named alone is expanded to its defaults, not parsed.
+    forms = {"none": [name], "optional_cutoff": [name, f"{name}@10", f"{name}_10"],
+             "cutoff": [f"{name}@10", f"{name}_10"]}[param]
+    for form in forms:
+        try:
+            read = parse(form).family
+        except ValueError:
+            read = None
+        if read != name:
+            unregister_measure(name)
+            raise ValueError(f"measure {name!r}: the parser would read {form!r} as "
+                             f"{'nothing' if read is None else repr(read)}, not this measure: choose another name")
     return family
 
 
