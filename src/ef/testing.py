@@ -115,7 +115,32 @@ class Baseline:
             save_result(result, baseline_path, qrels=qrels, dataset=dataset, pipeline_id=pipeline_id,
                         measures=options.get("measures"))
             return None
+        if dataset is not None:
+            _check_dataset(Path(baseline_path), dataset)
         return assert_no_regression(result, baseline_path, margin, qrels=qrels, **options)
+
+
+def _check_dataset(baseline_path: Path, dataset: str | os.PathLike[str]) -> None:
+    """Refuse, as ``ef gate`` does, a `dataset` whose name or checksum is not the one the baseline
+    records: the result checked carries no dataset of its own, so without this `dataset=` would be
+    used when recording and ignored when checking."""
+    if not baseline_path.is_file():
+        return  # assert_no_regression says how to record one
+    from ef.gate import load_result, result_metadata
+
+    recorded = load_result(baseline_path).metadata.get("dataset") or {}
+    given = result_metadata(dataset=dataset)
+    now = {"name": given["dataset"], "checksum": given["dataset_checksum"]}
+    problems = [
+        f"dataset {key}: {recorded[key]!r} in the baseline, {now[key]!r} in the candidate"
+        for key in ("name", "checksum")
+        if recorded.get(key) is not None and recorded[key] != now[key]
+    ]
+    if problems:
+        raise ValueError(
+            f"the baseline ({baseline_path}) and the candidate (dataset {os.fspath(dataset)}) are not comparable: "
+            + "; ".join(problems)
+        )
 
 
 @pytest.fixture

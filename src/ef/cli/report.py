@@ -295,6 +295,11 @@ def report_for(data: Mapping[str, Any], args: argparse.Namespace, *, where: str)
     from ef import report as reports
     from ef.report.saved import check_saved_benchmark, check_saved_comparison
 
+    if data.get("schema") == "ef.gate/1":  # its 'measures' (a list of verdicts) made it read as an evaluation
+        raise ValueError(
+            f"{where}: an ef gate report (schema 'ef.gate/1'), which ef report does not render: "
+            "ef gate --html FILE writes its page"
+        )
     kind = report_kind(data)
     if kind == "benchmark":
         check_saved_benchmark(data, where)

@@ -108,6 +108,7 @@ def build_report(
     unit: str = "queries",
     notes: Sequence[str] = (),
     replicates: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
+    judged: int | None = None,
 ) -> ComparisonReport:
     """Test every (pair, measure) comparison on per-query `scores` and correct over the family.
 
@@ -115,7 +116,9 @@ def build_report(
     measure's comparisons for every system, so one measure's comparisons share their queries.
     `baseline` is one name, several (every other system against each) or ``None`` (all pairs).
     `notes` lead the report's warnings; `replicates` is each seed's mean of a system given as
-    several runs. Options are checked by the caller.
+    several runs. `judged` is how many queries `lacked` counts against (default ``len(queries)``;
+    with ``missing="skip"`` `queries` holds only the ones every system has). Options are checked
+    by the caller.
     """
     baselines = (baseline,) if isinstance(baseline, str) else tuple(baseline or ())
     pairs = _pairs(systems, baselines)
@@ -202,7 +205,7 @@ def build_report(
         queries=tuple(queries),
         scores={s: {m: tuple(scores[s][m]) for m in measures} for s in systems},
         lacked=dict(lacked),
-        warnings=(*notes, *_warnings(comparisons, lacked, len(queries), missing, unit)),
+        warnings=(*notes, *_warnings(comparisons, lacked, len(queries) if judged is None else judged, missing, unit)),
         unit=unit,
         baselines=baselines,
         replicates={s: {m: tuple(v) for m, v in by.items()} for s, by in (replicates or {}).items()},
@@ -591,6 +594,7 @@ def compare(
         missing=missing,
         notes=notes,
         replicates=replicates,
+        judged=len(judged),  # missing="skip" compares fewer: a lack is counted against every judged query
     )
 
 

@@ -16,7 +16,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from pathlib import Path
@@ -284,16 +284,41 @@ def _per_query(
             raise ValueError(f"{source}: its queries share no measure")
     else:
         names = tuple(measures)
+    # A measure asked for in another spelling than the result's key (-m ndcg_cut_10 or nDCG@10 of
+    # ef eval's ndcg@10) is read from that key: ef.measures resolves both to the same measure.
+    first = rows[0][1]
+    keys = {m: m if m in first else _same_measure(m, first) or m for m in names}
     out: dict[str, dict[str, float]] = {}
     for query_id, values in rows:
         row = {}
         for m in names:
-            if m not in values:
+            key = keys[m]
+            if key not in values:
                 has = ", ".join(map(repr, values)) or "none"
                 raise ValueError(f"{source}: query {query_id!r} has no value for {m!r} (it has {has})")
-            row[m] = _finite(f"{source}: {m!r} of query {query_id!r}", values[m])
+            row[m] = _finite(f"{source}: {key!r} of query {query_id!r}", values[key])
         out[str(query_id)] = row
     return out, names
+
+
+def _same_measure(name: str, keys: Iterable[object]) -> str | None:
+    """The one key of `keys` that ef.measures reads as the measure `name` names, else ``None``."""
+    from ef.measures import resolve
+
+    def measure(label: object) -> object:
+        if not isinstance(label, str):
+            return None
+        try:
+            pairs = resolve([label], rankings=False)
+        except ValueError:  # not a measure ef knows (a fastrag metric, a custom key)
+            return None
+        return pairs[0][1] if len(pairs) == 1 else None
+
+    wanted = measure(name)
+    if wanted is None:
+        return None
+    found = [key for key in keys if isinstance(key, str) and measure(key) == wanted]
+    return found[0] if len(found) == 1 else None
 
 
 def _from_mapping(data: Mapping[str, Any], source: str, measures: Sequence[str] | None) -> Result:
