@@ -199,3 +199,25 @@ def test_a_user_measure_cannot_take_a_spelling_ef_already_reads() -> None:
     assert [name for name in ("mrr", "nDCG", "map_at") if name in MEASURES] == []  # nothing left behind
     run, qrels = {"q1": {"d1": 0.9, "d2": 0.8}}, {"q1": {"d2": 1}}
     assert evaluate_run(run, qrels, ["mrr", "nDCG"]).metrics == {"mrr": 0.5, "nDCG": 0.6309297535714575}
+
+
+def test_a_user_kernel_that_returns_the_wrong_shape_is_named() -> None:
+    # It was numpy's "zip() argument 2 is longer than argument 1" (one value too many) and
+    # "'list' object has no attribute 'tolist'" (a list, which is now read as the numbers it holds).
+    def one_too_many(table, measure):  # type: ignore[no-untyped-def]
+        return np.zeros(table.n + 1)
+
+    def as_list(table, measure):  # type: ignore[no-untyped-def]
+        return [2.0] * table.n
+
+    run, qrels = {"q1": {"d1": 1.0}}, {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    register_measure("one_too_many", one_too_many, description="wrong")
+    register_measure("as_list", as_list, description="a list")
+    try:
+        with pytest.raises(ValueError, match=r"^measure 'one_too_many': its kernel must return one value per query, "
+                                             r"shape \(2,\) \(got shape \(3,\)\)$"):
+            evaluate_run(run, qrels, ["one_too_many"])
+        assert evaluate_run(run, qrels, ["as_list"]).per_query == {"q1": {"as_list": 2.0}, "q2": {"as_list": 2.0}}
+    finally:
+        unregister_measure("one_too_many")
+        unregister_measure("as_list")

@@ -17,6 +17,7 @@ which score a RAG sample rather than a ranking). The spellings each is accepted 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from collections.abc import Callable, Mapping
@@ -157,12 +158,31 @@ class MeasureFamily:
         """The bulk kernel itself (imports numpy); ``ValueError`` for a RAG measure, which has none."""
         if self.bulk is None:
             raise ValueError(f"measure {self.name!r} scores RAG samples (evaluate_rag), not a run")
-        if callable(self.bulk):  # a measure of register_measure
-            return self.bulk
+        if callable(self.bulk):  # a measure of register_measure: the user's code, its output checked
+            return functools.partial(_checked_kernel, self.name, self.bulk)
         kernel: Callable[[HitTable, Measure], npt.NDArray[Any]] = getattr(
             importlib.import_module("ef.measures.bulk"), self.bulk
         )
         return kernel
+
+
+def _checked_kernel(
+    name: str, kernel: Callable[[HitTable, Measure], Any], table: HitTable, measure: Measure
+) -> npt.NDArray[Any]:
+    """A registered kernel's values, as floats, one per query: else an error naming the measure, not
+    numpy's ("zip() argument 2 is longer", "'list' object has no attribute 'tolist'") further on."""
+    import numpy as np
+
+    values = kernel(table, measure)
+    try:
+        out = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"measure {name!r}: its kernel must return numbers, one per query "
+                        f"(got {type(values).__name__})") from None
+    if out.shape != (table.n,):
+        raise ValueError(f"measure {name!r}: its kernel must return one value per query, shape ({table.n},) "
+                         f"(got shape {out.shape})")
+    return out
 
 
 def _family(
