@@ -176,3 +176,17 @@ def test_coming_from_states_the_ir_measures_deviations() -> None:
     assert ef_irm.calc_aggregate([ef_irm.RR @ 10], qrels, run) == {ef_irm.RR @ 10: 0.5}
     assert ir_measures.calc_aggregate([ir_measures.RR @ 10], qrels, run) == {ir_measures.RR @ 10: 1.0}
     assert "ir_measures' providers break ties each their own way" in _coming_from()
+
+
+def test_coming_from_states_that_evaluate_runs_counts_are_trec_eval_c_s() -> None:
+    # missing="zero" is trec_eval -c and ir_measures for every score, but the counts NumQ and NumRel
+    # of a judged query the run lacks are -c's (counted) and ir_measures' 0: the page says which.
+    from ef.evaluation import evaluate_run
+
+    qrels, run = {"q1": {"d1": 1}, "q2": {"d2": 1, "d3": 1}}, {"q1": {"d1": 1.0}}
+    assert evaluate_run(run=run, qrels=qrels, measures=["NumQ", "NumRel"]).metrics == {"NumQ": 2, "NumRel": 3}
+    assert ef_irm.calc_aggregate([ef_irm.NumQ, ef_irm.NumRel], qrels, run) == {ef_irm.NumQ: 1.0, ef_irm.NumRel: 1.0}
+    assert "the counts `NumQ` and `NumRel` still count\n  it and its relevant documents" in _coming_from()
+    ir_measures = pytest.importorskip("ir_measures")
+    assert ir_measures.calc_aggregate([ir_measures.NumQ, ir_measures.NumRel], qrels, run) == {
+        ir_measures.NumQ: 1.0, ir_measures.NumRel: 1.0}
