@@ -190,3 +190,15 @@ def test_coming_from_states_that_evaluate_runs_counts_are_trec_eval_c_s() -> Non
     ir_measures = pytest.importorskip("ir_measures")
     assert ir_measures.calc_aggregate([ir_measures.NumQ, ir_measures.NumRel], qrels, run) == {
         ir_measures.NumQ: 1.0, ir_measures.NumRel: 1.0}
+
+
+def test_pytrec_eval_shim_leaves_out_a_query_judged_by_no_document() -> None:
+    # {"q1": {}} (qrels filtered to grade > 0, say) is no judgement: pytrec_eval leaves q1 out; the
+    # shim scored it 0 on every measure, lowering the mean over the queries it returned.
+    qrels = {"q1": {}, "q2": {"a": 1}}
+    run = {"q1": {"a": 1.0}, "q2": {"a": 1.0}}
+    expected = {"q2": {"P_1": 1.0, "num_rel": 1.0}}
+    assert ef_pytrec.RelevanceEvaluator(qrels, {"P.1", "num_rel"}).evaluate(run) == expected
+    assert ef_pytrec.RelevanceEvaluator({"q1": {}}, {"P.1"}).evaluate(run) == {}
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    assert pytrec_eval.RelevanceEvaluator(qrels, {"P.1", "num_rel"}).evaluate(run) == expected

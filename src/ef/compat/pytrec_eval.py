@@ -85,7 +85,8 @@ class RelevanceEvaluator:
         """``{query_id: {measure: value}}`` for each query both in `scores` and judged."""
         from ef.evaluation import evaluate_run
 
-        run = {q: dict(docs) for q, docs in scores.items() if q in self.qrels}
+        # A query judged by no document ({}) is not judged, as in trec_eval's qrels: pytrec_eval leaves it out.
+        run = {q: dict(docs) for q, docs in scores.items() if self.qrels.get(q)}
         if self.judged_docs_only_flag:
             run = {q: {d: s for d, s in docs.items() if self.qrels[q].get(d, -1) >= 0} for q, docs in run.items()}
         if not run:
