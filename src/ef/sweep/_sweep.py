@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,7 +156,8 @@ def sweep(
         product), a list of grids and pipelines, or one pipeline; see :func:`ef.pipeline.expand_grid`.
     dataset
         A BEIR folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels/<split>.tsv``) or a
-        ``(corpus, queries, qrels)`` tuple. The judged queries that have a text are scored.
+        ``(corpus, queries, qrels)`` tuple. The queries with a positive judgement and a text are
+        scored, as ``ef eval`` scores them (a judged query without a text is warned of).
     out
         The sweep's folder: each cell's run and scores are saved there as it finishes, and a sweep
         run again with the same folder scores only the cells not saved yet (see ``resume``).
@@ -259,9 +261,18 @@ def sweep(
             raise ValueError(f"two pipelines of the grid have the label {p.label!r} (ids {labels[p.label]}, {p.id})")
 
     name, (corpus, queries, qrels) = _load_dataset(dataset, split)
-    query_ids = sorted(q for q in qrels if q in queries)
+    # The queries ef eval scores (evaluate_retrieval): those with a positive judgement and a text. A
+    # query judged only non-relevant was scored 0 here and counted in every mean, where ef eval skips it.
+    relevant = [q for q in qrels if any(g > 0 for g in qrels[q].values())]
+    query_ids = sorted(q for q in relevant if q in queries)
     if len(query_ids) < 1:
-        raise ValueError(f"{name}: no judged query has a text")
+        raise ValueError(f"{name}: no query with a positive judgement has a text")
+    missing = sorted(q for q in relevant if q not in queries)
+    if missing:  # as ef eval says it: the means are over fewer queries than were judged
+        warnings.warn(
+            f"{len(missing)} judged queries have no text in {name} and were not scored (first: {missing[0]!r})",
+            UserWarning, stacklevel=2,
+        )
     # a numpy grade (checked, and taken, by _check_triple) as the Python number it is: the dataset's
     # id is of JSON, which holds no np.int64 (it failed there, after the corpus was read)
     judged = {q: {d: g.item() if isinstance(g, np.generic) else g for d, g in qrels[q].items()} for q in query_ids}
