@@ -202,3 +202,23 @@ def test_pytrec_eval_shim_leaves_out_a_query_judged_by_no_document() -> None:
     assert ef_pytrec.RelevanceEvaluator({"q1": {}}, {"P.1"}).evaluate(run) == {}
     pytrec_eval = pytest.importorskip("pytrec_eval")
     assert pytrec_eval.RelevanceEvaluator(qrels, {"P.1", "num_rel"}).evaluate(run) == expected
+
+
+def test_pytrec_eval_shim_joins_a_familys_parameters_as_pytrec_eval() -> None:
+    # pytrec_eval joins the parameters given to a family anywhere in the set; the shim read the set as
+    # trec_eval's -m list, where only the first -m with parameters counts: {"P.5", "P.10"} gave P_10 alone.
+    qrels = {"q1": {"a": 1, "b": 1}}
+    run = {"q1": {"a": 3.0, "x": 2.0, "b": 1.0}}
+    cases = {
+        frozenset({"P.5", "P.10"}): {"P_5": 0.4, "P_10": 0.2},
+        frozenset({"P.1", "P.2,3", "P"}): {"P_1": 1.0, "P_2": 0.5, "P_3": 2 / 3},
+        frozenset({"recall.5", "recall_10", "map"}): {"recall_5": 1.0, "recall_10": 1.0, "map": (1 + 2 / 3) / 2},
+        frozenset({"set_F.0.5", "11pt_avg.0.25,0.5"}): {"set_F": 0.75, "11pt_avg": 1.0},  # trec_eval: 0.7500
+    }
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    for measures, expected in cases.items():
+        ours = ef_pytrec.RelevanceEvaluator(qrels, set(measures)).evaluate(run)["q1"]
+        assert ours == pytest.approx(expected, abs=1e-15), sorted(measures)
+        assert sorted(ours) == sorted(expected)
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)["q1"]
+        assert theirs == pytest.approx(ours, abs=1e-15)

@@ -25,6 +25,7 @@ As in pytrec_eval, a query's ``gm_map`` and ``gm_bpref`` are the logarithm of it
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 
 from ef.measures import MEASURES, NICKNAMES, resolve
@@ -39,6 +40,7 @@ __all__ = [
 ]
 
 _MIN_GEO_MEAN = 1e-5  # trec_eval's floor before the logarithm of a gm_ measure
+_BARE_KEYS = frozenset({"set_F", "11pt_avg"})  # keyed by the family alone, whatever the parameters
 
 supported_measures = frozenset(name for name, family in MEASURES.items() if family.trec)
 """The trec_eval measure families, as pytrec_eval names its ``supported_measures``."""
@@ -76,7 +78,7 @@ class RelevanceEvaluator:
             raise TypeError(f"'measures' must be a set of measure names, not a str (got {measures!r})")
         self.qrels = {q: dict(docs) for q, docs in query_relevance.items()}
         # trec_eval's reading of a -m list: each measure once, in its output order; relstring is text.
-        self.measures = [(name, m) for name, m in resolve(sorted(measures), trec_eval=True)
+        self.measures = [(name, m) for name, m in resolve(_combined(measures), trec_eval=True)
                          if m.spec.aggregate != "none"]
         self.relevance_level = relevance_level
         self.judged_docs_only_flag = bool(judged_docs_only_flag)
@@ -97,8 +99,38 @@ class RelevanceEvaluator:
         # pytrec_eval hands out trec_eval's per-query value of a geometric mean, the logarithm, which
         # its compute_aggregated_measure exponentiates; ef's per-query value is the plain one.
         logged = {name for name, m in self.measures if m.spec.aggregate == "geometric"}
-        return {q: {name: math.log(max(float(value), _MIN_GEO_MEAN)) if name in logged else float(value)
+        # pytrec_eval's trec_eval 9 keys set_F.0.5 "set_F" and 11pt_avg.X "11pt_avg"; trec_eval 10 keeps the text.
+        keys = {name: m.family if m.family in _BARE_KEYS else name for name, m in self.measures}
+        return {q: {keys[name]: math.log(max(float(value), _MIN_GEO_MEAN)) if name in logged else float(value)
                     for name, value in values.items()} for q, values in report.per_query.items()}
+
+
+_PARAMETERS = re.compile(r"([A-Za-z0-9_]+?)[._]([0-9]+(?:\.[0-9]+)?(?:,[0-9]+(?:\.[0-9]+)?)*)")
+
+
+def _combined(measures: Iterable[str]) -> list[str]:
+    """The measures as pytrec_eval hands them to trec_eval: nicknames expanded, and the parameters a
+    family is given anywhere in the set (``P.5``, ``P_10``, ``P.20,30``) joined into one ``-m``,
+    to which the family named alone adds nothing; trec_eval's command line would keep only the first.
+
+    >>> _combined({"P.5", "P_10", "P", "map", "ndcg@10"})
+    ['P.10,5', 'map', 'ndcg@10']
+    """
+    expanded: list[str] = []
+    for text in measures:
+        expanded.extend(NICKNAMES.get(text, (text,)))
+    params: dict[str, set[str]] = {}
+    others: set[str] = set()
+    for text in expanded:
+        match = None if text in supported_measures else _PARAMETERS.fullmatch(text)
+        if text in supported_measures:
+            params.setdefault(text, set())
+        elif match is not None and match.group(1) in supported_measures:
+            params.setdefault(match.group(1), set()).update(match.group(2).split(","))
+        else:  # another spelling (ndcg@10, utility.1,-1,0,0): as it is
+            others.add(text)
+    joined = {f"{family}.{','.join(sorted(values))}" if values else family for family, values in params.items()}
+    return sorted(joined | others)
 
 
 def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:
