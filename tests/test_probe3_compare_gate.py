@@ -7,7 +7,11 @@
 - ``ef_baseline.check(..., dataset=...)`` recorded the dataset's checksum with
   ``--ef-update-baseline`` and ignored it when checking: a result on another dataset passed;
 - ``ef gate -m nDCG@10`` (or ``ndcg_cut_10``) of an ``ef eval --json`` baseline was refused ("has no
-  value for 'nDCG@10'"), though the gate reads "-m in any spelling ef trec-eval reads".
+  value for 'nDCG@10'"), though the gate reads "-m in any spelling ef trec-eval reads";
+- ``ef gate`` of a run lacking judged queries (half of SciFact's, or all: the wrong qrels) scored them
+  0 without a word, where ``ef compare`` warns;
+- an inconclusive verdict said "the interval [+0.0000, +0.5000] holds the margin -0.0100" when the
+  bounds cleared the margin and the p-value (4 queries: at best 1/16) did not.
 """
 
 from __future__ import annotations
@@ -79,3 +83,29 @@ def test_gate_reads_a_saved_measure_in_another_spelling(tmp_path: Path, spelling
     verdict = report.get(name)
     assert (verdict.baseline_mean, verdict.candidate_mean) == pytest.approx((0.52875, 0.52775), abs=1e-12)
     assert report.outcome == "pass"
+
+
+def test_gate_warns_of_the_judged_queries_a_run_lacks() -> None:
+    # A run of other query ids (or the wrong qrels) was a FAIL with no word of why.
+    report = gate(RUN_A, RUN_B, ["mrr"], qrels=QRELS, margin=0.01)
+    assert report.warnings == ("the candidate run lacked 1 of the 4 judged queries: scored 0 (missing='zero')",)
+    assert (report.get("mrr").baseline_mean, report.get("mrr").candidate_mean) == (0.5, 0.75)  # q4: 0 for both
+
+
+def test_an_inconclusive_line_does_not_say_the_interval_holds_a_margin_it_clears() -> None:
+    # 4 queries: no sign-flip p-value gets below 1/16, so bounds that clear the margin are inconclusive.
+    report = gate(RUN_A, RUN_B, ["mrr"], qrels=QRELS, margin=0.01)
+    assert report.get("mrr").line == (
+        "INCONCLUSIVE mrr: candidate 0.7500 vs baseline 0.5000 (+0.2500); worst case +0.0000 is above the margin "
+        "-0.0100 (0.01), but p 0.0625 (Holm) that it is worse by the margin or more is not below alpha; with 4 "
+        "queries the gate detects a difference of 0.3589 from the margin (80% power); about 8 queries would settle "
+        "a difference of +0.2500"
+    )
+    base = {"per_query": {f"q{i}": {"latency_ms": 100.0 + i} for i in range(4)}}
+    slow = {"per_query": {f"q{i}": {"latency_ms": 150.0 + i} for i in range(4)}}
+    line = gate(base, slow, margin=1, higher_is_better={"latency_ms": False}).get("latency_ms").line
+    assert line.startswith(
+        "INCONCLUSIVE latency_ms (lower is better): candidate 151.5000 vs baseline 101.5000 (+50.0000); the best "
+        "case +50.0000 is above the margin +1.0000 (1), but p 0.0625 (Holm) that it is within the margin is not "
+        "below alpha; "
+    )

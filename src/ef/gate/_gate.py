@@ -361,6 +361,13 @@ def gate(
     cand = load_side(cand_sources, "candidate")
     names = ("baseline", "candidate")
     warnings: list[str] = []
+    for side, results in (("baseline", base), ("candidate", cand)):
+        for r in results:
+            if r.lacked:
+                warnings.append(
+                    f"the {side} {r.source} lacked {r.lacked} of the {len(r.per_query)} judged queries: "
+                    "scored 0 (missing='zero')"
+                )
     _check_same(base[0], cand[0], names, warnings)
     if given is None:
         gated = list(base[0].measures)

@@ -16,6 +16,7 @@ import hashlib
 import json
 import math
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -65,6 +66,8 @@ class Result:
     higher_is_better: Mapping[str, bool | None]
     metadata: Mapping[str, Any] = field(default_factory=dict)
     source: str = "result"
+    lacked: int = 0
+    """Judged queries a TREC run scored here had no ranking for (0 on every measure, missing="zero")."""
 
     def values(self, measure: str, queries: Sequence[str]) -> list[float]:
         """The values of `measure` for `queries`, in that order."""
@@ -595,16 +598,33 @@ def _from_run(
     if isinstance(qrels, str | os.PathLike):
         qrels = _load_qrels(qrels)  # read as evaluate_run reads it: a file with no judgement is named
     names = list(measures) if measures is not None else list(DEFAULT_MEASURES)
-    report = evaluate_run(run, qrels, names, missing=missing, relevance_level=relevance_level,  # type: ignore[arg-type]
-                          max_docs=max_docs)
-    checked, labels = _per_query(source, report.per_query, None)
+    # Scored with missing="skip" first, to count the judged queries the run lacks (the gate warns, as
+    # ef compare does: a run of the wrong queries or ids was a silent FAIL); with "zero" they get
+    # what evaluate_run gives an empty ranking, as evaluate_run(missing="zero") gives them.
+    try:
+        report = evaluate_run(run, qrels, names, missing="skip", relevance_level=relevance_level,
+                              max_docs=max_docs)
+        per_query = dict(report.per_query)
+    except ValueError as error:
+        if missing != "zero" or not str(error).startswith("no query to evaluate: no query of the run"):
+            raise
+        per_query = {}
+    lacking = [q for q in qrels if q not in per_query]
+    if lacking and missing == "zero":
+        with warnings.catch_warnings():  # the run's own scoring said it if no grade reaches the level
+            warnings.filterwarnings("ignore", message="relevance_level=", category=UserWarning)
+            zeros = evaluate_run({q: {} for q in lacking}, {q: qrels[q] for q in lacking}, names,
+                                 relevance_level=relevance_level, max_docs=max_docs)
+        per_query = {q: per_query[q] if q in per_query else zeros.per_query[q] for q in sorted(qrels)}
+    checked, labels = _per_query(source, per_query, None)
     metadata = _metadata(
         # Scored here: every retrieved doc counts (no trec_eval -J, no dropped self-match), so a result
         # saved with either option is refused, not compared with this one.
         result_metadata(qrels=qrels, missing=missing, relevance_level=relevance_level, max_docs=max_docs,
                         ignore_identical_ids=False, judged_docs_only=False), source
     )
-    return Result(checked, labels, {m: _direction(m) for m in labels}, metadata, source)
+    return Result(checked, labels, {m: _direction(m) for m in labels}, metadata, source,
+                  lacked=len(lacking) if missing == "zero" else 0)
 
 
 def save_result(
