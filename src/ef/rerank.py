@@ -141,14 +141,15 @@ class CrossEncoderReranker:
                 f"cross-encoder {path!r} is not a local directory: ef never downloads models; "
                 "pass the directory of a saved CrossEncoder (CrossEncoder.save)"
             )
-        from ef.source_manager._models import _offline, require_sentence_transformers
+        from ef.source_manager._models import _offline, _quiet_transformers, require_sentence_transformers
 
         st = require_sentence_transformers()
         self.path = str(directory)
         self.batch_size = check_positive_int(batch_size, "batch_size")
         with _offline():
-            try:
-                self._model = st.CrossEncoder(self.path, device=device, local_files_only=True)
+            try:  # transformers' "Loading weights" bar hidden, as for a bi-encoder (-q could not silence it)
+                with _quiet_transformers():
+                    self._model = st.CrossEncoder(self.path, device=device, local_files_only=True)
             except Exception as error:
                 raise ValueError(
                     f"cannot load a CrossEncoder from {self.path} offline ({type(error).__name__}: {error})"
