@@ -222,3 +222,28 @@ def test_pytrec_eval_shim_joins_a_familys_parameters_as_pytrec_eval() -> None:
         assert sorted(ours) == sorted(expected)
         theirs = pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)["q1"]
         assert theirs == pytest.approx(ours, abs=1e-15)
+
+
+def test_ir_measures_shim_has_its_readers_and_aliases(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # ir_measures' README reads files with read_trec_qrels/read_trec_run and names MRR@10: after the
+    # one changed import both were AttributeError / ImportError.
+    from ef.compat.ir_measures import MAP, MRR, NDCG, calc_aggregate, read_trec_qrels, read_trec_run
+
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq1 0 d2 0\n\nq2 0 d3 2\n", encoding="utf-8")
+    (tmp_path / "run.txt").write_text("q1 Q0 d2 1 2.0 bm25\nq1 Q0 d1 2 1.0 bm25\n", encoding="utf-8")
+    qrels = list(read_trec_qrels(str(tmp_path / "qrels.txt")))
+    assert qrels == [ef_irm.Qrel("q1", "d1", 1, "0"), ef_irm.Qrel("q1", "d2", 0, "0"), ef_irm.Qrel("q2", "d3", 2, "0")]
+    run = read_trec_run(str(tmp_path / "run.txt"))
+    result = calc_aggregate([MRR @ 10, MAP, NDCG @ 10], qrels, run)
+    assert {str(m): v for m, v in result.items()} == {"RR@10": 0.25, "AP": 0.25, "nDCG@10": 0.31546487678572877}
+    assert str(MRR @ 10) == "RR@10"
+    wrong = r"qrels.txt:1: expected 'query_id Q0 doc_id rank score tag', got 'q1 0 d1 1'$"
+    with pytest.raises(ValueError, match=wrong):
+        list(read_trec_run(str(tmp_path / "qrels.txt")))
+    with pytest.raises(ValueError, match=r"^qrels line 1: relevance must be an integer \(got 'x'\)$"):
+        list(read_trec_qrels("q1 0 d1 x\n"))
+    ir_measures = pytest.importorskip("ir_measures")
+    theirs = ir_measures.calc_aggregate([ir_measures.MRR @ 10, ir_measures.MAP, ir_measures.NDCG @ 10],
+                                        ir_measures.read_trec_qrels(str(tmp_path / "qrels.txt")),
+                                        ir_measures.read_trec_run(str(tmp_path / "run.txt")))
+    assert {str(m): v for m, v in theirs.items()} == pytest.approx({str(m): v for m, v in result.items()}, abs=1e-15)

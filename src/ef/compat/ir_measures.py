@@ -29,8 +29,12 @@ from ef.measures import parse_measure as _parse
 __all__ = [
     "AP",
     "ERR",
+    "MAP",
+    "MRR",
+    "NDCG",
     "RBP",
     "RR",
+    "BPref",
     "Bpref",
     "IPrec",
     "Judged",
@@ -41,8 +45,11 @@ __all__ = [
     "NumRelRet",
     "NumRet",
     "P",
+    "Precision",
     "Qrel",
     "R",
+    "RPrec",
+    "Recall",
     "Rprec",
     "ScoredDoc",
     "SetAP",
@@ -55,6 +62,8 @@ __all__ = [
     "iter_calc",
     "nDCG",
     "parse_measure",
+    "read_trec_qrels",
+    "read_trec_run",
 ]
 
 
@@ -145,6 +154,70 @@ SetF = Measure("SetF")
 SetAP = Measure("SetAP")
 IPrec = Measure("IPrec")
 RBP = Measure("RBP")
+# ir_measures' aliases: the same measure objects, so they print as ir_measures prints them (MRR@10 is RR@10).
+MAP = AP
+MRR = RR
+NDCG = nDCG
+BPref = Bpref
+RPrec = Rprec
+Precision = P
+Recall = R
+
+
+def read_trec_qrels(file: Any) -> Iterator[Qrel]:
+    """:class:`Qrel` rows of a TREC qrels file (a path, ``.gz`` too), its text, or an open file, as
+    ``ir_measures.read_trec_qrels``.
+
+    >>> list(read_trec_qrels("q1 0 d1 2\\nq1 0 d2 0\\n"))
+    [Qrel(query_id='q1', doc_id='d1', relevance=2, iteration='0'), Qrel(query_id='q1', doc_id='d2', relevance=0, \
+iteration='0')]
+    """
+    for where, fields in _lines(file, "qrels", "query_id iteration doc_id relevance"):
+        query_id, iteration, doc_id, relevance = fields
+        try:
+            grade = int(relevance)
+        except ValueError:
+            raise ValueError(f"{where}: relevance must be an integer (got {relevance!r})") from None
+        yield Qrel(query_id, doc_id, grade, iteration)
+
+
+def read_trec_run(file: Any) -> Iterator[ScoredDoc]:
+    """:class:`ScoredDoc` rows of a TREC run file (a path, ``.gz`` too), its text, or an open file, as
+    ``ir_measures.read_trec_run``.
+
+    >>> list(read_trec_run("q1 Q0 d1 1 2.5 bm25\\n"))
+    [ScoredDoc(query_id='q1', doc_id='d1', score=2.5)]
+    """
+    for where, fields in _lines(file, "run", "query_id Q0 doc_id rank score tag"):
+        query_id, _, doc_id, _, score, _ = fields
+        try:
+            value = float(score)
+        except ValueError:
+            raise ValueError(f"{where}: score must be a number (got {score!r})") from None
+        yield ScoredDoc(query_id, doc_id, value)
+
+
+def _lines(file: Any, name: str, layout: str) -> Iterator[tuple[str, list[str]]]:
+    """Each non-blank line of `file`, split, and where it is (``path:3``, ``qrels line 3``); as
+    ir_measures, a str with a newline is the text itself, any other str a path."""
+    import gzip
+    import io
+
+    if isinstance(file, str) and "\n" not in file:
+        with (gzip.open if file.endswith(".gz") else open)(file, "rt", encoding="utf-8") as opened:
+            for number, line in enumerate(opened, 1):
+                yield from _fields(f"{file}:{number}", line, layout)
+        return
+    for number, line in enumerate(io.StringIO(file) if isinstance(file, str) else file, 1):
+        yield from _fields(f"{name} line {number}", line, layout)
+
+
+def _fields(where: str, line: str, layout: str) -> Iterator[tuple[str, list[str]]]:
+    fields = line.split()
+    if fields and len(fields) != len(layout.split()):
+        raise ValueError(f"{where}: expected '{layout}', got {line.strip()!r}")
+    if fields:
+        yield where, fields
 
 _MIN_GEO_MEAN = 1e-5  # trec_eval's floor before a geometric mean
 _FORM = re.compile(r"([A-Za-z_]+)(?:\(([^()]*)\))?(?:@(.+))?")
