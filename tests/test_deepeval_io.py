@@ -449,3 +449,16 @@ def test_ef_rag_says_a_deepeval_json_or_csv_file_is_not_json_lines(
         f"ef rag: error: {path}:1: malformed JSON: Expecting value (column {column}): SAMPLES holds {kind}, not "
         "JSON Lines, as DeepEval's EvaluationDataset.save_as writes one: --from deepeval reads it\n"
     ))
+
+
+def test_ef_rag_says_a_one_line_deepeval_json_array_is_not_json_lines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # An array on one line (json.dump without indent) parses as line 1: it said only "expected a JSON
+    # object, got array", with no word of --from deepeval.
+    path = tmp_path / "goldens.json"
+    path.write_text(json.dumps([{"input": "q", "actual_output": "a"}]), encoding="utf-8")
+    assert _cli(capsys, "rag", str(path)) == (2, "", (
+        f"ef rag: error: {path}:1: expected a JSON object, got array: SAMPLES holds a JSON array, not "
+        "JSON Lines, as DeepEval's EvaluationDataset.save_as writes one: --from deepeval reads it\n"
+    ))

@@ -99,7 +99,8 @@ def _read_ragas(path: str) -> list[dict[str, object]]:
         unknown = re.search(r"has unknown key '(\w+)'", str(error))
         if unknown is not None and unknown[1] in DEEPEVAL_FIELDS:
             raise ValueError(f"{error} ('{unknown[1]}' is DeepEval's: --from deepeval reads its files)") from None
-        if re.search(r":1: malformed JSON", str(error)) and os.path.isfile(path):
+        # an array over several lines (save_as's indent=4) is malformed JSON Lines; on one line, an array
+        if re.search(r":1: (malformed JSON|expected a JSON object, got array)", str(error)) and os.path.isfile(path):
             with open(path, "rb") as stream:
                 head = stream.read(256).lstrip()
             # DeepEval's save_as writes a JSON array (file_type="json") or a CSV with a header (file_type="csv")
