@@ -71,6 +71,8 @@ def dataset_files(dataset: str | os.PathLike[str] | None, split: str) -> list[st
     """The files ``read_beir`` may read from `dataset` for `split` (to refuse outputs that name them)."""
     if dataset is None:
         return []
+    if os.path.isfile(dataset):  # a BEIR zip: 'ef eval data.zip --json data.zip' replaced the dataset
+        return [os.fspath(dataset)]
     names = ("corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv", "qrels.tsv")
     return [os.path.join(dataset, name + gz) for name in names for gz in ("", ".gz")]
 
