@@ -247,3 +247,16 @@ def test_ir_measures_shim_has_its_readers_and_aliases(tmp_path) -> None:  # type
                                         ir_measures.read_trec_qrels(str(tmp_path / "qrels.txt")),
                                         ir_measures.read_trec_run(str(tmp_path / "run.txt")))
     assert {str(m): v for m, v in theirs.items()} == pytest.approx({str(m): v for m, v in result.items()}, abs=1e-15)
+
+
+def test_coming_from_names_the_ranx_levels_ef_refuses() -> None:
+    # The ranx table said only the gain-based measures refuse -lN; hits@k-lN and f1@k-lN are refused too.
+    from ef.evaluation import evaluate_run
+
+    run, qrels = {"q1": {"a": 1.0}}, {"q1": {"a": 2}}
+    assert evaluate_run(run=run, qrels=qrels, measures=["hit_rate@3-l2", "mrr-l2"]).metrics == {
+        "hit_rate@3-l2": 1.0, "mrr-l2": 1.0}
+    for name, family in (("hits@5-l2", "hits_5"), ("f1@5-l2", "f1_cut_5"), ("ndcg@5-l2", "ndcg_cut_5")):
+        with pytest.raises(ValueError, match=rf"^measure '{name}': ranx's -l2 is a relevance level, which '{family}' "):
+            evaluate_run(run=run, qrels=qrels, measures=[name])
+    assert "the gain-based ones (`ndcg`, `dcg`) and for `hits` and `f1`" in _coming_from()
