@@ -31,9 +31,9 @@ def exactly(message: str) -> str:
         ({"measures": ["num_ret"]}, ValueError, "'measures': 'num_ret' is summarised as a sum, not a mean over "
                                                 "queries; a sweep reports and compares per-query means, so pick a "
                                                 "per-query score"),
-        ({"measures": ["ndcg@10", "gm_map"]}, ValueError, "'measures': 'gm_map' is summarised as a geometric, not a "
-                                                          "mean over queries; a sweep reports and compares per-query "
-                                                          "means, so pick a per-query score"),
+        ({"measures": ["ndcg@10", "gm_map"]}, ValueError, "'measures': 'gm_map' is summarised as a geometric mean, "
+                                                          "not a mean over queries; a sweep reports and compares "
+                                                          "per-query means, so pick a per-query score"),
         ({"out": 3}, TypeError, "'out' must be a folder path (str or os.PathLike[str]) or None (got int)"),
         ({"out": b"folder"}, TypeError, "'out' must be a folder path (str or os.PathLike[str]) or None (got bytes)"),
         ({"out": ""}, ValueError, "'out' must be a folder path, not an empty str"),

@@ -242,7 +242,7 @@ def _expand_measures(names: Sequence[str]) -> tuple[list[str], dict[str, bool], 
                     left_out.append(label)
                     continue
                 raise ValueError(
-                    f"'measures': {label!r} is summarised as a {spec.aggregate}, not a mean over queries; "
+                    f"'measures': {label!r} is summarised as a {spec.summary}, not a mean over queries; "
                     "compare tests mean differences, so pick a per-query score"
                 )
             if label in direction or measure in taken:

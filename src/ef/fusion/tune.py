@@ -212,7 +212,7 @@ def _check_measure(measure: object) -> None:
     if found.spec.aggregate != "mean":
         raise ValueError(
             f"'measure' must be a per-query score averaged over queries (got {measure!r}, summarised as a "
-            f"{found.spec.aggregate}): the tuning maximises a mean and compares mean differences"
+            f"{found.spec.summary}): the tuning maximises a mean and compares mean differences"
         )
 
 

@@ -149,6 +149,15 @@ class MeasureFamily:
         return self.origin == "trec_eval"
 
     @property
+    def summary(self) -> str:
+        """How the values of the queries are summarised, in words (for messages).
+
+        >>> MEASURES["gm_map"].summary, MEASURES["num_ret"].summary, MEASURES["map"].summary
+        ('geometric mean', 'sum', 'mean')
+        """
+        return {"geometric": "geometric mean", "none": "text, not a number"}.get(self.aggregate, self.aggregate)
+
+    @property
     def scores_rankings(self) -> bool:
         """``True`` for a measure of a ranking against qrels; ``False`` for a RAG measure of a sample."""
         return self.origin != "rag"

@@ -235,7 +235,7 @@ def sweep(
         spec = parse_measure(name).spec  # an unknown measure fails before any work
         if spec.aggregate != "mean":  # its "mean" would be a sum (num_ret: 226.0) beside a CI of means
             raise ValueError(
-                f"'measures': {name!r} is summarised as a {spec.aggregate}, not a mean over queries; a sweep "
+                f"'measures': {name!r} is summarised as a {spec.summary}, not a mean over queries; a sweep "
                 "reports and compares per-query means, so pick a per-query score"
             )
     _check_path(out, "out")

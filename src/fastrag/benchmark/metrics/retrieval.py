@@ -294,7 +294,7 @@ class RankingMeasure(Metric):
         if not parsed.spec.scores_rankings or parsed.spec.aggregate != "mean":
             raise ValueError(
                 f"'measure' must be a ranking measure averaged over queries (got {self.measure!r}, "
-                f"a {'RAG measure' if not parsed.spec.scores_rankings else parsed.spec.aggregate})"
+                f"a {'RAG measure' if not parsed.spec.scores_rankings else parsed.spec.summary})"
             )
         if parsed.family in _NEEDS_JUDGEMENTS or (parsed.rel or 1) > 1:
             raise ValueError(
