@@ -260,3 +260,14 @@ def test_coming_from_names_the_ranx_levels_ef_refuses() -> None:
         with pytest.raises(ValueError, match=rf"^measure '{name}': ranx's -l2 is a relevance level, which '{family}' "):
             evaluate_run(run=run, qrels=qrels, measures=[name])
     assert "the gain-based ones (`ndcg`, `dcg`) and for `hits` and `f1`" in _coming_from()
+
+
+def test_ir_measures_shim_takes_a_measure_given_twice_once() -> None:
+    # ir_measures gives one value for [P@5, P@5] or [RR, MRR]; the shim refused: "'measures' lists 'P@5' twice".
+    qrels, run = {"q1": {"a": 1}}, {"q1": {"a": 1.0, "b": 0.5}}
+    assert ef_irm.calc_aggregate([ef_irm.P @ 5, "P@5", ef_irm.RR, ef_irm.MRR], qrels, run) == {
+        ef_irm.P @ 5: 0.2, ef_irm.RR: 1.0}
+    assert list(ef_irm.iter_calc([ef_irm.RR, ef_irm.MRR], qrels, run)) == [ef_irm.Metric("q1", ef_irm.RR, 1.0)]
+    ir_measures = pytest.importorskip("ir_measures")
+    assert ir_measures.calc_aggregate([ir_measures.P @ 5, ir_measures.P @ 5, ir_measures.RR, ir_measures.MRR],
+                                      qrels, run) == {ir_measures.P @ 5: 0.2, ir_measures.RR: 1.0}

@@ -259,7 +259,7 @@ def _measures(measures: Iterable[Measure | str]) -> list[Measure]:
     out = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
     for m in out:
         _parse(str(m))  # refused here, with ef's message, before any scoring
-    return out
+    return list(dict.fromkeys(out))  # a measure given twice (RR and its alias MRR) is one, as ir_measures
 
 
 def _plain(qrels: Any, run: Any) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
