@@ -236,6 +236,9 @@ def paired_statistics(
     ([0.25, 1.0], True)
     >>> round(float(s.effect_size[0]), 4), float(s.effect_size[1])
     (1.1619, 0.0)
+    >>> rounded = np.array([[0.6 - 0.1], [0.7 - 0.2], [0.8 - 0.3]])  # 0.5, 0.49999999999999994, 0.5
+    >>> paired_statistics(rounded, test="t", resamples=10, seed=0, confidence=0.95).effect_size.tolist()
+    [nan]
     """
     n, columns = diffs.shape
     if n < 2:
@@ -243,8 +246,11 @@ def paired_statistics(
     mean = diffs.mean(axis=0)
     constant = np.ptp(diffs, axis=0) == 0.0 if columns else np.zeros(0, dtype=bool)
     sd = diffs.std(axis=0, ddof=1)
+    # Differences equal but for rounding (0.6 - 0.1 and 0.7 - 0.2) have an sd of ~1e-17: d is as infinite
+    # as for equal ones, not 7.6e15. The tests keep `constant`, exact: their p-values are scipy's.
+    equal = constant | (np.ptp(diffs, axis=0) <= 1e-12 * np.abs(diffs).max(axis=0))
     with np.errstate(divide="ignore", invalid="ignore"):
-        effect = np.where(constant, np.where(mean == 0.0, 0.0, np.nan), mean / np.where(constant, 1.0, sd))
+        effect = np.where(equal, np.where(mean == 0.0, 0.0, np.nan), mean / np.where(equal, 1.0, sd))
     low, high, bootstrap_p = _bootstrap(diffs, resamples, seed, confidence)
     exact = False
     if test == "t":
