@@ -271,3 +271,18 @@ def test_ir_measures_shim_takes_a_measure_given_twice_once() -> None:
     ir_measures = pytest.importorskip("ir_measures")
     assert ir_measures.calc_aggregate([ir_measures.P @ 5, ir_measures.P @ 5, ir_measures.RR, ir_measures.MRR],
                                       qrels, run) == {ir_measures.P @ 5: 0.2, ir_measures.RR: 1.0}
+
+
+def test_ir_measures_shim_has_its_evaluator() -> None:
+    # ir_measures.evaluator(measures, qrels) scores several runs against one qrels; it was an AttributeError.
+    qrels = ef_irm.read_trec_qrels("q1 0 a 1\nq2 0 b 1\n")  # an iterator: read once, used for each run
+    scorer = ef_irm.evaluator([ef_irm.P @ 1, ef_irm.NumQ], qrels)
+    assert scorer.calc_aggregate({"q1": {"a": 1.0}}) == {ef_irm.P @ 1: 0.5, ef_irm.NumQ: 1.0}
+    assert scorer.calc_aggregate({"q1": {"a": 1.0}, "q2": {"b": 1.0}}) == {ef_irm.P @ 1: 1.0, ef_irm.NumQ: 2.0}
+    assert sorted(scorer.iter_calc({"q2": {"b": 1.0}})) == [
+        ef_irm.Metric("q1", ef_irm.NumQ, 0.0), ef_irm.Metric("q1", ef_irm.P @ 1, 0.0),
+        ef_irm.Metric("q2", ef_irm.NumQ, 1.0), ef_irm.Metric("q2", ef_irm.P @ 1, 1.0)]
+    ir_measures = pytest.importorskip("ir_measures")
+    theirs = ir_measures.evaluator([ir_measures.P @ 1, ir_measures.NumQ],
+                                   ir_measures.read_trec_qrels("q1 0 a 1\nq2 0 b 1\n"))
+    assert theirs.calc_aggregate({"q1": {"a": 1.0}}) == {ir_measures.P @ 1: 0.5, ir_measures.NumQ: 1.0}

@@ -36,6 +36,7 @@ __all__ = [
     "RR",
     "BPref",
     "Bpref",
+    "Evaluator",
     "IPrec",
     "Judged",
     "Measure",
@@ -58,6 +59,7 @@ __all__ = [
     "SetR",
     "Success",
     "calc_aggregate",
+    "evaluator",
     "infAP",
     "iter_calc",
     "nDCG",
@@ -319,3 +321,30 @@ def iter_calc(measures: Iterable[Measure | str], qrels: Any, run: Any) -> Iterat
     for query_id, values in rows.items():
         for m in chosen:
             yield Metric(query_id, m, values[str(m)])
+
+
+class Evaluator:
+    """`measures` against `qrels`, for several runs, as the evaluator ``ir_measures.evaluator`` returns.
+
+    >>> scorer = evaluator([P@1], {"q1": {"d1": 1}})
+    >>> scorer.calc_aggregate({"q1": {"d1": 1.0}}), scorer.calc_aggregate({"q1": {"d2": 1.0}})
+    ({P@1: 1.0}, {P@1: 0.0})
+    """
+
+    def __init__(self, measures: Iterable[Measure | str], qrels: Any) -> None:
+        self.measures = _measures(measures)
+        # an iterator of Qrel (read_trec_qrels) is read once, for every run to come
+        self.qrels = list(qrels) if isinstance(qrels, Iterator) else qrels
+
+    def calc_aggregate(self, run: Any) -> dict[Measure, float]:
+        """As :func:`calc_aggregate` of these measures and qrels."""
+        return calc_aggregate(self.measures, self.qrels, run)
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """As :func:`iter_calc` of these measures and qrels."""
+        return iter_calc(self.measures, self.qrels, run)
+
+
+def evaluator(measures: Iterable[Measure | str], qrels: Any) -> Evaluator:
+    """An :class:`Evaluator` of `measures` against `qrels`, as ``ir_measures.evaluator``."""
+    return Evaluator(measures, qrels)
