@@ -221,3 +221,27 @@ def test_a_user_kernel_that_returns_the_wrong_shape_is_named() -> None:
     finally:
         unregister_measure("one_too_many")
         unregister_measure("as_list")
+
+
+def test_a_user_measure_reaches_ef_trec_eval_through_ef_cli_main(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    # docs/coming-from.md said every reader takes a registered measure, "ef trec-eval -m" among them; the
+    # ef command is a new process that never sees it, ef.cli.main in the registering process does.
+    from pathlib import Path
+
+    from ef.cli import main
+
+    def relevant_in_top(table, measure):  # type: ignore[no-untyped-def]
+        keep = (table.hit_rank < (measure.param or 10**9)) & (table.hit_grade >= 1)
+        return np.bincount(table.hit_query[keep], minlength=table.n).astype(float)
+
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 1\n", encoding="utf-8")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 x 2 1.5 t\nq1 Q0 d2 3 1.0 t\n", encoding="utf-8")
+    register_measure("rel_in_top", relevant_in_top, description="Relevant documents in the top k.",
+                     param="optional_cutoff")
+    try:
+        assert main(["trec-eval", "-m", "rel_in_top@2", str(tmp_path / "qrels"), str(tmp_path / "run")]) == 0
+    finally:
+        unregister_measure("rel_in_top")
+    assert capsys.readouterr().out == "rel_in_top_2          \tall\t1.0000\n"
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "coming-from.md").read_text(encoding="utf-8")
+    assert "the `ef` command is a new process,\nwhich knows only ef's measures" in doc
