@@ -286,3 +286,11 @@ def test_ir_measures_shim_has_its_evaluator() -> None:
     theirs = ir_measures.evaluator([ir_measures.P @ 1, ir_measures.NumQ],
                                    ir_measures.read_trec_qrels("q1 0 a 1\nq2 0 b 1\n"))
     assert theirs.calc_aggregate({"q1": {"a": 1.0}}) == {ir_measures.P @ 1: 0.5, ir_measures.NumQ: 1.0}
+
+
+def test_ir_measures_gains_are_refused_by_name() -> None:
+    # nDCG(gains={0:0,1:5})@10 is ir_measures' own syntax; the message was "ir_measures arguments must be
+    # name=value (got '1:5}')", as if it were mistyped.
+    with pytest.raises(ValueError, match=r"^measure 'nDCG\(gains=\{0:0,1:5\}\)@10': ef does not read nDCG's gains=; "
+                                         r"trec_eval's ndcg \(no cutoff\) takes a gain per grade: 'ndcg_1=5,2=9' "):
+        ef_irm.parse_measure("nDCG(gains={0:0,1:5})@10")

@@ -188,6 +188,9 @@ def _parse_irm(name: str) -> Measure | None:
         return None  # "P", "Rprec", "infAP", "ERR" alone are trec_eval-style family names
     plain, cut = _IRM[irm]
     args: dict[str, str] = {}
+    if arg_text and "{" in arg_text:  # nDCG(gains={0:0,1:5}): a dict, which the split below would cut apart
+        raise unknown(name, f"ef does not read {irm}'s gains=; trec_eval's ndcg (no cutoff) takes a gain per "
+                            "grade: 'ndcg_1=5,2=9'")
     if arg_text:
         for item in arg_text.split(","):
             key, eq, value = item.strip().partition("=")
