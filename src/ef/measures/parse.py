@@ -189,8 +189,7 @@ def _parse_irm(name: str) -> Measure | None:
     plain, cut = _IRM[irm]
     args: dict[str, str] = {}
     if arg_text and "{" in arg_text:  # nDCG(gains={0:0,1:5}): a dict, which the split below would cut apart
-        raise unknown(name, f"ef does not read {irm}'s gains=; trec_eval's ndcg (no cutoff) takes a gain per "
-                            "grade: 'ndcg_1=5,2=9'")
+        raise unknown(name, f"{irm} does not take {arg_text.partition('=')[0].strip()}")
     if arg_text:
         for item in arg_text.split(","):
             key, eq, value = item.strip().partition("=")
