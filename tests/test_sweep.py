@@ -245,7 +245,7 @@ def test_bad_arguments_are_named_before_any_work(tmp_path: Path) -> None:
         sweep({"k": [5, 10]}, demo_dataset(), baseline="nope", show_progress=False)
     with pytest.raises(ValueError, match=r"^measure 'ndgc@10': unknown measure; did you mean 'ndcg@10'"):
         sweep({"k": 5}, demo_dataset(), measures=["ndgc@10"], show_progress=False)
-    with pytest.raises(FileNotFoundError, match=r"^dataset directory .*nowhere does not exist$"):
+    with pytest.raises(FileNotFoundError, match=r"^dataset directory .*nowhere does not exist, nor a zip"):
         sweep({"k": 5}, tmp_path / "nowhere", show_progress=False)
 
 

@@ -32,7 +32,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("config", metavar="CONFIG", help="the sweep's configuration (.toml, .json, .yaml)")
-    parser.add_argument("--dataset", metavar="DIR", help="the BEIR dataset folder (default: CONFIG's 'dataset')")
+    parser.add_argument(
+        "--dataset", metavar="DATASET",
+        help="a BEIR folder or zip, or a dataset name as ef eval takes (ef datasets list); default: CONFIG's 'dataset'",
+    )
     parser.add_argument("--out", metavar="DIR", help="the sweep folder: cells, runs, cache (default: CONFIG's 'out')")
     parser.add_argument(
         "-m", "--measure", action="append", metavar="MEASURE",

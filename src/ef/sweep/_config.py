@@ -104,6 +104,16 @@ def _check_options(file: Path, data: Mapping[str, Any], measures: list[str]) -> 
         raise ValueError(f"{file}: {error}") from error
 
 
+def _dataset(resolved: str | None, given: object) -> str | None:
+    """A dataset name (``beir/scifact``) as it is, not read as a folder beside the file: a folder
+    there by that name still wins, as ``ef eval NAME`` reads a folder of that name first."""
+    if resolved is None or Path(resolved).exists() or not isinstance(given, str):
+        return resolved
+    from ef.datasets import resolve_name
+
+    return given if resolve_name(given) is not None else resolved
+
+
 def read_config(path: str | os.PathLike[str]) -> SweepConfig:
     """Read a sweep configuration; every grid is checked (pipelines built) before any work.
 
@@ -139,7 +149,7 @@ def read_config(path: str | os.PathLike[str]) -> SweepConfig:
     _check_options(file, data, measures)
     config = SweepConfig(
         grid=data["grid"],
-        dataset=where(data.get("dataset"), "dataset"),
+        dataset=_dataset(where(data.get("dataset"), "dataset"), data.get("dataset")),
         out=where(data.get("out"), "out"),
         measures=tuple(measures),
         baseline=data.get("baseline"),

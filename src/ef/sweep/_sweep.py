@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from ef.sweep._result import CellResult
 from ef.sweep._store import SweepStore
 
 __all__ = ["sweep"]
+
+if TYPE_CHECKING:
+    from ef.datasets import Dataset as LoadedDataset
 
 Dataset = tuple[Mapping[str, str], Mapping[str, str], Mapping[str, Mapping[str, float]]]
 
@@ -72,15 +75,31 @@ def _check_triple(dataset: Dataset) -> None:
                 raise ValueError(f"{where} must be a finite number (got {grade!r})")
 
 
-def _load_dataset(dataset: str | os.PathLike[str] | Dataset, split: str) -> tuple[str, Dataset]:
+def _load_dataset(dataset: str | os.PathLike[str] | Dataset | LoadedDataset, split: str) -> tuple[str, Dataset]:
     check_non_empty_str(split, "split")
+    from ef.datasets import Dataset as Loaded
+
+    if isinstance(dataset, str | os.PathLike):
+        _check_path(dataset, "dataset")
+        if not Path(dataset).is_dir():
+            from ef.datasets import load
+
+            # A zip or a name, as ef eval takes them (it said "dataset directory d.zip does not exist"
+            # of a zip that did); ef.datasets finds, checks and reads it, or says where it looked.
+            dataset = load(dataset, split=split)
+    if isinstance(dataset, Loaded):  # what ef.datasets.load returns: the triple and its facts
+        facts = dataset.facts
+        if facts.query_ids_are_doc_ids or facts.relevance_level != 1:
+            # Conventions a sweep does not apply: its numbers would silently not be the dataset's.
+            convention = ("drop each query's own document from its ranking (ignore_identical_ids)"
+                          if facts.query_ids_are_doc_ids else f"count grade >= {facts.relevance_level:g} as relevant")
+            raise ValueError(f"{dataset.name}: its reference numbers {convention}, which a sweep does not do; "
+                             "evaluate it with ef eval")
+        return dataset.name, (dataset.corpus, dataset.queries, dataset.qrels)
     if isinstance(dataset, str | os.PathLike):
         from ef.evaluation import read_beir
 
-        _check_path(dataset, "dataset")
         folder = Path(dataset)
-        if not folder.is_dir():
-            raise FileNotFoundError(f"dataset directory {folder} does not exist")
         nested = folder / "qrels" / f"{split}.tsv"
         flat = folder / "qrels.tsv"
         qrels = f"qrels/{split}.tsv" if nested.exists() or not (split == "test" and flat.exists()) else "qrels.tsv"
@@ -90,8 +109,8 @@ def _load_dataset(dataset: str | os.PathLike[str] | Dataset, split: str) -> tupl
         _check_triple(dataset)
         return "the given dataset", dataset
     raise TypeError(
-        "'dataset' must be a BEIR folder or a (corpus, queries, qrels) tuple "
-        f"(got {type(dataset).__name__})"
+        "'dataset' must be a BEIR folder or zip, a dataset name, an ef.datasets.Dataset or a "
+        f"(corpus, queries, qrels) tuple (got {type(dataset).__name__})"
     )
 
 
@@ -126,7 +145,7 @@ def _resolve(key: object, cells: list[Pipeline]) -> str:
 
 def sweep(
     grid: Mapping[str, Any] | Pipeline | Iterable[Mapping[str, Any] | Pipeline],
-    dataset: str | os.PathLike[str] | Dataset,
+    dataset: str | os.PathLike[str] | Dataset | LoadedDataset,
     out: str | os.PathLike[str] | None = None,
     *,
     measures: Iterable[str] = ("ndcg@10",),
@@ -155,9 +174,13 @@ def sweep(
         A grid (each :class:`~ef.pipeline.Pipeline` field a value or a list: their cartesian
         product), a list of grids and pipelines, or one pipeline; see :func:`ef.pipeline.expand_grid`.
     dataset
-        A BEIR folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels/<split>.tsv``) or a
-        ``(corpus, queries, qrels)`` tuple. The queries with a positive judgement and a text are
-        scored, as ``ef eval`` scores them (a judged query without a text is warned of).
+        A BEIR folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels/<split>.tsv``), a BEIR zip or a
+        dataset name (``beir/scifact``: found and checked by :func:`ef.datasets.load`), a loaded
+        :class:`ef.datasets.Dataset` or a ``(corpus, queries, qrels)`` tuple. A dataset whose
+        reference numbers drop each query's own document (ArguAna, Quora) or count only grades
+        above 1 as relevant (TREC DL) is refused: a sweep applies neither convention. The queries
+        with a positive judgement and a text are scored, as ``ef eval`` scores them (a judged query
+        without a text is warned of).
     out
         The sweep's folder: each cell's run and scores are saved there as it finishes, and a sweep
         run again with the same folder scores only the cells not saved yet (see ``resume``).
