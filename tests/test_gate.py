@@ -173,8 +173,8 @@ def test_differences_all_on_a_margin_of_0_no_number_of_queries_settles() -> None
     assert (v.verdict, v.threshold, v.queries_needed) == ("inconclusive", 0.0, None)
     assert v.line == (
         "INCONCLUSIVE map: candidate 0.0000 vs baseline 0.0000 (+0.0000); the interval [+0.0000, +0.0000] holds "
-        "the margin +0.0000 (2% of the baseline mean); with 300 queries the gate detects a difference of 0.0000 "
-        "from the margin (80% power); no number of queries settles a difference that sits on the margin"
+        "the margin +0.0000 (2% of the baseline mean); every query differs by the same amount, which sits on the "
+        "margin: no number of queries settles it"
     )
 
 
@@ -730,4 +730,33 @@ def test_a_result_saved_with_a_flag_that_changes_the_numbers_is_not_gated_agains
     assert capsys.readouterr().err == (
         f"ef gate: error: the baseline ({run}) and the candidate ({saved}) are not comparable: option "
         f"{option}: False in the baseline, True in the candidate\n"
+    )
+
+
+def test_without_m_the_counts_of_a_trec_eval_result_are_left_out_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 'ef trec-eval -q --json' saves num_ret, num_rel and num_rel_ret per query: gated as means they
+    # passed (num_rel always does) where '-m num_ret' is refused.
+    qrels, run, other, saved = tmp_path / "qrels", tmp_path / "run", tmp_path / "other", tmp_path / "saved.json"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\nq3 0 d3 1\n")
+    run.write_text("q1 Q0 d1 1 0.9 a\nq2 Q0 d2 1 0.9 a\nq3 Q0 d3 1 0.9 a\n")
+    other.write_text("q1 Q0 d1 1 0.9 b\nq2 Q0 d2 1 0.9 b\nq3 Q0 d3 1 0.9 b\n")
+    assert main(["trec-eval", "-q", "--json", str(saved), "-m", "map", "-m", "num_ret", "-m", "P.5", str(qrels),
+                 str(run)]) == 0
+    capsys.readouterr()
+    assert main(["gate", "--qrels", str(qrels), str(saved), str(other)]) == 3
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines[1:]] == [
+        "INCONCLUSIVE map", "INCONCLUSIVE P_5", "warning", "outcome"
+    ]
+    assert lines[1].endswith(  # no spread: the sign flips' resolution, not a "detectable difference of 0.0000"
+        "every query differs by the same amount, and with 3 queries no sign-flip p falls below alpha; about 6 "
+        "queries would settle a difference of +0.0000"
+    )
+    assert lines[3] == "warning: not gated, as they are no per-query means: num_ret"
+    assert main(["gate", "-m", "num_ret", "--qrels", str(qrels), str(saved), str(other)]) == 2
+    assert capsys.readouterr().err == (
+        "ef gate: error: 'measures': 'num_ret' is summarised as a sum, not a mean over queries; paired tests "
+        "compare mean differences, so pick a per-query score\n"
     )

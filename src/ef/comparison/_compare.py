@@ -243,7 +243,7 @@ def _expand_measures(names: Sequence[str]) -> tuple[list[str], dict[str, bool], 
                     continue
                 raise ValueError(
                     f"'measures': {label!r} is summarised as a {spec.summary}, not a mean over queries; "
-                    "compare tests mean differences, so pick a per-query score"
+                    "paired tests compare mean differences, so pick a per-query score"
                 )
             if label in direction or measure in taken:
                 # P.5,10 and P both hold P_5, ndcg@10 is ndcg_cut_10: compared once, as ef trec-eval

@@ -179,6 +179,17 @@ def _measures_of(results: list[Result], given: list[str] | None, side: str) -> t
     return results[0].measures
 
 
+def _not_a_mean(name: str) -> bool:
+    """Whether `name` is one measure of ef's registry that is summarised other than by a mean (num_ret)."""
+    from ef.measures import resolve
+
+    try:
+        pairs = resolve([name], rankings=False)
+    except ValueError:  # a saved result's own metric (a RAG score): gated as a mean
+        return False
+    return len(pairs) == 1 and pairs[0][1].spec.aggregate != "mean"
+
+
 def _direction(measure: str, given: Mapping[str, bool], sides: Sequence[Result]) -> bool:
     recorded = {r.higher_is_better.get(measure) for r in sides} - {None}
     if measure in given:
@@ -379,6 +390,12 @@ def gate(
             raise ValueError(
                 f"the baseline and the candidate hold different measures ({'; '.join(parts)}): choose with -m"
             )
+        # ef trec-eval's num_ret, num_rel ... are counts: their "mean" is not a per-query score (num_rel
+        # always passes), and -m num_ret is refused; left out, and said, as ef compare says it.
+        left_out = [m for m in gated if _not_a_mean(m)]
+        if left_out and len(left_out) < len(gated):
+            gated = [m for m in gated if m not in left_out]
+            warnings.append(f"not gated, as they are no per-query means: {', '.join(left_out)}")
     else:
         gated = list(given)
         _measures_of(base, gated, "baseline")

@@ -221,6 +221,13 @@ def detectable_text(v: MeasureVerdict) -> str:
                 f" ({v.queries_needed / v.n_queries:,.0f}x this query set: it sits "
                 f"{abs(v.diff - v.threshold):.4f} from the margin)"
             )
+    if v.sd == 0.0 and v.queries_needed is None:  # no spread, and "detects a difference of 0.0000" misled
+        return "every query differs by the same amount, which sits on the margin: no number of queries settles it"
+    if v.sd == 0.0:  # no spread: the sign flips' resolution limits the test
+        return (
+            f"every query differs by the same amount, and with {v.n_queries} queries no sign-flip p falls below "
+            f"alpha; {needed}"
+        )
     return (
         f"with {v.n_queries} queries the gate detects a difference of {v.detectable:.4f} from the margin "
         f"(80% power); {needed}"
