@@ -85,8 +85,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "-k", "--k", dest="k", type=k_values, metavar="K[,K...]",
-        help="the cutoffs of --metrics, as ef eval --k (default: 10); without --metrics, ndcg at each: "
-             "either flag replaces the default measures (-m adds to them)",
+        help="the cutoffs of --metrics, as ef eval --k (default: 10); without --metrics, ndcg at each "
+             "(-m, --metrics and --k each replace the default measures)",
     )
     parser.add_argument(
         "-l", "--level", dest="level", type=relevance_level, default=None, metavar="LEVEL",
