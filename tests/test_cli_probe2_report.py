@@ -52,3 +52,19 @@ def test_a_benchmark_refuses_rankings_flags(capsys: pytest.CaptureFixture[str], 
     ))
     assert main(["report", str(saved), "--html", str(page)]) == 0  # without it, the page
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_a_trec_run_given_as_the_report_is_named_as_one(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    run = tmp_path / "bm25.trec"
+    run.write_text("q1 Q0 d1 1 4.5 bm25\nq1 Q0 d2 2 3.5 bm25\n")
+    assert main(["report", str(run), "--html", str(tmp_path / "page.html")]) == 2
+    assert capsys.readouterr().err == (  # was "bm25.trec:1: malformed JSON: Extra data (column 4)"
+        f"ef report: error: RESULT.json {run} looks like a TREC run (6 columns: 'q1 Q0 d1 1 4.5 bm25'): ef report "
+        "renders a saved JSON report; score the run first (ef trec-eval --json FILE QRELS RUN, or ef compare QRELS "
+        "RUN... --html PAGE)\n"
+    )
+    assert not (tmp_path / "page.html").exists()
+    broken = tmp_path / "broken.json"  # not a run: the JSON reader's own message stands
+    broken.write_text('{"metrics": \n')
+    assert main(["report", str(broken), "--html", str(tmp_path / "page.html")]) == 2
+    assert capsys.readouterr().err.startswith(f"ef report: error: {broken}:")

@@ -243,7 +243,17 @@ def read_result(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     # ef.io's reader: malformed JSON, a key given twice (which value was meant cannot be told) and
     # bytes that are not UTF-8 name the file; NaN or an infinity (ef writes neither) its field.
-    data = read_json(path, constants=True)
+    try:
+        data = read_json(path, constants=True)
+    except ValueError:
+        from ef.cli._inputs import check_qrels_not_run
+
+        # A run given for the report said only "malformed JSON: Extra data (column 3)".
+        check_qrels_not_run(
+            "RESULT.json", os.fspath(path), "ef report renders a saved JSON report; score the run first "
+            "(ef trec-eval --json FILE QRELS RUN, or ef compare QRELS RUN... --html PAGE)",
+        )
+        raise
     name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
     if not isinstance(data, dict):
         raise ValueError(f"{name}: expected a JSON object, got {json_type(data)}")
