@@ -142,7 +142,7 @@ def test_ir_datasets_ids_are_aliases(alias: str, name: str, split: str | None) -
 
 
 def test_an_alias_split_and_another_split_argument_conflict(homes: dict[str, Path]) -> None:
-    with pytest.raises(ValueError, match=r"^'beir/scifact/train' names split 'train', but split='test' was asked for$"):
+    with pytest.raises(ValueError, match=r"^'beir/scifact/train' names split 'train', but split 'test' was asked for$"):
         load("beir/scifact/train", split="test")
 
 

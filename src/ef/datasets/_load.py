@@ -326,7 +326,8 @@ def locate(
         return source, description, chosen, None
     known, alias_split = resolved
     if split is not None and alias_split is not None and split != alias_split:
-        raise ValueError(f"{text!r} names split {alias_split!r}, but split={split!r} was asked for")
+        # said alike to split= and to ef eval/compare/report --split (it said split='train' to all)
+        raise ValueError(f"{text!r} names split {alias_split!r}, but split {split!r} was asked for")
     chosen = split or alias_split or known.default_split
     if chosen not in known.splits:
         raise ValueError(f"{known.name} has no split {chosen!r} (its splits: {', '.join(known.splits)})")
