@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -293,3 +294,14 @@ def test_ir_measures_gains_are_refused_by_name() -> None:
     # name=value (got '1:5}')", as if it were mistyped.
     with pytest.raises(ValueError, match=r"^measure 'nDCG\(gains=\{0:0,1:5\}\)@10': nDCG does not take gains "):
         ef_irm.parse_measure("nDCG(gains={0:0,1:5})@10")
+
+
+def test_coming_from_says_which_ir_measures_strings_are_refused() -> None:
+    from ef.evaluation import evaluate_run
+
+    for name in ("BPref", "RPrec", "Precision@5", "NumRet(rel=1)", "P(judged_only=True)@10"):
+        with pytest.raises(ValueError, match=rf"^measure '{re.escape(name)}': "):
+            evaluate_run(run={"q1": {"a": 1.0}}, qrels={"q1": {"a": 1}}, measures=[name])
+    assert ef_irm.calc_aggregate([ef_irm.BPref, ef_irm.Precision @ 5], {"q1": {"a": 1}}, {"q1": {"a": 1.0}}) == {
+        ef_irm.Bpref: 1.0, ef_irm.P @ 5: 0.2}
+    assert "`NumRet(rel=N)`, `P(judged_only=True)@k` are refused, naming the measure" in _coming_from()
