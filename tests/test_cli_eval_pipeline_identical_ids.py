@@ -1,6 +1,7 @@
 """ef eval with a pipeline flag and --ignore-identical-ids (on by itself for ArguAna and Quora by name):
 it asks for k + 1 hits so that k remain, past what a reranker orders; it failed after the index was built,
-"'k' must be at most 'rerank_depth': the reranker orders only its top 3 (got k=4)"."""
+"'k' must be at most 'rerank_depth': the reranker orders only its top 3 (got k=4)". And a --device the
+model refuses is said with the flag."""
 
 from __future__ import annotations
 
@@ -36,3 +37,13 @@ def test_a_reranked_pipeline_with_identical_ids_dropped(tmp_path: Path, capsys: 
     # BM25 finds d1 and d3 for 'red apple' (d2 shares no word); d1, the query's own document, is dropped
     assert [line.split()[:3] for line in run.read_text(encoding="utf-8").splitlines()] == [
         ["d1", "Q0", "d3"], ["q2", "Q0", "d2"]]
+
+
+@pytest.mark.parametrize("flags", [["--rerank", "minilm"], ["--embedder", "st:all-MiniLM-L6-v2"]])
+def test_a_bad_device_names_the_flag(flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # The model's check names its keyword: "'device' 'bogus' is not a torch device (...)"; here --device was typed.
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as raised:
+        torch.device("bogus")
+    assert main(["eval", *flags, "--device", "bogus", "-q"]) == 2
+    assert capsys.readouterr().err == f"ef eval: error: --device 'bogus' is not a torch device ({raised.value})\n"

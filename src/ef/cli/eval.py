@@ -296,7 +296,15 @@ def run(args: argparse.Namespace) -> int:
     _grid(args)  # --metrics, -k and -m -> the metrics and the cutoffs
     check_scale_flags(args)
     with ray_scope(args):  # one Ray session for building and retrieving
-        return _run(args)
+        try:
+            return _run(args)
+        except ValueError as error:  # the model checks its keyword 'device' as it loads; here --device was typed
+            if args.device is None or not str(error).startswith("'device' "):
+                raise
+            from ef.cli._inputs import flag_named
+
+            named = str(flag_named(error, "device", "--device")).replace("pass device='cpu'", "pass --device cpu")
+            raise ValueError(named) from None
 
 
 def _run(args: argparse.Namespace) -> int:
