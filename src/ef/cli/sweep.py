@@ -36,6 +36,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--dataset", metavar="DATASET",
         help="a BEIR folder or zip, or a dataset name as ef eval takes (ef datasets list); default: CONFIG's 'dataset'",
     )
+    parser.add_argument(
+        "--split", metavar="SPLIT", help="the qrels split, as ef eval --split (default: CONFIG's 'split', else test)"
+    )
     parser.add_argument("--out", metavar="DIR", help="the sweep folder: cells, runs, cache (default: CONFIG's 'out')")
     parser.add_argument(
         "-m", "--measure", action="append", metavar="MEASURE",
@@ -44,6 +47,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--baseline", metavar="CELL", help="compare with this cell (an id or label; default: the best)")
     parser.add_argument("--cache-dir", metavar="DIR", help="where dense vectors are kept (default: OUT/cache)")
     parser.add_argument("--no-resume", action="store_true", help="delete the cells OUT holds and score all again")
+    # ef eval's model flags: a sweep's dense models and bi-encoder rerankers encode with them
+    parser.add_argument(
+        "--batch-size", type=int, default=None, metavar="N", help="dense encoding batch size (default: 32)"
+    )
+    parser.add_argument("--device", help="torch device of the dense models (default: sentence-transformers' choice)")
     parser.add_argument(
         "--json", nargs="?", const=_output.STDOUT, metavar="FILE",
         help="also write the result as JSON to FILE; bare --json or '-': standard output (the table goes to "
@@ -89,7 +97,20 @@ def run(args: argparse.Namespace) -> int:
     from ef.cli.report import dataset_files
 
     # the config and the dataset are read: no output may replace them
-    inputs = [args.config, *dataset_files(dataset, config.split or "test")]
+    split = args.split or config.split or "test"
+    if args.batch_size is not None and args.batch_size < 1:
+        raise ValueError(f"--batch-size must be a positive integer (got {args.batch_size})")
+    from pathlib import Path
+
+    from ef.cli.eval import _check_split
+
+    try:  # a folder without the split's qrels, said as ef eval says it, before any work
+        _check_split(Path(dataset), split)
+    except FileNotFoundError as error:
+        if args.split is None:  # the split came from CONFIG
+            raise FileNotFoundError(str(error).replace("--split", f"{args.config}: 'split'", 1)) from None
+        raise
+    inputs = [args.config, *dataset_files(dataset, split)]
     _output.check_output("--json", args.json, inputs)
     check_outputs(args, inputs)
     human = sys.stderr if _output.is_stdout(args.json) else sys.stdout
@@ -100,7 +121,9 @@ def run(args: argparse.Namespace) -> int:
             out,
             measures=args.measure or config.measures,
             baseline=args.baseline if args.baseline is not None else config.baseline,
-            split=config.split,
+            split=split,
+            device=args.device,
+            batch_size=32 if args.batch_size is None else args.batch_size,
             cache_dir=args.cache_dir or config.cache,
             resume=not args.no_resume,
             show_progress=not args.quiet,
@@ -117,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
             error = ValueError(f"{args.config}: {error}")
         if args.measure:
             error = flag_named(error, "measures", "--measure")
+        if args.device is not None and str(error).startswith("'device' "):  # as the model checks it, loading
+            error = ValueError(str(flag_named(error, "device", "--device")).replace("pass device='cpu'",
+                                                                                      "pass --device cpu"))
         raise error from None
     print(
         f"{result.dataset}: {len(result.cells)} cells ({len(result.scored)} scored, {len(result.loaded)} read back "
