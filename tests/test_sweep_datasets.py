@@ -63,3 +63,19 @@ def test_a_path_that_is_nothing_says_where_ef_looked(ef_home: Path, tmp_path: Pa
         sweep({"k": 5}, tmp_path / "nowhere", show_progress=False)
     assert str(raised.value) == (f"dataset directory {tmp_path / 'nowhere'} does not exist, nor a zip, and it is "
                                  "not a dataset name ef knows (see: ef datasets list)")
+
+
+def test_the_same_dataset_spelled_another_way_resumes(
+    ef_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The folder's manifest kept the dataset's spelling, and a sweep of the same files given as
+    # 'data' here and '../data' from a subfolder (or by name) was refused as "another dataset".
+    shutil.copytree(demo_dataset(), tmp_path / "data")
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    first = sweep({"k": [5, 10]}, "data", tmp_path / "out", show_progress=False)
+    monkeypatch.chdir(tmp_path / "sub")
+    again = sweep({"k": [5, 10]}, "../data", tmp_path / "out", show_progress=False)
+    by_name = sweep({"k": [5, 10]}, "beir/scifact", tmp_path / "out", show_progress=False)  # the demo, in ef_home
+    assert (len(first.scored), again.scored, by_name.scored) == (2, (), ())
+    assert set(again.loaded) == set(by_name.loaded) == set(first.scored)

@@ -50,7 +50,12 @@ class SweepStore:
                 raise ValueError(f"{self.manifest}: not a sweep manifest ({error})") from error
             if not isinstance(found, dict) or found.get("schema") != SCHEMA:
                 raise ValueError(f"{self.manifest}: not a sweep manifest of {SCHEMA}")
-            if resume and (found.get("dataset") != header["dataset"] or found.get("measures") != header["measures"]):
+            # The dataset is its content's fingerprint: its name is the path as given, which changes with
+            # the working folder ('../data' here, 'data' there) or a name for the same folder, and was
+            # refused as "another dataset" though every cell would be read back the same.
+            seen = found.get("dataset")
+            fingerprint = seen.get("fingerprint") if isinstance(seen, dict) else None
+            if resume and (fingerprint != dataset.get("fingerprint") or found.get("measures") != header["measures"]):
                 raise ValueError(
                     f"{self.directory} holds a sweep of another dataset or other measures "
                     f"({found.get('dataset', {}).get('name')!r}, {found.get('measures')}); "
