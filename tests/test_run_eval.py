@@ -458,3 +458,17 @@ def test_bool_scores_and_grades_are_refused(tmp_path: Path, as_file: bool) -> No
     assert str(info.value) == "qrels: a grade of query 'q' is not a number (got False)"
     # Scores of exactly 0 and 1 (what a bool would give) are fine when they are numbers.
     assert evaluate_run({"q": {"a": 1, "b": 0.0}}, {"q": {"b": 1}}, ["mrr"]).metrics == {"mrr": 0.5}
+
+
+def test_a_query_judged_by_nothing_is_left_out_as_pytrec_eval_leaves_it_out() -> None:
+    # {"q2": {}} (qrels filtered to grade > 0 give it) scored 0 and counted: ndcg@10 0.5, not pytrec_eval's 1.0.
+    run = {"q1": {"d1": 1.0, "d9": 0.5}, "q2": {"d2": 1.0}}
+    qrels: dict[str, dict[str, int]] = {"q1": {"d1": 1}, "q2": {}}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map"}).evaluate(run)
+    for missing in ("zero", "skip"):
+        report = evaluate_run(run, qrels, ["ndcg@10", "map", "num_q"], missing=missing)  # type: ignore[arg-type]
+        assert (report.metrics, list(report.per_query)) == ({"ndcg@10": 1.0, "map": 1.0, "num_q": 1}, ["q1"])
+    assert list(theirs) == ["q1"] and theirs["q1"]["ndcg_cut_10"] == 1.0
+    with pytest.raises(ValueError, match=r"^no query to evaluate: 'qrels' holds no judgement \(every query's "
+                                         r"mapping is empty\)$"):
+        evaluate_run(run, {"q1": {}, "q2": {}}, ["map"])

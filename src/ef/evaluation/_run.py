@@ -114,8 +114,10 @@ def _evaluate(
     relevance_level: float,
     max_docs: int | None,
 ) -> _Evaluation:
-    # trec_eval's query order: ids compared byte-wise (str order is UTF-8 byte order).
-    query_ids = sorted(qrels)
+    # trec_eval's query order: ids compared byte-wise (str order is UTF-8 byte order). A query with no
+    # judgement at all ({"q2": {}}, as qrels filtered to grade > 0 give) is not judged: no qrels file
+    # can hold it, and pytrec_eval, BEIR and evaluate_retrieval leave it out (it scored 0 and counted).
+    query_ids = sorted(query for query, judged in qrels.items() if len(judged))
     # The cyclic GC would rescan the caller's (maybe millions of) objects while the hits are made,
     # none of which can form a cycle: it waits until they are.
     collecting = gc.isenabled()
@@ -131,6 +133,8 @@ def _evaluate(
         raise ValueError(
             "no query to evaluate: 'qrels' is empty"
             if not qrels
+            else "no query to evaluate: 'qrels' holds no judgement (every query's mapping is empty)"
+            if not query_ids
             else "no query to evaluate: no query of the run is judged in 'qrels' (missing='skip')"
         )
     grades = table.judged_grade
@@ -232,7 +236,8 @@ def evaluate_run(
     file's rank column is ignored. A document is relevant when its grade is
     ``>= relevance_level``; a negative grade counts as unjudged; nDCG's gain is the grade.
     Queries are those judged in `qrels`; a run query without judgements is ignored, and a judged
-    query without a relevant document scores 0 and counts.
+    query without a relevant document scores 0 and counts. A query whose mapping in `qrels` is
+    empty is judged by nothing, and left out (as pytrec_eval leaves it out; no qrels file holds one).
 
     Parameters
     ----------
