@@ -165,6 +165,20 @@ def test_an_unchanged_result_passes_only_with_enough_queries() -> None:
     assert v.queries_needed == 5
 
 
+def test_differences_equal_but_for_rounding_are_read_as_equal() -> None:
+    # 0.6 - 0.5, 0.7 - 0.6, 0.8 - 0.7 and 0.9 - 0.8 differ in the 17th digit: the line said "the gate
+    # detects a difference of 0.0000 ... about 2 queries would settle", where 2 queries give no sign-flip
+    # p below 1/4; read as equal differences, as ef compare's Cohen's d reads them.
+    base = _result({"ndcg@10": [0.5, 0.6, 0.7, 0.8]})
+    cand = _result({"ndcg@10": [0.6, 0.7, 0.8, 0.9]})
+    v = gate(base, cand).get("ndcg@10")
+    assert (v.verdict, v.sd, v.queries_needed) == ("inconclusive", 0.0, 5)
+    assert v.line.endswith(
+        "every query differs by the same amount, and with 4 queries no sign-flip p falls below alpha; about 5 "
+        "queries would settle a difference of +0.1000"
+    )
+
+
 def test_differences_all_on_a_margin_of_0_no_number_of_queries_settles() -> None:
     # A relative margin of a baseline that scores 0 everywhere (say -l above every grade) is 0, and
     # so is every difference: it said "about 301 queries would settle a difference of +0.0000".

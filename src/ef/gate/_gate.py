@@ -432,7 +432,12 @@ def gate(
     verdicts = []
     level = alpha / len(gated)  # Holm's strictest step: what a measure must clear in the worst case
     for j, m in enumerate(gated):
-        sd = float(oriented[:, j].std(ddof=1))
+        column = oriented[:, j]
+        # Differences equal but for rounding (0.6 - 0.5 and 0.9 - 0.8) have an sd of ~1e-17: as for equal
+        # ones, the sign flips' resolution limits the test, not "a difference of 0.0000" and "about 2
+        # queries" (ef compare's Cohen's d takes the same tolerance).
+        equal = float(np.ptp(column)) <= 1e-12 * float(np.abs(column).max())
+        sd = 0.0 if equal else float(column.std(ddof=1))
         distance = float(oriented[:, j].mean()) + float(delta[j])
         s = float(sign[j])
         verdicts.append(
