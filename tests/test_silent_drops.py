@@ -222,13 +222,13 @@ def test_judged_queries_without_text_are_reported() -> None:
     assert report.to_dict()["n_missing_texts"] == 1
     assert report.to_dict()["missing_texts"] == ["q9"]
     assert str(report).splitlines()[0] == (
-        "Retrieval evaluation over 2 queries (1 judged queries had no text and were not scored)"
+        "Retrieval evaluation over 2 queries (1 judged query had no text and was not scored)"
     )
     with pytest.raises(ValueError) as info:
         evaluate_retrieval(_ids, {"q9": {"d9": 1.0}}, QUERIES, k_values=(1,))
     assert str(info.value) == (
         "no query can be scored: no query in 'qrels' has a positive judgement and a text in 'queries' "
-        "(1 judged queries have no text, e.g. 'q9')"
+        "(1 judged query has no text, e.g. 'q9')"
     )
 
 

@@ -36,5 +36,5 @@ def test_a_judged_query_without_text_is_warned_of() -> None:
         warnings.simplefilter("always")
         sweep({"k": 10}, (corpus, queries, qrels), show_progress=False)
     assert [(w.category, str(w.message)) for w in caught] == [(UserWarning,
-        "1 judged queries have no text in the given dataset and were not scored (first: 'no-text')")
+        "1 judged query has no text in the given dataset and was not scored (first: 'no-text')")
     ]

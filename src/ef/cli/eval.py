@@ -460,8 +460,9 @@ def _run(args: argparse.Namespace) -> int:
     print(report, file=human)
     if report.missing_texts:  # judged but not run: say so, the means are over fewer queries
         print(
-            f"ef eval: warning: {len(report.missing_texts)} judged queries have no text in "
-            f"{dataset / 'queries.jsonl'} and were not scored (first: {report.missing_texts[0]!r})",
+            f"ef eval: warning: {_queries_have(len(report.missing_texts))} no text in "
+            f"{dataset / 'queries.jsonl'} and {_were(len(report.missing_texts))} not scored "
+            f"(first: {report.missing_texts[0]!r})",
             file=sys.stderr,
         )
     if ann is not None:
@@ -474,3 +475,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.json is not None and json_to_stdout:
         _write_json(args.json, document)
     return 0
+
+
+def _queries_have(n: int) -> str:
+    return f"{n} judged query has" if n == 1 else f"{n} judged queries have"
+
+
+def _were(n: int) -> str:
+    return "was" if n == 1 else "were"

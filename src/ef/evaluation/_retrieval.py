@@ -127,7 +127,9 @@ class RetrievalEvalReport(PerQueryFrames):
         rows = [[name, *(self.metrics.get(f"{name}@{k}") for k in self.k_values)] for name in names]
         title = f"Retrieval evaluation over {self.n_queries} queries"
         if self.missing_texts:
-            title += f" ({len(self.missing_texts)} judged queries had no text and were not scored)"
+            n = len(self.missing_texts)
+            title += (f" ({n} judged {'query' if n == 1 else 'queries'} had no text and {'was' if n == 1 else 'were'} "
+                      "not scored)")
         return format_table(["metric".ljust(9), *(f"@{k}" for k in self.k_values)], rows, title=title)
 
 
@@ -314,7 +316,8 @@ def evaluate_retrieval(
     if not jobs:
         raise ValueError(
             "no query can be scored: no query in 'qrels' has a positive judgement and a text in 'queries'"
-            + (f" ({len(missing)} judged queries have no text, e.g. {missing[0]!r})" if missing else "")
+            + (f" ({len(missing)} judged {'query has' if len(missing) == 1 else 'queries have'} no text, "
+               f"e.g. {missing[0]!r})" if missing else "")
         )
 
     # BEIR asks for one extra hit when the query's own id may be dropped, so `depth` results remain.

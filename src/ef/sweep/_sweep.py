@@ -293,7 +293,8 @@ def sweep(
     missing = sorted(q for q in relevant if q not in queries)
     if missing:  # as ef eval says it: the means are over fewer queries than were judged
         warnings.warn(
-            f"{len(missing)} judged queries have no text in {name} and were not scored (first: {missing[0]!r})",
+            f"{len(missing)} judged {'query has' if len(missing) == 1 else 'queries have'} no text in {name} and "
+            f"{'was' if len(missing) == 1 else 'were'} not scored (first: {missing[0]!r})",
             UserWarning, stacklevel=2,
         )
     # a numpy grade (checked, and taken, by _check_triple) as the Python number it is: the dataset's
