@@ -774,3 +774,22 @@ def test_without_m_the_counts_of_a_trec_eval_result_are_left_out_and_said(
         "ef gate: error: 'measures': 'num_ret' is summarised as a sum, not a mean over queries; paired tests "
         "compare mean differences, so pick a per-query score\n"
     )
+
+
+def test_a_run_lacking_the_queries_that_reach_the_level_is_not_warned_of_an_unreached_level(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The runs lack q2, the one query graded 2: scored with missing='skip' to count what they lack, the
+    # gate warned '-l 2: no judgement reaches it (the highest grade is 1)' of qrels that hold a 2.
+    qrels, base, cand = tmp_path / "qrels", tmp_path / "base", tmp_path / "cand"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 2\nq3 0 d3 1\n")
+    base.write_text("q1 Q0 d1 1 0.9 a\nq3 Q0 d3 1 0.9 a\n")
+    cand.write_text("q1 Q0 d1 1 0.9 b\nq3 Q0 d9 1 0.9 b\n")
+    assert main(["gate", "--qrels", str(qrels), "-l", "2", "-m", "ndcg@10", str(base), str(cand)]) == 3
+    assert capsys.readouterr().err == ""
+    assert main(["gate", "--qrels", str(qrels), "-l", "3", "-m", "ndcg@10", str(base), str(cand)]) == 3
+    assert capsys.readouterr().err == (  # said once, of every judged query's grades
+        "ef gate: warning: -l 3: no judgement reaches it (the highest grade is 2), so no document counts as "
+        "relevant: P, recall, map, recip_rank and every other measure that counts relevant documents is 0 on "
+        "every query\n"
+    )

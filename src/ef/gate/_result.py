@@ -593,6 +593,7 @@ def _from_run(
     if qrels is None:
         raise ValueError(f"{source}: a TREC run is gated against qrels: give them (--qrels)")
     from ef.evaluation import evaluate_run
+    from ef.evaluation._inputs import warn_unreached_level
     from ef.evaluation._run import DEFAULT_MEASURES, _load_qrels
 
     if isinstance(qrels, str | os.PathLike):
@@ -602,13 +603,22 @@ def _from_run(
     # ef compare does: a run of the wrong queries or ids was a silent FAIL); with "zero" they get
     # what evaluate_run gives an empty ranking, as evaluate_run(missing="zero") gives them.
     try:
-        report = evaluate_run(run, qrels, names, missing="skip", relevance_level=relevance_level,
-                              max_docs=max_docs)
+        with warnings.catch_warnings():
+            if missing == "zero":  # said below of every judged query, not of the run's alone
+                warnings.filterwarnings("ignore", message="relevance_level=", category=UserWarning)
+            report = evaluate_run(run, qrels, names, missing="skip", relevance_level=relevance_level,
+                                  max_docs=max_docs)
         per_query = dict(report.per_query)
     except ValueError as error:
         if missing != "zero" or not str(error).startswith("no query to evaluate: no query of the run"):
             raise
         per_query = {}
+    if missing == "zero":
+        # As evaluate_run(missing="zero") says it: of the highest grade of every judged query. The
+        # run's queries alone said "-l 2: no judgement reaches it (the highest grade is 1)" of qrels
+        # that hold a 2 where the run lacked that query.
+        grades = [float(g) for judged in qrels.values() for g in judged.values()]
+        warn_unreached_level(max(grades) if grades else None, relevance_level, stacklevel=4)
     lacking = [q for q in qrels if q not in per_query]
     if lacking and missing == "zero":
         with warnings.catch_warnings():  # the run's own scoring said it if no grade reaches the level
