@@ -793,3 +793,16 @@ def test_a_run_lacking_the_queries_that_reach_the_level_is_not_warned_of_an_unre
         "relevant: P, recall, map, recip_rank and every other measure that counts relevant documents is 0 on "
         "every query\n"
     )
+
+
+def test_a_query_with_empty_judgements_is_not_lacked_by_a_run_the_gate_scores(tmp_path: Path) -> None:
+    # {'q2': {}} (qrels filtered to grade > 0) is judged by nothing and evaluate_run leaves it out; the
+    # gate counted it as lacked and looked for its zeros: KeyError 'q2' (lacked alone, evaluate_run's
+    # "no query to evaluate: 'qrels' holds no judgement (every query's mapping is empty)").
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 d1 1 0.9 a\nq3 Q0 d3 1 0.9 a\n")
+    qrels = {"q1": {"d1": 1}, "q2": {}, "q3": {"d3": 1}, "q4": {"d4": 1}}
+    result = load_result(str(run), qrels=qrels, measures=["ndcg_cut_10"])
+    assert (result.lacked, {q: dict(v) for q, v in result.per_query.items()}) == (
+        1, {"q1": {"ndcg_cut_10": 1.0}, "q3": {"ndcg_cut_10": 1.0}, "q4": {"ndcg_cut_10": 0.0}}
+    )

@@ -619,13 +619,16 @@ def _from_run(
         # that hold a 2 where the run lacked that query.
         grades = [float(g) for judged in qrels.values() for g in judged.values()]
         warn_unreached_level(max(grades) if grades else None, relevance_level, stacklevel=4)
-    lacking = [q for q in qrels if q not in per_query]
+    # A query whose judgements are empty ({'q2': {}}, as qrels filtered to grade > 0 give) is judged by
+    # nothing: evaluate_run leaves it out (c939d8e), so it is not lacked, and has no zeros to take.
+    lacking = [q for q in qrels if len(qrels[q]) and q not in per_query]
     if lacking and missing == "zero":
-        with warnings.catch_warnings():  # the run's own scoring said it if no grade reaches the level
+        with warnings.catch_warnings():  # said above, of every judged query, if no grade reaches the level
             warnings.filterwarnings("ignore", message="relevance_level=", category=UserWarning)
             zeros = evaluate_run({q: {} for q in lacking}, {q: qrels[q] for q in lacking}, names,
                                  relevance_level=relevance_level, max_docs=max_docs)
-        per_query = {q: per_query[q] if q in per_query else zeros.per_query[q] for q in sorted(qrels)}
+        per_query = {q: per_query[q] if q in per_query else zeros.per_query[q]
+                     for q in sorted(qrels) if len(qrels[q])}
     checked, labels = _per_query(source, per_query, None)
     metadata = _metadata(
         # Scored here: every retrieved doc counts (no trec_eval -J, no dropped self-match), so a result
