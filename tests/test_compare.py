@@ -535,3 +535,15 @@ def test_cli_errors_are_one_line(tmp_path: object, capsys: pytest.CaptureFixture
     with pytest.raises(SystemExit):
         main(["compare", qrels, a, b, "--alpha", "2"])
     assert "expected a number between 0 and 1, exclusive (got '2')" in capsys.readouterr().err
+
+
+def test_a_query_with_empty_judgements_is_not_lacked_by_any_run() -> None:
+    # {'q2': {}} (qrels filtered to grade > 0) is judged by nothing and evaluate_run leaves it out
+    # (c939d8e); compare counted it as lacked by every run and asked evaluate_run for its zeros:
+    # "no query to evaluate: 'qrels' holds no judgement (every query's mapping is empty)".
+    qrels = {"q1": {"d1": 1}, "q2": {}, "q3": {"d3": 1}, "q4": {"d4": 1}}
+    a = {"q1": {"d1": 1.0}, "q3": {"d3": 1.0}, "q4": {"d9": 1.0}}
+    b = {"q1": {"d1": 1.0}, "q3": {"d9": 1.0}}
+    report = compare({"a": a, "b": b}, qrels, measures=["ndcg@10"])
+    assert (report.queries, dict(report.lacked)) == (("q1", "q3", "q4"), {"a": 0, "b": 1})
+    assert report.warnings[-1] == "'b' lacked 1 of the 3 queries: scored 0 (missing='zero')"

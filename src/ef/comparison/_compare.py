@@ -558,7 +558,10 @@ def compare(
         present[s], means = _combine(s, parts, names)
         if means:
             replicates[s] = means
-    judged = sorted(map(str, loaded)) if loaded is not None else sorted(set().union(*(present[s] for s in systems)))
+    # A query whose judgements are empty ({'q2': {}}, as qrels filtered to grade > 0 give) is judged by
+    # nothing: evaluate_run leaves it out (c939d8e), so no run lacks it and it has no zeros to take.
+    judged = (sorted(str(q) for q, judgements in loaded.items() if len(judgements)) if loaded is not None
+              else sorted(set().union(*(present[s] for s in systems))))
     lacked = {s: sum(1 for q in judged if q not in present[s]) for s in systems}
     if missing == "skip":
         queries = [q for q in judged if all(q in present[s] for s in systems)]
