@@ -806,3 +806,17 @@ def test_a_query_with_empty_judgements_is_not_lacked_by_a_run_the_gate_scores(tm
     assert (result.lacked, {q: dict(v) for q, v in result.per_query.items()}) == (
         1, {"q1": {"ndcg_cut_10": 1.0}, "q3": {"ndcg_cut_10": 1.0}, "q4": {"ndcg_cut_10": 0.0}}
     )
+
+
+def test_queries_needed_is_never_fewer_than_the_sign_flips_need() -> None:
+    # The normal approximation said "about 2 queries would settle a difference of -0.1750" of 4 queries
+    # that did not settle it: no sign-flip p falls below 2**-n, so 5 at alpha 0.05 (one measure), 6 at
+    # alpha 0.05 over two measures (Holm's strictest level, 0.025).
+    base = _result({"lat": [1.0, 2.0, 3.0, 4.0]})
+    cand = _result({"lat": [0.9, 1.8, 2.9, 3.7]})
+    v = gate(base, cand, higher_is_better={"lat": False}).get("lat")
+    assert (v.verdict, v.queries_needed) == ("inconclusive", 5)
+    assert v.line.endswith("about 5 queries would settle a difference of -0.1750")
+    two = gate(_result({"ndcg@10": [0.5, 0.6, 0.7, 0.8], "map": [0.5, 0.6, 0.7, 0.8]}),
+               _result({"ndcg@10": [0.52, 0.63, 0.71, 0.84], "map": [0.52, 0.63, 0.71, 0.84]}))
+    assert [v.queries_needed for v in two.verdicts] == [6, 6]

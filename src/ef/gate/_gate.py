@@ -112,6 +112,10 @@ def _expand(measures: Sequence[str]) -> list[str]:
     return _expand_measures(measures)[0]
 
 
+def _at_least(needed: int | None, least: int) -> int | None:
+    return None if needed is None else max(needed, least)
+
+
 def _differences(a: Mapping[str, Any], b: Mapping[str, Any], what: str, names: tuple[str, str]) -> list[str]:
     out = []
     for key in sorted(set(a) | set(b)):
@@ -431,6 +435,9 @@ def gate(
     decision = stats.decide(oriented, delta, alpha=alpha, resamples=resamples, seed=seed)
     verdicts = []
     level = alpha / len(gated)  # Holm's strictest step: what a measure must clear in the worst case
+    # No sign-flip p falls below 2**-n: fewer queries than this settle nothing, whatever the normal
+    # approximation says ("about 2 queries would settle" was printed of 4 that did not).
+    flips = math.floor(math.log2(1.0 / level)) + 1
     for j, m in enumerate(gated):
         column = oriented[:, j]
         # Differences equal but for rounding (0.6 - 0.5 and 0.9 - 0.8) have an sd of ~1e-17: as for equal
@@ -464,9 +471,9 @@ def gate(
                 detectable=stats.detectable_difference(sd, n, level),
                 # all differences equal: the exact test needs 2**n > 1/level sign flips, whatever the sd;
                 # equal to the margin (0 and 0: a relative margin of a baseline mean of 0), no number can
-                queries_needed=stats.queries_needed(sd, distance, level)
+                queries_needed=_at_least(stats.queries_needed(sd, distance, level), flips)
                 if sd > 0 or distance == 0
-                else max(n + 1, math.floor(math.log2(1.0 / level)) + 1),
+                else max(n + 1, flips),
             )
         )
     outcomes = {v.verdict for v in verdicts}
