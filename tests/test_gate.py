@@ -820,3 +820,22 @@ def test_queries_needed_is_never_fewer_than_the_sign_flips_need() -> None:
     two = gate(_result({"ndcg@10": [0.5, 0.6, 0.7, 0.8], "map": [0.5, 0.6, 0.7, 0.8]}),
                _result({"ndcg@10": [0.52, 0.63, 0.71, 0.84], "map": [0.52, 0.63, 0.71, 0.84]}))
     assert [v.queries_needed for v in two.verdicts] == [6, 6]
+
+
+def test_a_result_of_counts_alone_is_refused_as_minus_m_of_a_count_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Without -m, counts beside per-query scores are left out (7876bca); a result holding counts alone
+    # kept them and gated num_rel_ret's "mean" (the demo's BM25 runs: PASS, exit 0), where -m num_rel_ret is refused.
+    qrels, base, cand = tmp_path / "qrels", tmp_path / "base.json", tmp_path / "cand.json"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\nq3 0 d3 1\n")
+    for path, doc in ((base, "d"), (cand, "x")):
+        run = tmp_path / f"{path.stem}.run"
+        run.write_text(f"q1 Q0 d1 1 0.9 a\nq2 Q0 d2 1 0.9 a\nq3 Q0 {doc}3 1 0.9 a\n")
+        assert main(["trec-eval", "-q", "--json", str(path), "-m", "num_rel_ret", str(qrels), str(run)]) == 0
+    capsys.readouterr()
+    assert main(["gate", str(base), str(cand)]) == 2
+    assert capsys.readouterr().err == (
+        f"ef gate: error: the baseline ({base}) holds no per-query score to gate: num_rel_ret is no per-query "
+        "mean; paired tests compare mean differences, so give a result with a per-query score\n"
+    )

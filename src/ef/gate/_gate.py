@@ -397,7 +397,13 @@ def gate(
         # ef trec-eval's num_ret, num_rel ... are counts: their "mean" is not a per-query score (num_rel
         # always passes), and -m num_ret is refused; left out, and said, as ef compare says it.
         left_out = [m for m in gated if _not_a_mean(m)]
-        if left_out and len(left_out) < len(gated):
+        if left_out and len(left_out) == len(gated):  # refused, as -m num_ret is and ef compare refuses it
+            raise ValueError(
+                f"the baseline ({base[0].source}) holds no per-query score to gate: {', '.join(left_out)} "
+                f"{'is no per-query mean' if len(left_out) == 1 else 'are no per-query means'}; paired tests "
+                "compare mean differences, so give a result with a per-query score"
+            )
+        if left_out:
             gated = [m for m in gated if m not in left_out]
             warnings.append(f"not gated, as they are no per-query means: {', '.join(left_out)}")
     else:
