@@ -743,7 +743,16 @@ def test_a_result_saved_with_a_flag_that_changes_the_numbers_is_not_gated_agains
     assert main(["gate", "-m", "map", "--qrels", str(qrels), str(run), str(saved)]) == 2
     assert capsys.readouterr().err == (
         f"ef gate: error: the baseline ({run}) and the candidate ({saved}) are not comparable: option "
-        f"{option}: False in the baseline, True in the candidate\n"
+        f"{option}: False in the baseline, True in the candidate (to gate a TREC run so scored, save its result "
+        f"with 'ef trec-eval {flag} -q --json FILE QRELS RUN' and gate FILE)\n"
+    )
+    # So saved, the run is gated against the result: the same numbers, every query tied
+    other = tmp_path / "other.json"
+    assert main(["trec-eval", flag, "-q", "--json", str(other), "-m", "map", str(qrels), str(run)]) == 0
+    capsys.readouterr()
+    assert main(["gate", "-m", "map", str(other), str(saved)]) == 3
+    assert capsys.readouterr().out.splitlines()[1].startswith(
+        "INCONCLUSIVE map: candidate 1.0000 vs baseline 1.0000 (+0.0000)"
     )
 
 

@@ -160,10 +160,17 @@ def _check_same(left: Result, right: Result, names: tuple[str, str], warnings: l
         problems += _differences(
             {k: oa.get(k) for k in OPTION_NAMES}, {k: ob.get(k) for k in OPTION_NAMES}, "option ", names
         )
+    # A run the gate scores counts every retrieved document: a result saved with a self-match dropped
+    # (ef eval of ArguAna or Quora, its own --run-out included) or with -J is compared with the run
+    # scored that way by ef trec-eval, which the refusal alone did not say.
+    flags = [flag for option, flag in (("ignore_identical_ids", "--ignore-identical-ids"), ("judged_docs_only", "-J"))
+             if any(p.startswith(f"option {option}:") for p in problems)]
     if problems:
         raise ValueError(
             f"the {names[0]} ({left.source}) and the {names[1]} ({right.source}) are not comparable: "
             + "; ".join(problems)
+            + (f" (to gate a TREC run so scored, save its result with 'ef trec-eval {' '.join(flags)} -q --json "
+               "FILE QRELS RUN' and gate FILE)" if flags else "")
         )
     va, vb = ma.get("ef_version"), mb.get("ef_version")
     if va is not None and vb is not None and va != vb:
