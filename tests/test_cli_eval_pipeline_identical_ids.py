@@ -47,3 +47,26 @@ def test_a_bad_device_names_the_flag(flags: list[str], capsys: pytest.CaptureFix
         torch.device("bogus")
     assert main(["eval", *flags, "--device", "bogus", "-q"]) == 2
     assert capsys.readouterr().err == f"ef eval: error: --device 'bogus' is not a torch device ({raised.value})\n"
+
+
+@pytest.mark.slow
+def test_at_a_cutoff_equal_to_the_rerank_depth_a_dropped_self_match_leaves_one_hit_fewer(tmp_path: Path) -> None:
+    # docs/ingest-and-eval.md: the request of k + 1 is capped at --rerank-depth, so with k equal to it a
+    # query whose own document is reranked keeps k - 1 hits; one deeper, k remain.
+    pytest.importorskip("sentence_transformers")
+    folder = tmp_path / "data"
+    (folder / "qrels").mkdir(parents=True)
+    docs = {"d1": "red apple tree", "d2": "red apple pie", "d3": "red apple juice", "d4": "red apple cider",
+            "d5": "red apple jam"}
+    (folder / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": d, "title": "", "text": t}) + "\n" for d, t in docs.items()), encoding="utf-8")
+    (folder / "queries.jsonl").write_text(json.dumps({"_id": "d1", "text": "red apple tree"}) + "\n", encoding="utf-8")
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nd1\td5\t1\n", encoding="utf-8")
+    lines = {}
+    for depth in (3, 4):
+        run = tmp_path / f"run{depth}.trec"
+        argv = ["eval", str(folder), "--rerank", "minilm", "--rerank-depth", str(depth), "--k", "3",
+                "--ignore-identical-ids", "--run-out", str(run), "-q"]
+        assert main(argv) == 0
+        lines[depth] = [line.split()[2] for line in run.read_text(encoding="utf-8").splitlines()]
+    assert (len(lines[3]), len(lines[4]), "d1" in lines[3] + lines[4]) == (2, 3, False)
