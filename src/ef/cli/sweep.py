@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ef.cli.eval import _check_split
 
+    _output.check_output("--json", args.json, [args.config])  # the config is read whatever the dataset
     try:  # a folder without the split's qrels, said as ef eval says it, before any work
         _check_split(Path(dataset), split)
     except FileNotFoundError as error:
