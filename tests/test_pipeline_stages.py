@@ -191,3 +191,17 @@ def test_a_pipeline_runs_in_the_fastrag_harness(demo: tuple[dict[str, str], list
     # The harness's recall of the 10 chunks' sources is the sweep's recall@10 of the collapsed run.
     assert result.scores["recall@10[source_uri]"] == tuple(cell.per_query[q]["recall@10"] for q in sorted(qrels))
     assert result.summary["latency_ms"].count == len(samples)
+
+
+def test_a_reranked_pipeline_returns_at_most_its_depth_and_evaluate_retrieval_drops_the_self_match() -> None:
+    # evaluate_retrieval(ignore_identical_ids=True) asks for one hit more than its deepest cutoff: a
+    # reranked pipeline said "'k' must be at most 'rerank_depth' ... (got k=11)" for k_values up to 10.
+    from ef.evaluation import evaluate_retrieval
+
+    corpus, queries, qrels = read_beir(demo_dataset())
+    retriever = PipelineRetriever(Pipeline("bm25", rerank="minilm", rerank_depth=10, k=10), corpus)
+    texts = list(queries.values())[:2]
+    assert [len(hits) for hits in retriever.search_many(texts, limit=50)] == [10, 10]
+    report = evaluate_retrieval(retriever, qrels, queries, k_values=(1, 10), ignore_identical_ids=True)
+    plain = evaluate_retrieval(retriever, qrels, queries, k_values=(1, 10))
+    assert report.metrics == plain.metrics  # the demo's queries are not its documents: nothing to drop

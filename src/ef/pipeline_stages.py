@@ -492,7 +492,10 @@ class PipelineRetriever:
     """One pipeline over one corpus as a retriever: ``search_many`` returns :class:`~ef.retrieval.SearchHit`\\ s.
 
     What ``ef eval`` runs when a pipeline flag (``--segment-size``, ``--bm25-k1``, ``--rerank`` ...)
-    is given. ``stage_seconds`` adds up the first stage's and the reranker's seconds.
+    is given. ``stage_seconds`` adds up the first stage's and the reranker's seconds. A reranked
+    pipeline returns at most ``rerank_depth`` hits a query, a hybrid one ``fusion_depth``, whatever
+    `limit` asks: past them, no score orders the list (evaluate_retrieval asks for one hit more than
+    its deepest cutoff when it drops a query's own document).
 
     >>> retriever = PipelineRetriever(Pipeline("bm25", k1=0.9, k=1), {"d1": "cats purr", "d2": "dogs bark"})
     >>> [[h.segment.source_id for h in hits] for hits in retriever.search_many(["dogs"], limit=1)]
@@ -527,7 +530,10 @@ class PipelineRetriever:
     def search_many(
         self, queries: Sequence[str], *, limit: int = 10, show_progress: bool = False
     ) -> list[list[SearchHit]]:
-        pipeline = self.pipeline if limit == self.pipeline.k else self.pipeline.replace(k=limit)
+        p = self.pipeline
+        if p.rerank is not None or p.retriever == "hybrid":
+            limit = min(limit, p.rerank_depth if p.rerank is not None else p.fusion_depth)
+        pipeline = p if limit == p.k else p.replace(k=limit)
         output = self.workspace.run(pipeline, list(queries))
         self.stage_seconds["first stage"] = self.stage_seconds.get("first stage", 0.0) + output.retrieve_seconds
         if pipeline.rerank is not None:

@@ -166,20 +166,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 class _TimedRetriever:
     """Hands evaluate_retrieval's batched search to the index, timing it apart from scoring."""
 
-    def __init__(self, index: Any, show_progress: bool, most: int | None = None) -> None:
+    def __init__(self, index: Any, show_progress: bool) -> None:
         self.index = index
         self.show_progress = show_progress
-        self.most = most
         self.seconds = 0.0
         # An index on Ray is searched block by block, its rankings streamed to a run file and scored from it.
         self.query_block: int | None = index.query_block
 
     def search_many(self, queries: Sequence[str], *, limit: int = 10) -> list[Any]:
         start = time.perf_counter()
-        # --ignore-identical-ids asks for one hit more than k; a pipeline passes on at most what its
-        # reranker orders (or hybrid fuses): that many, not the pipeline's error "'k' must be at most
-        # 'rerank_depth' ... (got k=101)" after the index was built.
-        limit = limit if self.most is None else min(limit, self.most)
         hits = self.index.search_many(queries, limit=limit, show_progress=self.show_progress)
         self.seconds += time.perf_counter() - start
         return hits  # type: ignore[no-any-return]
@@ -387,10 +382,7 @@ def _run(args: argparse.Namespace) -> int:
     timings["load index" if how.startswith("loaded") else "build index"] = time.perf_counter() - mark
 
     mark = time.perf_counter()
-    most = None
-    if pipeline is not None and (pipeline.rerank is not None or pipeline.retriever == "hybrid"):
-        most = pipeline.rerank_depth if pipeline.rerank is not None else pipeline.fusion_depth
-    retriever = _TimedRetriever(index, show, most)
+    retriever = _TimedRetriever(index, show)
     try:
         report = evaluate_retrieval(
             retriever, qrels, queries,
