@@ -848,3 +848,23 @@ def test_a_result_of_counts_alone_is_refused_as_minus_m_of_a_count_is(
         f"ef gate: error: the baseline ({base}) holds no per-query score to gate: num_rel_ret is no per-query "
         "mean; paired tests compare mean differences, so give a result with a per-query score\n"
     )
+
+
+def test_different_queries_from_a_run_scored_here_say_how_ef_eval_chose_its_queries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ef eval --json scores the queries with a relevant judgement; its --run-out, gated, was scored on
+    # every judged query (q3: judged non-relevant only) and refused with no way named.
+    positive, qrels, run, saved = tmp_path / "positive", tmp_path / "qrels", tmp_path / "run", tmp_path / "s.json"
+    positive.write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\nq3 0 d9 0\n")
+    run.write_text("q1 Q0 d1 1 0.9 a\nq2 Q0 d2 1 0.9 a\n")
+    assert main(["trec-eval", "-q", "--json", str(saved), "-m", "map", str(positive), str(run)]) == 0
+    capsys.readouterr()
+    assert main(["gate", "-m", "map", "--qrels", str(qrels), str(saved), str(run)]) == 2
+    assert capsys.readouterr().err == (
+        f"ef gate: error: the baseline ({saved}) and the candidate ({run}) hold different queries: 1 only in the "
+        "candidate (first 'q3') (a TREC run is scored here on every judged query, as trec_eval scores it, where ef "
+        "eval scores only those with a relevant judgement and a text: missing='skip' (--missing skip) scores the "
+        "run on its own queries)\n"
+    )

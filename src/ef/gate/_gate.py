@@ -390,7 +390,18 @@ def gate(
                     f"the {side} {r.source} lacked {r.lacked} of the {len(r.per_query)} judged queries: "
                     "scored 0 (missing='zero')"
                 )
-    _check_same(base[0], cand[0], names, warnings)
+    try:
+        _check_same(base[0], cand[0], names, warnings)
+    except ValueError as error:
+        scored = [s for s in (*base_sources, *cand_sources) if _is_run(s)]
+        if not (scored and missing == "zero" and "hold different queries" in str(error)):
+            raise
+        # ef eval scores the queries with a relevant judgement and a text; a run here, every judged one.
+        raise ValueError(
+            f"{error} (a TREC run is scored here on every judged query, as trec_eval scores it, where ef eval "
+            "scores only those with a relevant judgement and a text: missing='skip' (--missing skip) scores the "
+            "run on its own queries)"
+        ) from None
     if given is None:
         gated = list(base[0].measures)
         extra = [m for m in cand[0].measures if m not in gated]
