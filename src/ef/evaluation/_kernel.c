@@ -325,7 +325,7 @@ static int rank_judged(scratch *s, const doc *docs, Py_ssize_t n, Py_ssize_t k, 
 
 /* A str's UTF-8 bytes; a lone surrogate as "surrogatepass" writes it (bytes no UTF-8 file holds,
  * kept alive in the list `keep`), so an id that cannot be in a file still orders and matches. */
-static const char *utf8_of(PyObject *s, Py_ssize_t *n, PyObject *keep) {
+static inline const char *utf8_of(PyObject *s, Py_ssize_t *n, PyObject *keep) {
     const char *p = PyUnicode_AsUTF8AndSize(s, n);
     if (p || !PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return p;
     PyErr_Clear();
@@ -1282,7 +1282,7 @@ struct id_source {
     PyObject *doc_id, *keep;
 };
 
-static int id_from_str(doc *d, void *arg) {
+static inline int id_from_str(doc *d, void *arg) {
     const struct id_source *from = arg;
     if (!(d->id = utf8_of(from->doc_id, &d->len, from->keep))) return -1;
     d->head = head_of(d->id, d->len);
