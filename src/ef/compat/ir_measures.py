@@ -20,6 +20,7 @@ count its judgements) and counts in the means; aggregates are means, sums for co
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
@@ -174,13 +175,12 @@ def read_trec_qrels(file: Any) -> Iterator[Qrel]:
     [Qrel(query_id='q1', doc_id='d1', relevance=2, iteration='0'), Qrel(query_id='q1', doc_id='d2', relevance=0, \
 iteration='0')]
     """
-    for where, fields in _lines(file, "qrels", "query_id iteration doc_id relevance"):
-        query_id, iteration, doc_id, relevance = fields
-        try:
-            grade = int(relevance)
-        except ValueError:
-            raise ValueError(f"{where}: relevance must be an integer (got {relevance!r})") from None
-        yield Qrel(query_id, doc_id, grade, iteration)
+    from ef.io.trec import parse_qrels, read_qrels
+
+    qrels = read_qrels(file) if _is_path(file) else parse_qrels(*_named(file, "qrels"))
+    for query_id, judged in qrels.items():
+        for doc_id, grade in judged.items():
+            yield Qrel(query_id, doc_id, grade, "0")  # type: ignore[arg-type]  # TREC qrels grades are int
 
 
 def read_trec_run(file: Any) -> Iterator[ScoredDoc]:
@@ -190,36 +190,25 @@ def read_trec_run(file: Any) -> Iterator[ScoredDoc]:
     >>> list(read_trec_run("q1 Q0 d1 1 2.5 bm25\\n"))
     [ScoredDoc(query_id='q1', doc_id='d1', score=2.5)]
     """
-    for where, fields in _lines(file, "run", "query_id Q0 doc_id rank score tag"):
-        query_id, _, doc_id, _, score, _ = fields
-        try:
-            value = float(score)
-        except ValueError:
-            raise ValueError(f"{where}: score must be a number (got {score!r})") from None
-        yield ScoredDoc(query_id, doc_id, value)
+    from ef.evaluation._hits import parse_run, read_run
+
+    run = read_run(file) if _is_path(file) else parse_run(*_named(file, "run"))
+    for query_id, scored in run.items():
+        for doc_id, score in scored.items():
+            yield ScoredDoc(query_id, doc_id, score)
 
 
-def _lines(file: Any, name: str, layout: str) -> Iterator[tuple[str, list[str]]]:
-    """Each non-blank line of `file`, split, and where it is (``path:3``, ``qrels line 3``); as
-    ir_measures, a str with a newline is the text itself, any other str a path."""
-    import gzip
-    import io
-
-    if isinstance(file, str) and "\n" not in file:
-        with (gzip.open if file.endswith(".gz") else open)(file, "rt", encoding="utf-8") as opened:
-            for number, line in enumerate(opened, 1):
-                yield from _fields(f"{file}:{number}", line, layout)
-        return
-    for number, line in enumerate(io.StringIO(file) if isinstance(file, str) else file, 1):
-        yield from _fields(f"{name} line {number}", line, layout)
+def _is_path(file: Any) -> bool:
+    """As ir_measures: a str with a newline is the text itself, any other str (or a path) a file."""
+    return isinstance(file, os.PathLike) or (isinstance(file, str) and "\n" not in file)
 
 
-def _fields(where: str, line: str, layout: str) -> Iterator[tuple[str, list[str]]]:
-    fields = line.split()
-    if fields and len(fields) != len(layout.split()):
-        raise ValueError(f"{where}: expected '{layout}', got {line.strip()!r}")
-    if fields:
-        yield where, fields
+def _named(file: Any, name: str) -> tuple[str, bytes]:
+    """The text, or an open file's content, as bytes, and the name its errors give it (ef's one reader
+    checks them as it checks a file: columns, scores, ids twice, file:line)."""
+    data = file if isinstance(file, str | bytes) else file.read()
+    return str(getattr(file, "name", name)), data.encode() if isinstance(data, str) else bytes(data)
+
 
 _MIN_GEO_MEAN = 1e-5  # trec_eval's floor before a geometric mean
 _FORM = re.compile(r"([A-Za-z_]+)(?:\(([^()]*)\))?(?:@(.+))?")

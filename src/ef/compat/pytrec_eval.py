@@ -153,38 +153,29 @@ def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:
 
 
 def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
-    """``{query_id: {doc_id: grade}}`` from the lines of a TREC qrels file, as ``pytrec_eval.parse_qrel``.
+    """``{query_id: {doc_id: grade}}`` from the lines of a TREC qrels file, as ``pytrec_eval.parse_qrel``,
+    read and checked as :func:`ef.trec.read_qrels` reads a file.
 
     >>> parse_qrel(["q1 0 d1 1", "q1 0 d2 0"])
     {'q1': {'d1': 1, 'd2': 0}}
     """
-    qrel: dict[str, dict[str, int]] = {}
-    for number, line in enumerate(f_qrel, 1):
-        fields = line.split()
-        if len(fields) != 4:
-            raise ValueError(f"qrels line {number}: expected 'query_id iteration doc_id grade', got {line.strip()!r}")
-        query_id, _, doc_id, grade = fields
-        docs = qrel.setdefault(query_id, {})
-        if doc_id in docs:
-            raise ValueError(f"qrels line {number}: document {doc_id!r} judged twice for query {query_id!r}")
-        docs[doc_id] = int(grade)
-    return qrel
+    from ef.io.trec import parse_qrels
+
+    return parse_qrels("qrels", _text(f_qrel))  # type: ignore[return-value]  # TREC qrels grades are int
 
 
 def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
-    """``{query_id: {doc_id: score}}`` from the lines of a TREC run file, as ``pytrec_eval.parse_run``.
+    """``{query_id: {doc_id: score}}`` from the lines of a TREC run file, as ``pytrec_eval.parse_run``,
+    read and checked as :func:`ef.trec.read_run` reads a file.
 
     >>> parse_run(["q1 Q0 d1 1 2.5 bm25", "q1 Q0 d2 2 1.5 bm25"])
     {'q1': {'d1': 2.5, 'd2': 1.5}}
     """
-    run: dict[str, dict[str, float]] = {}
-    for number, line in enumerate(f_run, 1):
-        fields = line.split()
-        if len(fields) != 6:
-            raise ValueError(f"run line {number}: expected 'query_id Q0 doc_id rank score tag', got {line.strip()!r}")
-        query_id, _, doc_id, _, score, _ = fields
-        docs = run.setdefault(query_id, {})
-        if doc_id in docs:
-            raise ValueError(f"run line {number}: document {doc_id!r} retrieved twice for query {query_id!r}")
-        docs[doc_id] = float(score)
-    return run
+    from ef.evaluation._hits import parse_run as parse
+
+    return parse("run", _text(f_run))
+
+
+def _text(lines: Iterable[str]) -> bytes:
+    """The lines (a file opened as text, or a list, ends or none) as one file's bytes."""
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines).encode()

@@ -44,7 +44,7 @@ from ef.io.ids import check_query_id, check_ranking, check_trec_id
 from ef.io.numbers import IS_NAN, NOT_A_NUMBER, strtod
 from ef.io.ranked import RankedRun
 
-__all__ = ["format_run", "read_qrels", "run_lines", "strtod", "write_lines", "write_qrels", "write_run"]
+__all__ = ["format_run", "parse_qrels", "read_qrels", "run_lines", "strtod", "write_lines", "write_qrels", "write_run"]
 
 PathLike = str | os.PathLike[str]
 
@@ -135,8 +135,15 @@ def read_qrels(path: Source) -> dict[str, dict[str, float]]:
     >>> read_qrels(path)
     {'q1': {'d1': 1, 'd2': 0}}
     """
-    name = display_name(path)
-    data = read_bytes(path)
+    return parse_qrels(display_name(path), read_bytes(path))
+
+
+def parse_qrels(name: str, data: bytes) -> dict[str, dict[str, float]]:
+    """Qrels held in memory, as :func:`read_qrels` reads a file's bytes; its errors name `name`.
+
+    >>> parse_qrels("qrels", b"q1 0 d1 2\\nq1 0 d2 0\\n")
+    {'q1': {'d1': 2, 'd2': 0}}
+    """
     nul = data.find(b"\x00")
     if nul >= 0:
         raise ValueError(f"{name}:{_line_at(data, nul)}: a NUL byte (trec_eval stops reading a file there)")
