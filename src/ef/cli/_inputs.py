@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["check_inputs", "check_qrels_not_run", "flag_named"]
+__all__ = ["check_inputs", "check_qrels_not_run", "check_split", "flag_named", "qrels_file"]
 
 
 def check_inputs(**arguments: str | Sequence[str | None] | None) -> None:
@@ -94,3 +95,29 @@ def flag_named(error: ValueError, keyword: str, flag: str) -> ValueError:
     if not text.startswith(opening):
         return error
     return ValueError(f"{flag} {text[len(opening):]}")
+
+
+def qrels_file(dataset: Path, split: str) -> str:
+    """``qrels/SPLIT.tsv``; for split ``test`` also the flat ``qrels.tsv`` that write_beir writes."""
+    nested = f"qrels/{split}.tsv"
+
+    def present(name: str) -> bool:
+        return any((dataset / f"{name}{gz}").exists() for gz in ("", ".gz"))
+
+    return "qrels.tsv" if split == "test" and not present(nested) and present("qrels.tsv") else nested
+
+
+def check_split(dataset: Path, split: str) -> None:
+    """Fail before any work, naming --split and the splits there are, when a BEIR folder lacks the
+    split's qrels (read_beir would say so only as a file it cannot find)."""
+    if not dataset.is_dir():
+        return  # read_beir names the folder
+    name = qrels_file(dataset, split)
+    if any((dataset / f"{name}{gz}").exists() for gz in ("", ".gz")):
+        return
+    there = sorted({p.name.removesuffix(".gz").removesuffix(".tsv") for p in (dataset / "qrels").glob("*.tsv*")})
+    if (dataset / "qrels.tsv").exists() or (dataset / "qrels.tsv.gz").exists():
+        there = sorted({*there, "test"})
+    raise FileNotFoundError(
+        f"--split {split}: {dataset} has no qrels/{split}.tsv (its splits: {', '.join(there) or 'none'})"
+    )

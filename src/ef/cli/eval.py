@@ -17,6 +17,7 @@ from typing import Any
 
 import ef
 from ef.cli import _output
+from ef.cli._inputs import check_split, qrels_file
 from ef.cli._types import k_values, relevance_level
 from ef.datasets import demo_dataset
 
@@ -208,31 +209,6 @@ def _check_index_dir(path: str) -> None:
     check_cache_dir(path, name=f"--index-dir {Path(path)}")
 
 
-def _qrels_file(dataset: Path, split: str) -> str:
-    """``qrels/SPLIT.tsv``; for split ``test`` also the flat ``qrels.tsv`` that write_beir writes."""
-    nested = f"qrels/{split}.tsv"
-    def present(name: str) -> bool:
-        return any((dataset / f"{name}{gz}").exists() for gz in ("", ".gz"))
-
-    return "qrels.tsv" if split == "test" and not present(nested) and present("qrels.tsv") else nested
-
-
-def _check_split(dataset: Path, split: str) -> None:
-    """Fail before any work, naming --split and the splits there are, when a BEIR folder lacks the
-    split's qrels (read_beir would say so only as a file it cannot find)."""
-    if not dataset.is_dir():
-        return  # read_beir names the folder
-    name = _qrels_file(dataset, split)
-    if any((dataset / f"{name}{gz}").exists() for gz in ("", ".gz")):
-        return
-    there = sorted({p.name.removesuffix(".gz").removesuffix(".tsv") for p in (dataset / "qrels").glob("*.tsv*")})
-    if (dataset / "qrels.tsv").exists() or (dataset / "qrels.tsv.gz").exists():
-        there = sorted({*there, "test"})
-    raise FileNotFoundError(
-        f"--split {split}: {dataset} has no qrels/{split}.tsv (its splits: {', '.join(there) or 'none'})"
-    )
-
-
 def _load_named(args: argparse.Namespace, *, stream: bool = False) -> Any:
     """Load a dataset by name (or zip) with ef.datasets, and take its facts as the defaults.
 
@@ -340,7 +316,7 @@ def _run(args: argparse.Namespace) -> int:
     named = named or stream
     if not named:
         args.split = args.split or "test"
-        _check_split(dataset, args.split)
+        check_split(dataset, args.split)
     inputs = dataset_files(dataset, args.split or "test")  # the dataset must not be written over
     _output.check_output("--json", args.json, inputs)
     _output.check_output("--run-out", args.run_out, inputs)
@@ -363,7 +339,7 @@ def _run(args: argparse.Namespace) -> int:
     elif named:
         corpus, queries, qrels = _load_named(args)
     else:
-        corpus, queries, qrels = read_beir(dataset, qrels=_qrels_file(dataset, args.split))
+        corpus, queries, qrels = read_beir(dataset, qrels=qrels_file(dataset, args.split))
     if not stream and not corpus:
         raise ValueError(f"{dataset / 'corpus.jsonl'} holds no documents")
     timings["read dataset"] = time.perf_counter() - started

@@ -102,11 +102,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--batch-size must be a positive integer (got {args.batch_size})")
     from pathlib import Path
 
-    from ef.cli.eval import _check_split
+    from ef.cli._inputs import check_split
 
     _output.check_output("--json", args.json, [args.config])  # the config is read whatever the dataset
     try:  # a folder without the split's qrels, said as ef eval says it, before any work
-        _check_split(Path(dataset), split)
+        check_split(Path(dataset), split)
     except FileNotFoundError as error:
         if args.split is None:  # the split came from CONFIG
             raise FileNotFoundError(str(error).replace("--split", f"{args.config}: 'split'", 1)) from None

@@ -48,9 +48,8 @@ from ef.measures.registry import (
     MeasureFamily,
     Origin,
     ParamKind,
-    register_measure,
-    unregister_measure,
 )
+from ef.measures.user import register_measure, unregister_measure
 
 if TYPE_CHECKING:
     from ef.measures.bulk import HitTable
