@@ -547,7 +547,8 @@ def test_cli_margins_and_directions(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_scoring_options_without_a_run_are_refused() -> None:
     base = _result({"mrr": [0.5, 0.6, 0.7]})
     with pytest.raises(ValueError, match=(
-        r"'missing', 'relevance_level' and 'max_docs' score TREC runs, and both sides are saved results"
+        r"'missing', 'relevance_level', 'max_docs' and 'ignore_identical_ids' score TREC runs, and both sides are "
+        r"saved results"
     )):
         gate(base, base, relevance_level=2)
 
@@ -639,8 +640,8 @@ def test_cli_seeds_on_both_sides(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 @pytest.mark.parametrize(("argv", "said"), [
-    (["-l", "2"], "--missing, -l and -M score TREC runs, and both sides are saved results (their options are in "
-                  "their metadata)"),
+    (["-l", "2"], "--missing, -l, -M and --ignore-identical-ids score TREC runs, and both sides are saved results "
+                  "(their options are in their metadata)"),
     (["--margin", "nope=0.1"], "--margin names 'nope', which is not gated (gated: mrr)"),
     (["--lower-is-better", "mrr"], "'mrr' is given as lower-is-better, but the results record that higher is "
                                    "better: a gate the wrong way round would pass a regression"),
@@ -673,7 +674,7 @@ def test_a_saved_result_on_standard_input_or_a_pipe_gives_its_measures_as_a_json
     os.mkfifo(fifo)
     writer = threading.Thread(target=lambda: fifo.write_bytes(b" \n" + saved.read_bytes()), daemon=True)
     writer.start()
-    with pytest.raises(ValueError, match=r"^'missing', 'relevance_level' and 'max_docs' score TREC runs, and both "):
+    with pytest.raises(ValueError, match=r"^'missing', 'relevance_level', 'max_docs' and 'ignore_identical_ids' "):
         gate(fifo, saved, relevance_level=2)
     writer.join(timeout=10)
 
@@ -741,10 +742,14 @@ def test_a_result_saved_with_a_flag_that_changes_the_numbers_is_not_gated_agains
     assert json.loads(saved.read_text())["options"][option] is True
     capsys.readouterr()
     assert main(["gate", "-m", "map", "--qrels", str(qrels), str(run), str(saved)]) == 2
+    way = (
+        "gate a TREC run with --ignore-identical-ids, to drop its self-matches" if flag == "--ignore-identical-ids"
+        else f"to gate a TREC run so scored, save its result with 'ef trec-eval {flag} -q --json FILE QRELS RUN' "
+        "and gate FILE"
+    )
     assert capsys.readouterr().err == (
         f"ef gate: error: the baseline ({run}) and the candidate ({saved}) are not comparable: option "
-        f"{option}: False in the baseline, True in the candidate (to gate a TREC run so scored, save its result "
-        f"with 'ef trec-eval {flag} -q --json FILE QRELS RUN' and gate FILE)\n"
+        f"{option}: False in the baseline, True in the candidate ({way})\n"
     )
     # So saved, the run is gated against the result: the same numbers, every query tied
     other = tmp_path / "other.json"
@@ -754,6 +759,16 @@ def test_a_result_saved_with_a_flag_that_changes_the_numbers_is_not_gated_agains
     assert capsys.readouterr().out.splitlines()[1].startswith(
         "INCONCLUSIVE map: candidate 1.0000 vs baseline 1.0000 (+0.0000)"
     )
+    if flag == "--ignore-identical-ids":  # the gate drops the self-matches itself: map 1.0 as ef trec-eval's
+        assert main(["gate", "-m", "map", "--ignore-identical-ids", "--qrels", str(qrels), str(run), str(saved)]) == 3
+        assert capsys.readouterr().out.splitlines()[1].startswith(
+            "INCONCLUSIVE map: candidate 1.0000 vs baseline 1.0000 (+0.0000)"
+        )
+        assert main(["gate", "-m", "map", "--ignore-identical-ids", str(other), str(saved)]) == 2
+        assert capsys.readouterr().err == (
+            "ef gate: error: --missing, -l, -M and --ignore-identical-ids score TREC runs, and both sides are "
+            "saved results (their options are in their metadata)\n"
+        )
 
 
 def test_without_m_the_counts_of_a_trec_eval_result_are_left_out_and_said(
@@ -868,3 +883,16 @@ def test_different_queries_from_a_run_scored_here_say_how_ef_eval_chose_its_quer
         "eval scores only those with a relevant judgement and a text: missing='skip' (--missing skip) scores the "
         "run on its own queries)\n"
     )
+
+
+def test_save_result_of_a_run_scores_it_as_its_metadata_says(tmp_path: Path) -> None:
+    # save_result(run, ignore_identical_ids=True) recorded True and scored the run with its self-match.
+    run = {"q1": {"q1": 0.95, "d1": 0.9}, "q2": {"q2": 0.6, "d3": 0.5}}
+    qrels = {"q1": {"d1": 1}, "q2": {"d3": 1}}
+    path = save_result(run, tmp_path / "s.json", qrels=qrels, measures=["map"], ignore_identical_ids=True)
+    data = json.loads(path.read_text())
+    assert data["options"]["ignore_identical_ids"] is True
+    assert data["per_query"] == {"q1": {"map": 1.0}, "q2": {"map": 1.0}}
+    assert list(load_result(run, qrels=qrels, measures=["map"]).values("map", ["q1", "q2"])) == [0.5, 0.5]
+    with pytest.raises(TypeError, match=r"^'ignore_identical_ids' must be a bool \(got 'yes'\)$"):
+        load_result(run, qrels=qrels, ignore_identical_ids="yes")  # type: ignore[arg-type]

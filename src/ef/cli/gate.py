@@ -90,6 +90,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--missing", choices=("zero", "skip"), default="zero",
         help="for TREC runs: a judged query a run lacks scores 0 (default) or is left out",
     )
+    parser.add_argument(
+        "--ignore-identical-ids", action="store_true",
+        help="for TREC runs: drop a document whose id is its query's id first, as ef eval does for ArguAna and "
+             "Quora (ef trec-eval's flag)",
+    )
     parser.add_argument("--markdown", metavar="FILE", help="write the Markdown summary ('-': standard output)")
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML ('-': standard output)")
     parser.add_argument(
@@ -105,9 +110,11 @@ def _flags_named(error: ValueError) -> ValueError:
     """`error` from ef.gate.gate, saying the flags where it says the keywords they were passed to."""
     from ef.cli._inputs import flag_named
 
-    scoring = "'missing', 'relevance_level' and 'max_docs'"
+    scoring = "'missing', 'relevance_level', 'max_docs' and 'ignore_identical_ids'"
     if str(error).startswith(scoring):
-        return ValueError("--missing, -l and -M" + str(error)[len(scoring):])
+        return ValueError("--missing, -l, -M and --ignore-identical-ids" + str(error)[len(scoring):])
+    error = ValueError(str(error).replace("ignore_identical_ids=True, ef gate --ignore-identical-ids",
+                                          "--ignore-identical-ids"))
     error = flag_named(error, "margin", "--margin")
     return ValueError(str(error).replace("say it with higher_is_better", "say it with --higher-is-better or "
                                          "--lower-is-better"))
@@ -166,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
             missing=args.missing,
             relevance_level=args.level,
             max_docs=args.max_docs,
+            ignore_identical_ids=args.ignore_identical_ids,
         )
     except ValueError as error:  # gate names its keywords; the user typed the flags
         raise _flags_named(error) from None

@@ -169,7 +169,9 @@ def _check_same(left: Result, right: Result, names: tuple[str, str], warnings: l
         raise ValueError(
             f"the {names[0]} ({left.source}) and the {names[1]} ({right.source}) are not comparable: "
             + "; ".join(problems)
-            + (f" (to gate a TREC run so scored, save its result with 'ef trec-eval {' '.join(flags)} -q --json "
+            + (" (gate a TREC run with ignore_identical_ids=True, ef gate --ignore-identical-ids, to drop its "
+               "self-matches)" if flags == ["--ignore-identical-ids"] else
+               f" (to gate a TREC run so scored, save its result with 'ef trec-eval {' '.join(flags)} -q --json "
                "FILE QRELS RUN' and gate FILE)" if flags else "")
         )
     va, vb = ma.get("ef_version"), mb.get("ef_version")
@@ -281,6 +283,7 @@ def gate(
     missing: str = "zero",
     relevance_level: float = 1,
     max_docs: int | None = None,
+    ignore_identical_ids: bool = False,
 ) -> GateReport:
     """Gate `candidate` against `baseline`: non-inferiority per measure, Holm across measures.
 
@@ -334,16 +337,17 @@ def gate(
     base_named, cand_named = base_sources, cand_sources
     base_sources, cand_sources = ([_opened(s) for s in sources] for sources in (base_named, cand_named))
     options: dict[str, Any] = {
-        "qrels": qrels, "missing": missing, "relevance_level": relevance_level, "max_docs": max_docs
+        "qrels": qrels, "missing": missing, "relevance_level": relevance_level, "max_docs": max_docs,
+        "ignore_identical_ids": ignore_identical_ids,
     }
     given = None if measures is None else _expand(list(measures))
     saved = [s for s in (*base_sources, *cand_sources) if not _is_run(s)]
     if len(saved) == len(base_sources) + len(cand_sources) and (
-        missing != "zero" or relevance_level != 1 or max_docs is not None
+        missing != "zero" or relevance_level != 1 or max_docs is not None or ignore_identical_ids
     ):  # nothing to score: the options would be ignored
         raise ValueError(
-            "'missing', 'relevance_level' and 'max_docs' score TREC runs, and both sides are saved results "
-            "(their options are in their metadata)"
+            "'missing', 'relevance_level', 'max_docs' and 'ignore_identical_ids' score TREC runs, and both sides "
+            "are saved results (their options are in their metadata)"
         )
 
     def load_one(source: Any, where: str, measures_of: Callable[[Any], Sequence[str] | None]) -> Result:

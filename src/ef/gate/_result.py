@@ -436,6 +436,7 @@ def load_result(
     missing: str = "zero",
     relevance_level: float = 1,
     max_docs: int | None = None,
+    ignore_identical_ids: bool = False,
 ) -> Result:
     """Read one system's per-query result from whatever holds it.
 
@@ -445,13 +446,16 @@ def load_result(
     trec-eval -q --json`` write it; a ``.jsonl`` file of ``BenchmarkResult.save_jsonl``; or a
     TREC run (a path, ``-`` for standard input, a pipe, or ``{query: {doc: score}}``), scored
     against `qrels` with `measures` and the options (then its metadata records the qrels' hash and
-    the options). The ``.json``/``.jsonl`` names are told in any case, and may end ``.gz``.
+    the options; `ignore_identical_ids` drops a document whose id is its query's, as ``ef eval`` does
+    for ArguAna and Quora). The ``.json``/``.jsonl`` names are told in any case, and may end ``.gz``.
     Standard input or a pipe whose first byte that is not white space is ``{`` is a saved
     result's JSON (read once, kept to be read again).
     `measures` ``None`` keeps every measure all queries have. With `qrels`, a result that records
     no qrels hash gets theirs: it is taken to be judged with them.
     """
-    loaded = _load(source, qrels, measures, missing, relevance_level, max_docs)
+    if not isinstance(ignore_identical_ids, bool):
+        raise TypeError(f"'ignore_identical_ids' must be a bool (got {ignore_identical_ids!r:.80})")
+    loaded = _load(source, qrels, measures, missing, relevance_level, max_docs, ignore_identical_ids)
     if qrels is not None and loaded.metadata.get("qrels_hash") is None:
         # A report scored elsewhere, said to be judged with `qrels`: record their hash for the check.
         loaded = Result(loaded.per_query, loaded.measures, loaded.higher_is_better,
@@ -466,6 +470,7 @@ def _load(
     missing: str,
     relevance_level: float,
     max_docs: int | None,
+    ignore_identical_ids: bool,
 ) -> Result:
     if isinstance(source, Result):
         return source
@@ -482,7 +487,7 @@ def _load(
     if isinstance(source, Mapping):
         if "per_query" in source or "samples" in source or "schema" in source:
             return _from_mapping(source, "result", measures)
-        return _from_run(source, "run", qrels, measures, missing, relevance_level, max_docs)
+        return _from_run(source, "run", qrels, measures, missing, relevance_level, max_docs, ignore_identical_ids)
     if not isinstance(source, str | os.PathLike | Piped):
         raise TypeError(f"'source' must be a result: {READABLE} (got {_shown(source)})")
     if not isinstance(source, Piped):
@@ -492,13 +497,14 @@ def _load(
             saved = _saved_at(path, measures)
             if saved is not None:
                 return saved
-            return _from_run(str(path), str(path), qrels, measures, missing, relevance_level, max_docs)
+            return _from_run(str(path), str(path), qrels, measures, missing, relevance_level, max_docs,
+                             ignore_identical_ids)
         source = piped
     if isinstance(source.saved, list):
         return _from_lines(source.saved, source.name, measures)
     if source.saved is not None:
         return _from_mapping(source.saved, source.name, measures)
-    return _from_run(source.run, source.name, qrels, measures, missing, relevance_level, max_docs)
+    return _from_run(source.run, source.name, qrels, measures, missing, relevance_level, max_docs, ignore_identical_ids)
 
 
 def _saved_at(path: Path, measures: Sequence[str] | None) -> Result | None:
@@ -589,6 +595,7 @@ def _from_run(
     missing: str,
     relevance_level: float,
     max_docs: int | None,
+    ignore_identical_ids: bool,
 ) -> Result:
     if qrels is None:
         raise ValueError(f"{source}: a TREC run is gated against qrels: give them (--qrels)")
@@ -599,6 +606,12 @@ def _from_run(
     if isinstance(qrels, str | os.PathLike):
         qrels = _load_qrels(qrels)  # read as evaluate_run reads it: a file with no judgement is named
     names = list(measures) if measures is not None else list(DEFAULT_MEASURES)
+    if ignore_identical_ids:  # as ef eval and ef trec-eval --ignore-identical-ids drop a self-match
+        from ef.evaluation._run import _load_run
+
+        loaded = _load_run(run)
+        plain = loaded.to_dict() if hasattr(loaded, "to_dict") else loaded
+        run = {query: {doc: s for doc, s in docs.items() if doc != query} for query, docs in plain.items()}
     # Scored with missing="skip" first, to count the judged queries the run lacks (the gate warns, as
     # ef compare does: a run of the wrong queries or ids was a silent FAIL); with "zero" they get
     # what evaluate_run gives an empty ranking, as evaluate_run(missing="zero") gives them.
@@ -631,10 +644,10 @@ def _from_run(
                      for q in sorted(qrels) if len(qrels[q])}
     checked, labels = _per_query(source, per_query, None)
     metadata = _metadata(
-        # Scored here: every retrieved doc counts (no trec_eval -J, no dropped self-match), so a result
-        # saved with either option is refused, not compared with this one.
+        # Scored here: every retrieved doc counts (no trec_eval -J; a self-match only as asked), so a
+        # result saved another way is refused, not compared with this one.
         result_metadata(qrels=qrels, missing=missing, relevance_level=relevance_level, max_docs=max_docs,
-                        ignore_identical_ids=False, judged_docs_only=False), source
+                        ignore_identical_ids=ignore_identical_ids, judged_docs_only=False), source
     )
     return Result(checked, labels, {m: _direction(m) for m in labels}, metadata, source,
                   lacked=len(lacking) if missing == "zero" else 0)
@@ -666,7 +679,7 @@ def save_result(
     )
     loaded = load_result(
         result, qrels=qrels, measures=measures, missing=missing or "zero", relevance_level=relevance_level or 1,
-        max_docs=max_docs,
+        max_docs=max_docs, ignore_identical_ids=bool(ignore_identical_ids),
     )
     given = result_metadata(
         qrels=qrels, dataset=dataset, dataset_name=dataset_name, missing=missing, relevance_level=relevance_level,
