@@ -298,7 +298,9 @@ def tune(
     if depth is not None:
         stack = stack.cut(depth)
     judged = _qrels(qrels)
-    queries = sorted(judged)
+    # A query whose judgements are empty ({"q2": {}}, as qrels filtered to grade > 0 give) is judged by
+    # nothing: evaluate_run and ef.compare leave it out, so it is neither folded nor scored 0 here.
+    queries = sorted(query for query, grades in judged.items() if len(grades))
     if not queries:
         raise ValueError("'qrels' judge no query: there is nothing to tune on")
     if not set(stack.queries) & set(queries):  # else a 'folds' error, or ef.compare's, after every fusion
