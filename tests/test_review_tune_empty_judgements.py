@@ -31,3 +31,12 @@ def test_tune_of_only_empty_judgements_is_refused() -> None:
     with pytest.raises(ValueError) as info:
         tune(RUNS, {"q0": {}, "q1": {}}, folds=2)
     assert str(info.value) == "'qrels' judge no query: there is nothing to tune on"
+
+
+def test_a_trained_method_is_fitted_without_a_query_with_empty_judgements() -> None:
+    # a trained method (probfuse) is folded, fitted and scored on the same queries either way
+    plain = tune(RUNS, QRELS, method="probfuse", folds=2)
+    padded = tune(RUNS, {**QRELS, "q5": {}}, method="probfuse", folds=2)
+    assert padded.final == plain.final
+    assert padded.held_out == plain.held_out
+    assert padded.fused_run == plain.fused_run
