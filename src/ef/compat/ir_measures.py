@@ -277,7 +277,9 @@ def _scores(measures: list[Measure], qrels: Any, run: Any) -> tuple[dict[str, di
     qrels, run = _plain(qrels, run)
     names = [str(m) for m in measures]
     per_query: dict[str, dict[str, float]] = {q: {} for q in sorted(qrels, key=str.encode)}
-    if any(q in qrels for q in run):
+    # A query whose judgements are empty ({"q2": {}}) scores 0 here, as in ir_measures, but evaluate_run
+    # leaves it out: asked of such queries alone, it raised "no query to evaluate".
+    if any(len(qrels.get(q, ())) for q in run):
         report = evaluate_run(run=run, qrels=qrels, measures=names, missing="skip")
         per_query.update((q, dict(values)) for q, values in report.per_query.items())
     zeros = dict.fromkeys(names, 0.0)
