@@ -206,7 +206,22 @@ def _is_path(file: Any) -> bool:
 def _named(file: Any, name: str) -> tuple[str, bytes]:
     """The text, or an open file's content, as bytes, and the name its errors give it (ef's one reader
     checks them as it checks a file: columns, scores, ids twice, file:line)."""
-    data = file if isinstance(file, str | bytes) else file.read()
+    if isinstance(file, str | bytes):
+        data = file
+    elif hasattr(file, "read"):
+        data = file.read()
+    elif isinstance(file, Iterable):
+        # its lines (a list, a generator), as the line loop before 07b79ce read them: not "'list' object
+        # has no attribute 'read'"
+        lines = list(file)
+        if not all(isinstance(line, str) for line in lines):
+            bad = next(line for line in lines if not isinstance(line, str))
+            raise TypeError(f"'file' lines must be str (got {type(bad).__name__}: {bad!r:.80})")
+        data = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    else:
+        raise TypeError(
+            f"'file' must be a path, the {name} text, an open file or its lines (got {type(file).__name__})"
+        )
     return str(getattr(file, "name", name)), data.encode() if isinstance(data, str) else bytes(data)
 
 
