@@ -880,8 +880,8 @@ def test_different_queries_from_a_run_scored_here_say_how_ef_eval_chose_its_quer
     assert capsys.readouterr().err == (
         f"ef gate: error: the baseline ({saved}) and the candidate ({run}) hold different queries: 1 only in the "
         "candidate (first 'q3') (a TREC run is scored here on every judged query, as trec_eval scores it, where ef "
-        "eval scores only those with a relevant judgement and a text: missing='skip' (--missing skip) scores the "
-        "run on its own queries)\n"
+        "eval scores only those with a relevant judgement and a text: --missing skip scores the run on its own "
+        "queries)\n"
     )
 
 

@@ -193,7 +193,7 @@ def test_a_pipeline_runs_in_the_fastrag_harness(demo: tuple[dict[str, str], list
     assert result.summary["latency_ms"].count == len(samples)
 
 
-def test_a_reranked_pipeline_returns_at_most_its_depth_and_evaluate_retrieval_drops_the_self_match() -> None:
+def test_a_reranked_pipeline_gives_its_depth_for_one_hit_past_it_and_evaluate_retrieval_drops_the_self_match() -> None:
     # evaluate_retrieval(ignore_identical_ids=True) asks for one hit more than its deepest cutoff: a
     # reranked pipeline said "'k' must be at most 'rerank_depth' ... (got k=11)" for k_values up to 10.
     from ef.evaluation import evaluate_retrieval
@@ -201,7 +201,10 @@ def test_a_reranked_pipeline_returns_at_most_its_depth_and_evaluate_retrieval_dr
     corpus, queries, qrels = read_beir(demo_dataset())
     retriever = PipelineRetriever(Pipeline("bm25", rerank="minilm", rerank_depth=10, k=10), corpus)
     texts = list(queries.values())[:2]
-    assert [len(hits) for hits in retriever.search_many(texts, limit=50)] == [10, 10]
+    assert [len(hits) for hits in retriever.search_many(texts, limit=11)] == [10, 10]  # one past: the depth
+    with pytest.raises(ValueError, match=r"^'k' must be at most 'rerank_depth': the reranker orders only its top "
+                                         r"10 \(got k=20\)$"):
+        retriever.search_many(texts, limit=20)  # deeper cutoffs are not scored on 10 hits, silently
     report = evaluate_retrieval(retriever, qrels, queries, k_values=(1, 10), ignore_identical_ids=True)
     plain = evaluate_retrieval(retriever, qrels, queries, k_values=(1, 10))
     assert report.metrics == plain.metrics  # the demo's queries are not its documents: nothing to drop

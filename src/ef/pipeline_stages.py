@@ -493,9 +493,9 @@ class PipelineRetriever:
 
     What ``ef eval`` runs when a pipeline flag (``--segment-size``, ``--bm25-k1``, ``--rerank`` ...)
     is given. ``stage_seconds`` adds up the first stage's and the reranker's seconds. A reranked
-    pipeline returns at most ``rerank_depth`` hits a query, a hybrid one ``fusion_depth``, whatever
-    `limit` asks: past them, no score orders the list (evaluate_retrieval asks for one hit more than
-    its deepest cutoff when it drops a query's own document).
+    pipeline orders its top ``rerank_depth`` hits, a hybrid one fuses ``fusion_depth``: a `limit`
+    past that is an error, but one past it exactly (what evaluate_retrieval asks for, to keep its
+    deepest cutoff's hits once a query's own document is dropped) gets that many.
 
     >>> retriever = PipelineRetriever(Pipeline("bm25", k1=0.9, k=1), {"d1": "cats purr", "d2": "dogs bark"})
     >>> [[h.segment.source_id for h in hits] for hits in retriever.search_many(["dogs"], limit=1)]
@@ -532,7 +532,8 @@ class PipelineRetriever:
     ) -> list[list[SearchHit]]:
         p = self.pipeline
         if p.rerank is not None or p.retriever == "hybrid":
-            limit = min(limit, p.rerank_depth if p.rerank is not None else p.fusion_depth)
+            depth = p.rerank_depth if p.rerank is not None else p.fusion_depth
+            limit = depth if limit == depth + 1 else limit  # deeper: Pipeline's error names the depth
         pipeline = p if limit == p.k else p.replace(k=limit)
         output = self.workspace.run(pipeline, list(queries))
         self.stage_seconds["first stage"] = self.stage_seconds.get("first stage", 0.0) + output.retrieve_seconds

@@ -114,7 +114,8 @@ def _flags_named(error: ValueError) -> ValueError:
     if str(error).startswith(scoring):
         return ValueError("--missing, -l, -M and --ignore-identical-ids" + str(error)[len(scoring):])
     error = ValueError(str(error).replace("ignore_identical_ids=True, ef gate --ignore-identical-ids",
-                                          "--ignore-identical-ids"))
+                                          "--ignore-identical-ids").replace("missing='skip' (--missing skip)",
+                                                                            "--missing skip"))
     error = flag_named(error, "margin", "--margin")
     return ValueError(str(error).replace("say it with higher_is_better", "say it with --higher-is-better or "
                                          "--lower-is-better"))
