@@ -175,9 +175,10 @@ def read_trec_qrels(file: Any) -> Iterator[Qrel]:
     [Qrel(query_id='q1', doc_id='d1', relevance=2, iteration='0'), Qrel(query_id='q1', doc_id='d2', relevance=0, \
 iteration='0')]
     """
+    from ef.io._source import text_bytes
     from ef.io.trec import parse_qrels, read_qrels
 
-    qrels = read_qrels(file) if _is_path(file) else parse_qrels(*_named(file, "qrels"))
+    qrels = read_qrels(file) if _is_path(file) else parse_qrels(*text_bytes(file, "qrels", "file"))
     for query_id, judged in qrels.items():
         for doc_id, grade in judged.items():
             yield Qrel(query_id, doc_id, grade, "0")  # type: ignore[arg-type]  # TREC qrels grades are int
@@ -191,8 +192,9 @@ def read_trec_run(file: Any) -> Iterator[ScoredDoc]:
     [ScoredDoc(query_id='q1', doc_id='d1', score=2.5)]
     """
     from ef.evaluation._hits import parse_run, read_run
+    from ef.io._source import text_bytes
 
-    run = read_run(file) if _is_path(file) else parse_run(*_named(file, "run"))
+    run = read_run(file) if _is_path(file) else parse_run(*text_bytes(file, "run", "file"))
     for query_id, scored in run.items():
         for doc_id, score in scored.items():
             yield ScoredDoc(query_id, doc_id, score)
@@ -201,28 +203,6 @@ def read_trec_run(file: Any) -> Iterator[ScoredDoc]:
 def _is_path(file: Any) -> bool:
     """As ir_measures: a str with a newline is the text itself, any other str (or a path) a file."""
     return isinstance(file, os.PathLike) or (isinstance(file, str) and "\n" not in file)
-
-
-def _named(file: Any, name: str) -> tuple[str, bytes]:
-    """The text, or an open file's content, as bytes, and the name its errors give it (ef's one reader
-    checks them as it checks a file: columns, scores, ids twice, file:line)."""
-    if isinstance(file, str | bytes):
-        data = file
-    elif hasattr(file, "read"):
-        data = file.read()
-    elif isinstance(file, Iterable):
-        # its lines (a list, a generator), as the line loop before 07b79ce read them: not "'list' object
-        # has no attribute 'read'"
-        lines = list(file)
-        if not all(isinstance(line, str) for line in lines):
-            bad = next(line for line in lines if not isinstance(line, str))
-            raise TypeError(f"'file' lines must be str (got {type(bad).__name__}: {bad!r:.80})")
-        data = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-    else:
-        raise TypeError(
-            f"'file' must be a path, the {name} text, an open file or its lines (got {type(file).__name__})"
-        )
-    return str(getattr(file, "name", name)), data.encode() if isinstance(data, str) else bytes(data)
 
 
 _MIN_GEO_MEAN = 1e-5  # trec_eval's floor before a geometric mean

@@ -159,9 +159,10 @@ def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
     >>> parse_qrel(["q1 0 d1 1", "q1 0 d2 0"])
     {'q1': {'d1': 1, 'd2': 0}}
     """
+    from ef.io._source import text_bytes
     from ef.io.trec import parse_qrels
 
-    return parse_qrels("qrels", _text(f_qrel))  # type: ignore[return-value]  # TREC qrels grades are int
+    return parse_qrels(*text_bytes(f_qrel, "qrels", "f_qrel"))  # type: ignore[return-value]  # TREC qrels grades are int
 
 
 def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
@@ -172,10 +173,6 @@ def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
     {'q1': {'d1': 2.5, 'd2': 1.5}}
     """
     from ef.evaluation._hits import parse_run as parse
+    from ef.io._source import text_bytes
 
-    return parse("run", _text(f_run))
-
-
-def _text(lines: Iterable[str]) -> bytes:
-    """The lines (a file opened as text, or a list, ends or none) as one file's bytes."""
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines).encode()
+    return parse(*text_bytes(f_run, "run", "f_run"))

@@ -26,8 +26,8 @@ import sys
 import tempfile
 import weakref
 import zlib
-from collections.abc import Callable, Iterator
-from typing import IO
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any
 
 __all__ = [
     "BOM",
@@ -41,6 +41,7 @@ __all__ = [
     "read_bytes",
     "read_some",
     "reread",
+    "text_bytes",
 ]
 
 BOM = b"\xef\xbb\xbf"
@@ -297,3 +298,29 @@ def iter_lines(source: Source) -> Iterator[tuple[int, bytes]]:
             yield number, line[:-1] if line.endswith(b"\r") else line
     if tail:
         yield number + 1, tail[:-1] if tail.endswith(b"\r") else tail
+
+
+def text_bytes(value: Any, name: str, argument: str) -> tuple[str, bytes]:
+    """A file's content given in memory, as the readers' bytes, and the name their errors give it: a
+    str or bytes (the text), an open file (read whole; named by its path) or its lines (a list or a
+    generator, ends or none), as pytrec_eval's and ir_measures' readers take them; `argument` names
+    the parameter in a ``TypeError``.
+
+    >>> text_bytes(["q1 0 d1 1", "q1 0 d2 0\\n"], "qrels", "f_qrel")
+    ('qrels', b'q1 0 d1 1\\nq1 0 d2 0\\n')
+    """
+    if isinstance(value, str | bytes):
+        data = value
+    elif hasattr(value, "read"):
+        data = value.read()
+    elif isinstance(value, Iterable):
+        lines = list(value)
+        bad = next((line for line in lines if not isinstance(line, str)), None)
+        if bad is not None:
+            raise TypeError(f"{argument!r} lines must be str (got {type(bad).__name__}: {bad!r:.80})")
+        data = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    else:
+        raise TypeError(
+            f"{argument!r} must be a path, the {name} text, an open file or its lines (got {type(value).__name__})"
+        )
+    return str(getattr(value, "name", name)), data.encode() if isinstance(data, str) else bytes(data)
