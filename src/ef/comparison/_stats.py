@@ -35,6 +35,7 @@ __all__ = [
     "Test",
     "adjust_p_values",
     "check_options",
+    "equal_but_for_rounding",
     "paired_statistics",
     "seed_mean",
 ]
@@ -220,6 +221,16 @@ def _wilcoxon_p(diffs: Matrix) -> Matrix:
     return p
 
 
+def equal_but_for_rounding(diffs: Matrix) -> npt.NDArray[np.bool_]:
+    """Per column, whether the differences are equal but for rounding: within 1e-12 of the largest
+    (0.6 - 0.1 and 0.7 - 0.2 have an sd of ~1e-17, so any statistic divided by it is meaningless).
+
+    >>> equal_but_for_rounding(np.array([[0.6 - 0.1, 0.0, 0.1], [0.7 - 0.2, 0.0, 0.2]])).tolist()
+    [True, True, False]
+    """
+    return np.ptp(diffs, axis=0) <= 1e-12 * np.abs(diffs).max(axis=0)  # type: ignore[no-any-return]
+
+
 def paired_statistics(
     diffs: Matrix,
     *,
@@ -246,9 +257,9 @@ def paired_statistics(
     mean = diffs.mean(axis=0)
     constant = np.ptp(diffs, axis=0) == 0.0 if columns else np.zeros(0, dtype=bool)
     sd = diffs.std(axis=0, ddof=1)
-    # Differences equal but for rounding (0.6 - 0.1 and 0.7 - 0.2) have an sd of ~1e-17: d is as infinite
-    # as for equal ones, not 7.6e15. The tests keep `constant`, exact: their p-values are scipy's.
-    equal = constant | (np.ptp(diffs, axis=0) <= 1e-12 * np.abs(diffs).max(axis=0))
+    # d is as infinite for differences equal but for rounding as for equal ones, not 7.6e15. The tests
+    # keep `constant`, exact: their p-values are scipy's.
+    equal = equal_but_for_rounding(diffs)
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = np.where(equal, np.where(mean == 0.0, 0.0, np.nan), mean / np.where(equal, 1.0, sd))
     low, high, bootstrap_p = _bootstrap(diffs, resamples, seed, confidence)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ef.comparison._stats import seed_mean
+from ef.comparison._stats import equal_but_for_rounding, seed_mean
 from ef.gate import _stats as stats
 from ef.gate._report import GateReport, MeasureVerdict, Outcome
 from ef.gate._result import OPTION_NAMES, READABLE, Piped, Result, load_result, open_piped, readable, saved_kind
@@ -468,11 +468,9 @@ def gate(
     flips = math.floor(math.log2(1.0 / level)) + 1
     for j, m in enumerate(gated):
         column = oriented[:, j]
-        # Differences equal but for rounding (0.6 - 0.5 and 0.9 - 0.8) have an sd of ~1e-17: as for equal
-        # ones, the sign flips' resolution limits the test, not "a difference of 0.0000" and "about 2
-        # queries" (ef compare's Cohen's d takes the same tolerance).
-        equal = float(np.ptp(column)) <= 1e-12 * float(np.abs(column).max())
-        sd = 0.0 if equal else float(column.std(ddof=1))
+        # Differences equal but for rounding: as for equal ones, the sign flips' resolution limits the
+        # test, not "a difference of 0.0000" and "about 2 queries" (ef compare's Cohen's d says the same).
+        sd = 0.0 if equal_but_for_rounding(column[:, None])[0] else float(column.std(ddof=1))
         distance = float(oriented[:, j].mean()) + float(delta[j])
         s = float(sign[j])
         verdicts.append(
